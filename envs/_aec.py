@@ -1,0 +1,191 @@
+"""The AEC skeleton both games share: spaces, reward bookkeeping, illegal actions, rendering.
+
+A game's env subclasses :class:`CardGameAECEnv` and implements ``_apply(seat, action)``,
+``_observation(seat)``, ``_legal_mask(seat)`` and ``_render_text()``; the rules themselves live
+in a PettingZoo-free engine module.
+
+``env()`` in the classic PettingZoo convention wraps ``raw_env`` in three wrappers
+(``TerminateIllegalWrapper``, ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``).
+:func:`make_classic` gives the same behaviour in one thin layer instead: the returned object is
+the raw env itself with ``_classic = True``, which changes only what an out-of-range or illegal
+action does and enforces calling ``reset`` first.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils.env_logger import EnvLogger
+
+ILLEGAL_MOVE_REWARD = -1.0
+
+
+class CardGameAECEnv(AECEnv):
+    """Shared AEC machinery; see the module docstring."""
+
+    metadata: dict[str, Any] = {
+        "render_modes": ["human", "ansi"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+    num_actions: int
+    _classic = False
+
+    def _setup_agents_and_spaces(self, num_players: int, obs_size: int) -> None:
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self.agent_seat = {agent: i for i, agent in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1.0, (obs_size,), dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (self.num_actions,), dtype=np.int8),
+            }
+        )
+        act_space = spaces.Discrete(self.num_actions)
+        self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
+        self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
+        self._no_actions = np.zeros(self.num_actions, dtype=np.int8)
+        self._has_reset = False
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    @staticmethod
+    def _check_render_mode(render_mode: str | None) -> str | None:
+        if render_mode not in (None, "human", "ansi"):
+            raise ValueError(
+                f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}"
+            )
+        return render_mode
+
+    # --- the AEC API -------------------------------------------------------------------------
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        if self._classic and not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        seat = self.agent_seat[agent]
+        return {"observation": self._observation(seat), "action_mask": self._mask_for(agent, seat)}
+
+    def _mask_for(self, agent: str, seat: int) -> np.ndarray:
+        if (
+            agent != self.agent_selection
+            or self.terminations.get(agent, True)
+            or self.truncations.get(agent, True)
+        ):
+            return self._no_actions.copy()
+        return self._legal_mask(seat)
+
+    def step(self, action: Any) -> None:
+        if not self._has_reset:
+            if self._classic:
+                EnvLogger.error_step_before_reset()
+            raise ValueError("step() called before reset()")
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        seat = self.agent_seat[agent]
+        if action is None or isinstance(action, (bool, np.bool_)):
+            action_id = -1
+        else:
+            try:
+                action_id = int(action)
+            except (TypeError, ValueError):
+                action_id = -1
+            if action_id != action:
+                action_id = -1
+        if not 0 <= action_id < self.num_actions:
+            if self._classic:
+                raise AssertionError(f"action {action!r} is not in Discrete({self.num_actions})")
+            raise ValueError(
+                f"action {action!r} is not an action id: ids run from 0 to {self.num_actions - 1}"
+            )
+        if not self._is_legal(seat, action_id):
+            if self._classic:
+                self._terminate_for_illegal_move(agent)
+                return
+            raise ValueError(
+                f"illegal action {action_id} ({self.action_to_string(action_id)}) for {agent}: "
+                f"legal now are {self._legal_names(seat)}"
+            )
+        self._cumulative_rewards[agent] = 0
+        self._apply(seat, action_id)
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _terminate_for_illegal_move(self, agent: str) -> None:
+        """PettingZoo's ``TerminateIllegalWrapper`` behaviour: the offender gets -1, all end."""
+        EnvLogger.warn_on_illegal_move()
+        self._cumulative_rewards[agent] = 0
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.truncations = dict.fromkeys(self.agents, True)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self.rewards[agent] = ILLEGAL_MOVE_REWARD
+        for name in self.agents:
+            self.infos[name] = {**self.infos.get(name, {}), "illegal_move": name == agent}
+        self._accumulate_rewards()
+        self._deads_step_first()
+
+    def _legal_names(self, seat: int) -> str:
+        mask = self._legal_mask(seat)
+        return ", ".join(self.action_to_string(int(a)) for a in np.flatnonzero(mask))
+
+    def _is_legal(self, seat: int, action: int) -> bool:
+        return bool(self._legal_mask(seat)[action])
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            EnvLogger.warn_on_render_without_render_mode() if hasattr(
+                EnvLogger, "warn_on_render_without_render_mode"
+            ) else None
+            return None
+        if self._classic and not self._has_reset:
+            EnvLogger.error_render_before_reset()
+        text = self._render_text()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    def _clear_step_rewards(self) -> None:
+        for name in self.rewards:
+            self.rewards[name] = 0.0
+
+    # --- to implement ------------------------------------------------------------------------
+
+    def _apply(self, seat: int, action: int) -> None:
+        raise NotImplementedError
+
+    def _observation(self, seat: int) -> np.ndarray:
+        raise NotImplementedError
+
+    def _legal_mask(self, seat: int) -> np.ndarray:
+        raise NotImplementedError
+
+    def _render_text(self) -> str:
+        raise NotImplementedError
+
+    def action_to_string(self, action: int) -> str:
+        raise NotImplementedError
+
+
+def make_classic(env_class: type[CardGameAECEnv], **kwargs: Any) -> CardGameAECEnv:
+    """Build ``env_class(**kwargs)`` with PettingZoo's classic-wrapper behaviour in one layer."""
+    env = env_class(**kwargs)
+    env._classic = True
+    return env
+
+
+def bits_to_mask(bits: int, size: int) -> np.ndarray:
+    """An int8 0/1 array of ``size`` from the low ``size`` bits of ``bits``."""
+    raw = np.frombuffer(bits.to_bytes(8, "little"), dtype=np.uint8)
+    return np.unpackbits(raw, bitorder="little")[:size].view(np.int8)

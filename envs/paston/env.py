@@ -1,0 +1,420 @@
+"""The Paston AEC environment: a thin translation of :mod:`.rules` to PettingZoo.
+
+The module docstring of ``folkcards.envs.paston_v0`` is the environment's documentation page.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from .._aec import CardGameAECEnv, bits_to_mask
+from ..cards import PASTON_CARDS, SUIT_SYMBOLS, mask_to_cards
+from . import observation as obs_mod
+from .rules import (
+    BID_BASE,
+    BEST_SPADES,
+    CONTRACT_BASE,
+    LEVEL_FACTOR,
+    LEVEL_NAMES,
+    NUM_ACTIONS,
+    NUM_SEATS,
+    OVER,
+    PASS,
+    PHASE_NAMES,
+    PLAY,
+    SURRENDER,
+    WHIST,
+    PastonDeal,
+    left_of,
+    parse_deal,
+    random_deal,
+    redeal_reason,
+    spade_designee,
+)
+
+WIN_TOTAL = 121
+RESET_TOTAL = -121
+SHAPING_POINTS_PER_TRICK = 2.0
+
+ACTION_NAMES: tuple[str, ...] = (
+    tuple(PASTON_CARDS.names)
+    + ("pass",)
+    + tuple(f"bid {name}" for name in LEVEL_NAMES)
+    + tuple(f"contract {name}" for name in LEVEL_NAMES)
+    + ("surrender", "whist")
+)
+_ACTION_IDS = {name.lower(): i for i, name in enumerate(ACTION_NAMES)}
+_ACTION_IDS.update({name.replace("_", " "): i for name, i in list(_ACTION_IDS.items())})
+
+
+def _seat_option(value: Any, what: str) -> int:
+    if isinstance(value, str) and value.startswith("player_") and value[7:].isdigit():
+        value = int(value[7:])
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < 3:
+        raise ValueError(f"option {what!r} must be a seat 0, 1 or 2 (or 'player_k'), got {value!r}")
+    return int(value)
+
+
+class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
+    """Paston for three players; see ``folkcards.envs.paston_v0`` for the full documentation."""
+
+    metadata = {**CardGameAECEnv.metadata, "name": "paston_v0"}
+    num_actions = NUM_ACTIONS
+
+    def __init__(
+        self,
+        episode: str = "deal",
+        shaping: bool = False,
+        reward_scale: float = 1.0,
+        reward: str = "score",
+        max_deals: int = 1000,
+        render_mode: str | None = None,
+    ):
+        super().__init__()
+        if episode not in ("deal", "game"):
+            raise ValueError(f"episode must be 'deal' or 'game', got {episode!r}")
+        if reward not in ("score", "win"):
+            raise ValueError(f"reward must be 'score' or 'win', got {reward!r}")
+        if not isinstance(shaping, (bool, np.bool_)):
+            raise ValueError(f"shaping must be True or False, got {shaping!r}")
+        if (
+            isinstance(reward_scale, bool)
+            or not isinstance(reward_scale, (int, float, np.number))
+            or not np.isfinite(reward_scale)
+            or reward_scale <= 0
+        ):
+            raise ValueError(f"reward_scale must be a positive finite number, got {reward_scale!r}")
+        if isinstance(max_deals, bool) or not isinstance(max_deals, (int, np.integer)) or max_deals < 1:
+            raise ValueError(f"max_deals must be a positive integer, got {max_deals!r}")
+        if reward == "win" and episode != "game":
+            raise ValueError("reward='win' needs episode='game' (a single deal has no winner)")
+        self.episode = episode
+        self.shaping = bool(shaping)
+        self.reward_scale = float(reward_scale)
+        self.reward_mode = reward
+        self.max_deals = int(max_deals)
+        self.render_mode = self._check_render_mode(render_mode)
+        self._env_kwargs = {
+            "episode": episode,
+            "shaping": self.shaping,
+            "reward_scale": self.reward_scale,
+            "reward": reward,
+            "max_deals": self.max_deals,
+        }
+        self._setup_agents_and_spaces(NUM_SEATS, obs_mod.OBSERVATION_SIZE)
+        low, high = obs_mod.observation_bounds()
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(low, high, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
+            }
+        )
+        self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
+        self._rng = np.random.default_rng()
+
+    # --- reset -------------------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        game = self.episode == "game"
+        plan = self._parse_options(options or {}, game)  # raises before anything changes
+        if seed is None:
+            seed = int(self._rng.integers(2**63)) if self._has_reset else int(
+                np.random.SeedSequence().entropy % 2**63
+            )
+        elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+            raise ValueError(f"seed must be an int or None, got {seed!r}")
+        self._rng = np.random.default_rng(int(seed))
+        self._seed = int(seed)
+        self._options = copy.deepcopy(options) if options else {}
+
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
+        self._totals = list(plan["totals"]) if game else None
+        self._deals_completed = 0
+        self._potential = [0.0, 0.0, 0.0]
+        self._deal_records: list[dict[str, Any]] = []
+        self._actions: list[tuple[str, int]] = []
+
+        dealer = plan["dealer"] if plan["dealer"] is not None else int(self._rng.integers(3))
+        first_deal = game and plan["first_deal"]
+        self._start_deal(dealer, first_deal, plan["deal"])
+        self._has_reset = True
+
+    def _parse_options(self, options: dict[str, Any], game: bool) -> dict[str, Any]:
+        if not isinstance(options, dict):
+            raise ValueError(f"options must be a dict, got {options!r}")
+        allowed = {"dealer", "deal"} | ({"totals", "first_deal"} if game else set())
+        unknown = set(options) - allowed
+        if unknown:
+            extra = " ('totals' and 'first_deal' need episode='game')" if not game else ""
+            raise ValueError(f"unknown reset options {sorted(unknown)}; allowed {sorted(allowed)}{extra}")
+        plan: dict[str, Any] = {"dealer": None, "deal": None, "totals": [0, 0, 0], "first_deal": True}
+        if options.get("dealer") is not None:
+            plan["dealer"] = _seat_option(options["dealer"], "dealer")
+        if "first_deal" in options:
+            if not isinstance(options["first_deal"], (bool, np.bool_)):
+                raise ValueError(f"option 'first_deal' must be True or False, got {options['first_deal']!r}")
+            plan["first_deal"] = bool(options["first_deal"])
+        if "totals" in options:
+            totals = options["totals"]
+            if (
+                not isinstance(totals, (list, tuple))
+                or len(totals) != 3
+                or any(isinstance(t, bool) or not isinstance(t, (int, np.integer)) for t in totals)
+            ):
+                raise ValueError(f"option 'totals' must be 3 integers, got {totals!r}")
+            if any(t >= WIN_TOTAL for t in totals):
+                raise ValueError(f"option 'totals' must be below {WIN_TOTAL} (the game would be over), got {list(totals)}")
+            plan["totals"] = [int(t) for t in totals]
+        if options.get("deal") is not None:
+            hands, prikup = parse_deal(options["deal"])
+            reason = redeal_reason(hands, game and plan["first_deal"])
+            if reason:
+                raise ValueError(f"deal would be dealt again at once: {reason}")
+            plan["deal"] = (hands, prikup)
+        return plan
+
+    def _start_deal(self, dealer: int, first_deal: bool, given: tuple[list[int], int] | None) -> None:
+        hands, prikup = given if given is not None else random_deal(self._rng, dealer, first_deal)
+        first_bidder = spade_designee(hands) if first_deal else left_of(dealer)
+        self._deal = PastonDeal(hands, prikup, dealer, first_bidder)
+        self._first_deal = first_deal
+        self._potential = [0.0, 0.0, 0.0]
+        self._deal_records.append(
+            {
+                "dealer": dealer,
+                "first_bidder": first_bidder,
+                "first_deal": first_deal,
+                "hands": [[PASTON_CARDS.name(c) for c in mask_to_cards(h)] for h in hands],
+                "prikup": [PASTON_CARDS.name(c) for c in mask_to_cards(prikup)],
+                "actions": [],
+                "result": None,
+            }
+        )
+        self.agent_selection = self.possible_agents[first_bidder]
+
+    # --- step ----------------------------------------------------------------------------------
+
+    def _is_legal(self, seat: int, action: int) -> bool:
+        return seat == self._deal.to_act and bool(self._deal.legal_bits() >> action & 1)
+
+    def _legal_mask(self, seat: int) -> np.ndarray:
+        if seat != self._deal.to_act:
+            return self._no_actions.copy()
+        return bits_to_mask(self._deal.legal_bits(), NUM_ACTIONS)
+
+    def _apply(self, seat: int, action: int) -> None:
+        deal = self._deal
+        rewards = self.rewards
+        for agent in rewards:
+            rewards[agent] = 0.0
+        tricks_before = deal.trick_count
+        deal.apply(action)
+        self._actions.append((self.possible_agents[seat], action))
+        self._deal_records[-1]["actions"].append([self.possible_agents[seat], action])
+        if self.shaping and (deal.trick_count != tricks_before or deal.phase == OVER):
+            self._shape(deal)
+        if deal.phase == OVER:
+            self._finish_deal(deal)
+        else:
+            self.agent_selection = self.possible_agents[deal.to_act]
+
+    def _shape(self, deal: PastonDeal) -> None:
+        """Potential-based shaping: Φ = 2·f·(tricks − need·tricks_played/10) during play, 0 after."""
+        new = [0.0, 0.0, 0.0]
+        if deal.phase == PLAY:
+            factor = LEVEL_FACTOR[deal.level]
+            played = deal.trick_count
+            for seat in deal.active:
+                new[seat] = SHAPING_POINTS_PER_TRICK * factor * (
+                    deal.tricks[seat] - deal.need(seat) * played / 10.0
+                )
+        for seat in range(NUM_SEATS):
+            self.rewards[self.possible_agents[seat]] += (new[seat] - self._potential[seat]) * self.reward_scale
+        self._potential = new
+
+    def _deal_infos(self, deal: PastonDeal) -> list[dict[str, Any]]:
+        return [
+            {
+                "deal_score": deal.scores[seat],
+                "tricks": deal.tricks[seat],
+                "role": deal.role(seat),
+                "contract": None if deal.outcome in ("surrender", "redeal") else deal.contract_name(),
+                "bid": deal.bid_name(),
+                "outcome": deal.outcome,
+                "dealer": self.possible_agents[deal.dealer],
+                "declarer": self.possible_agents[deal.declarer] if deal.declarer >= 0 else None,
+            }
+            for seat in range(NUM_SEATS)
+        ]
+
+    def _finish_deal(self, deal: PastonDeal) -> None:
+        agents = self.possible_agents
+        infos = self._deal_infos(deal)
+        self._deal_records[-1]["result"] = {agents[s]: dict(infos[s]) for s in range(NUM_SEATS)}
+        self.agent_selection = agents[deal.history[-1][0]]
+        if self.episode == "deal":
+            for seat in range(NUM_SEATS):
+                self.rewards[agents[seat]] += deal.scores[seat] * self.reward_scale
+                self.infos[agents[seat]] = infos[seat]
+            self.terminations = dict.fromkeys(agents, True)
+            return
+        if deal.outcome == "redeal":  # all-pass with J♠ and 7♠ in the prikup: same dealer again
+            self._start_deal(deal.dealer, self._first_deal, None)
+            return
+        totals = self._totals
+        assert totals is not None
+        for seat in range(NUM_SEATS):
+            before = totals[seat]
+            after = before + deal.scores[seat]
+            if after == RESET_TOTAL:
+                after = 0
+            totals[seat] = after
+            if self.reward_mode == "score":
+                self.rewards[agents[seat]] += (after - before) * self.reward_scale
+            infos[seat]["total"] = after
+        for seat in range(NUM_SEATS):
+            infos[seat]["totals"] = list(totals)
+            self.infos[agents[seat]] = infos[seat]
+        self._deals_completed += 1
+        best = max(totals)
+        if best >= WIN_TOTAL:
+            winners = [agents[s] for s in range(NUM_SEATS) if totals[s] == best]
+            for seat in range(NUM_SEATS):
+                self.infos[agents[seat]]["winners"] = winners
+                if self.reward_mode == "win":
+                    self.rewards[agents[seat]] += 1.0 if agents[seat] in winners else -1.0
+            self.terminations = dict.fromkeys(agents, True)
+            return
+        if self._deals_completed >= self.max_deals:
+            self.truncations = dict.fromkeys(agents, True)
+            return
+        self._start_deal(deal.first_bidder, False, None)
+
+    # --- observations --------------------------------------------------------------------------
+
+    def _observation(self, seat: int) -> np.ndarray:
+        return obs_mod.encode(self._deal, seat, self._totals)
+
+    def state_deal(self) -> PastonDeal:
+        """The full engine state of the current deal (for tests and debugging, never for agents)."""
+        return self._deal
+
+    @property
+    def totals(self) -> list[int] | None:
+        """Game totals (game mode), else ``None``."""
+        return list(self._totals) if self._totals is not None else None
+
+    # --- names, records, rendering --------------------------------------------------------------
+
+    def action_to_string(self, action: int) -> str:
+        """``"AS"``, ``"10H"``, ``"pass"``, ``"bid clubs"``, ``"contract hearts"``, ``"surrender"``, ``"whist"``."""
+        if isinstance(action, bool) or not 0 <= int(action) < NUM_ACTIONS:
+            raise ValueError(f"action {action!r} is not a Paston action id (0..{NUM_ACTIONS - 1})")
+        return ACTION_NAMES[int(action)]
+
+    def string_to_action(self, text: str) -> int:
+        """The action id for a name given by :meth:`action_to_string` (case-insensitive; suit symbols too)."""
+        if not isinstance(text, str):
+            raise ValueError(f"expected an action name, got {text!r}")
+        key = " ".join(text.strip().lower().split())
+        if key in _ACTION_IDS:
+            return _ACTION_IDS[key]
+        try:
+            return PASTON_CARDS.card_id(key)
+        except ValueError:
+            pass
+        raise ValueError(
+            f"unknown Paston action {text!r}: use a card like 'AS' or '10H', 'pass', 'bid spades', "
+            "'contract hearts', 'surrender' or 'whist'"
+        )
+
+    def record(self) -> dict[str, Any]:
+        """A JSON-serialisable record of the episode so far; :func:`replay` reproduces it."""
+        return {
+            "game": "paston",
+            "env": self.metadata["name"],
+            "env_kwargs": dict(self._env_kwargs),
+            "seed": self._seed,
+            "options": _jsonable(self._options),
+            "deals": copy.deepcopy(self._deal_records),
+            "actions": [[agent, action] for agent, action in self._actions],
+            "totals": self.totals,
+        }
+
+    def _render_text(self) -> str:
+        deal = self._deal
+        names = self.possible_agents
+        lines = []
+        head = f"Paston — {PHASE_NAMES[deal.phase]}; dealer {names[deal.dealer]}"
+        if self._totals is not None:
+            head += "; totals " + ", ".join(f"{names[s]} {self._totals[s]}" for s in range(3))
+        lines.append(head)
+        if deal.high_bid >= 0:
+            lines.append(f"highest bid: {LEVEL_NAMES[deal.high_bid]} by {names[deal.high_bidder]}")
+        elif deal.all_pass:
+            lines.append("all passed")
+        if deal.declarer >= 0:
+            contract = deal.contract_name() or ("surrendered" if deal.surrendered else "not named yet")
+            lines.append(f"declarer: {names[deal.declarer]}, contract: {contract}")
+        for seat in range(NUM_SEATS):
+            hand = " ".join(PASTON_CARDS.symbol(c) for c in mask_to_cards(deal.hands[seat]))
+            marks = []
+            if deal.defence[seat] == 1:
+                marks.append("whist")
+            elif deal.defence[seat] == 0:
+                marks.append("pass")
+            if deal.phase >= PLAY or deal.outcome == "played":
+                marks.append(f"tricks {deal.tricks[seat]}")
+            turn = " ← to act" if seat == deal.to_act else ""
+            lines.append(f"  {names[seat]}: {hand}  {' '.join(marks)}{turn}")
+        if deal.trick:
+            lines.append("trick: " + "  ".join(f"{names[s]} {PASTON_CARDS.symbol(c)}" for s, c in deal.trick))
+        if deal.phase == OVER:
+            lines.append(f"outcome: {deal.outcome}; scores " + ", ".join(f"{names[s]} {deal.scores[s]:+d}" for s in range(3)))
+        return "\n".join(lines)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    return value
+
+
+def replay(record: dict[str, Any]) -> raw_env:
+    """Rebuild an env from :meth:`raw_env.record` and replay every action; returns the env."""
+    env = raw_env(**record["env_kwargs"])
+    env.reset(seed=record["seed"], options=record.get("options") or None)
+    for agent, action in record["actions"]:
+        if env.agent_selection != agent:
+            raise ValueError(f"record does not replay: expected {agent} to act, got {env.agent_selection}")
+        env.step(action)
+    return env
+
+
+__all__ = [
+    "raw_env",
+    "replay",
+    "ACTION_NAMES",
+    "BID_BASE",
+    "CONTRACT_BASE",
+    "PASS",
+    "SURRENDER",
+    "WHIST",
+    "BEST_SPADES",
+    "SUIT_SYMBOLS",
+]

@@ -1,0 +1,1 @@
+"""Tri Palki: the rules engine (:mod:`.rules`), observation encoding (:mod:`.observation`) and AEC env (:mod:`.env`)."""

@@ -1,0 +1,1 @@
+"""folkcards.evaluate"""
