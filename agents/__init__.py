@@ -1,1 +1,5 @@
-"""folkcards.agents"""
+"""Agents for both games behind one interface: ``make_agent(spec, game, seat, seed)``."""
+
+from .base import Agent, agent_kinds, make_agent, register_agent
+
+__all__ = ["Agent", "agent_kinds", "make_agent", "register_agent"]

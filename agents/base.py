@@ -1,0 +1,72 @@
+"""The agent interface shared by both games, and the registry that builds agents from spec strings.
+
+An agent is told its game and seat, and answers ``act(observation) -> action`` from the
+PettingZoo observation dict (``{"observation": vector, "action_mask": mask}``) of the agent to
+move. ``reset()`` is called at the start of every episode. Agents never see the env's state.
+
+Spec strings: ``"random"``, ``"heuristic"``, ``"ppo:PATH"`` (a saved MaskablePPO model); the
+part after the first colon is passed to the agent's factory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+GAMES = ("paston", "tri_palki")
+
+AgentFactory = Callable[..., "Agent"]
+_FACTORIES: dict[str, AgentFactory] = {}
+
+
+class Agent:
+    """Base class: an agent for one ``game`` sitting in one ``seat``."""
+
+    name = "agent"
+
+    def __init__(self, game: str, seat: str = "player_0", seed: int | None = None):
+        if game not in GAMES:
+            raise ValueError(f"unknown game {game!r}; choose from {', '.join(GAMES)}")
+        self.game = game
+        self.seat = seat
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self) -> None:
+        """Called at the start of every episode."""
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        """The action id to play, legal under ``observation["action_mask"]``."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(game={self.game!r}, seat={self.seat!r})"
+
+
+def register_agent(kind: str, factory: AgentFactory) -> None:
+    """Make ``make_agent("kind[:arg]", ...)`` build ``factory(game=, seat=, seed=, arg=)``."""
+    _FACTORIES[kind] = factory
+
+
+def agent_kinds() -> list[str]:
+    _load_builtin_agents()
+    return sorted(_FACTORIES)
+
+
+def make_agent(spec: str, game: str, seat: str = "player_0", seed: int | None = None, **kwargs: Any) -> Agent:
+    """Build an agent from a spec string such as ``"random"``, ``"heuristic"`` or ``"ppo:model.zip"``."""
+    _load_builtin_agents()
+    if not isinstance(spec, str) or not spec:
+        raise ValueError(f"agent spec must be a non-empty string, got {spec!r}")
+    kind, _, arg = spec.partition(":")
+    if kind not in _FACTORIES:
+        raise ValueError(f"unknown agent {spec!r}; known kinds: {', '.join(sorted(_FACTORIES))}")
+    if game not in GAMES:
+        raise ValueError(f"unknown game {game!r}; choose from {', '.join(GAMES)}")
+    return _FACTORIES[kind](game=game, seat=seat, seed=seed, arg=arg or None, **kwargs)
+
+
+def _load_builtin_agents() -> None:
+    if "random" not in _FACTORIES:
+        from . import builtin  # noqa: F401  (registers the built-in kinds)
