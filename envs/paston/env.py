@@ -6,6 +6,7 @@ The module docstring of ``folkcards.envs.paston_v0`` is the environment's docume
 from __future__ import annotations
 
 import copy
+import warnings
 from typing import Any
 
 import numpy as np
@@ -153,9 +154,12 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
             raise ValueError(f"options must be a dict, got {options!r}")
         allowed = {"dealer", "deal"} | ({"totals", "first_deal"} if game else set())
         unknown = set(options) - allowed
-        if unknown:
+        if unknown:  # PettingZoo's api_test passes arbitrary options: warn, don't fail
             extra = " ('totals' and 'first_deal' need episode='game')" if not game else ""
-            raise ValueError(f"unknown reset options {sorted(unknown)}; allowed {sorted(allowed)}{extra}")
+            warnings.warn(
+                f"ignoring unknown reset options {sorted(unknown)}; known: {sorted(allowed)}{extra}",
+                stacklevel=3,
+            )
         plan: dict[str, Any] = {"dealer": None, "deal": None, "totals": [0, 0, 0], "first_deal": True}
         if options.get("dealer") is not None:
             plan["dealer"] = _seat_option(options["dealer"], "dealer")
@@ -259,8 +263,9 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
     def _finish_deal(self, deal: PastonDeal) -> None:
         agents = self.possible_agents
         infos = self._deal_infos(deal)
-        self._deal_records[-1]["result"] = {agents[s]: dict(infos[s]) for s in range(NUM_SEATS)}
         self.agent_selection = agents[deal.history[-1][0]]
+        if self.episode == "deal" or deal.outcome == "redeal":
+            self._deal_records[-1]["result"] = {agents[s]: dict(infos[s]) for s in range(NUM_SEATS)}
         if self.episode == "deal":
             for seat in range(NUM_SEATS):
                 self.rewards[agents[seat]] += deal.scores[seat] * self.reward_scale
@@ -284,6 +289,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         for seat in range(NUM_SEATS):
             infos[seat]["totals"] = list(totals)
             self.infos[agents[seat]] = infos[seat]
+        self._deal_records[-1]["result"] = {agents[s]: dict(infos[s]) for s in range(NUM_SEATS)}
         self._deals_completed += 1
         best = max(totals)
         if best >= WIN_TOTAL:
