@@ -44,12 +44,12 @@ SHAPING_POINTS_PER_TRICK = 2.0
 ACTION_NAMES: tuple[str, ...] = (
     tuple(PASTON_CARDS.names)
     + ("pass",)
-    + tuple(f"bid {name}" for name in LEVEL_NAMES)
-    + tuple(f"contract {name}" for name in LEVEL_NAMES)
+    + tuple(f"bid {name.replace('_', ' ')}" for name in LEVEL_NAMES)
+    + tuple(f"contract {name.replace('_', ' ')}" for name in LEVEL_NAMES)
     + ("surrender", "whist")
 )
 _ACTION_IDS = {name.lower(): i for i, name in enumerate(ACTION_NAMES)}
-_ACTION_IDS.update({name.replace("_", " "): i for name, i in list(_ACTION_IDS.items())})
+_ACTION_IDS.update({name.replace("best spades", "best_spades"): i for name, i in list(_ACTION_IDS.items())})
 
 
 def _seat_option(value: Any, what: str) -> int:
