@@ -1,0 +1,264 @@
+"""Small, dependency-free statistics for tournaments: t intervals paired by deal, Wilson intervals.
+
+scipy is not a dependency, so the Student t quantile is computed here exactly (to ~1e-10): the
+t distribution function through the regularized incomplete beta function (Lentz's continued
+fraction), inverted by bisection. The normal quantile comes from :class:`statistics.NormalDist`.
+
+The method (documented in the tournament report as well):
+
+* **Paired by deal.** Every deal (fixed by its seed) is played several times: each line-up of
+  agents, each seat assignment. An agent's results within one deal are first averaged over all
+  the units of that deal it took part in, giving one number per deal. The interval is then the
+  Student t interval over those per-deal numbers (``df = deals - 1``): deals are independent,
+  the rotations of one deal are not, so the deal is the unit of sampling.
+* **Head to head.** For agents A and B, per deal the mean of ``score(A) - score(B)`` over the
+  units of that deal in which both sat at the same table, then a t interval over deals.
+* **Win rates** (game / match mode) use the Wilson score interval. One game seed is one trial:
+  an agent's wins are averaged over the rotations of that game first (a fraction), and the
+  interval uses ``n`` = number of games seeds — the honest sample size, since rotations of one
+  seed are not independent.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from statistics import NormalDist
+
+__all__ = [
+    "Interval",
+    "WinRate",
+    "t_cdf",
+    "t_quantile",
+    "normal_quantile",
+    "mean_ci",
+    "wilson",
+    "win_rate",
+    "per_deal_means",
+    "paired_ci_by_deal",
+    "head_to_head",
+]
+
+
+# --- distributions ---------------------------------------------------------------------------
+
+
+def _betacf(a: float, b: float, x: float) -> float:
+    """Continued fraction of the incomplete beta function (modified Lentz)."""
+    tiny = 1e-300
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c = 1.0
+    d = 1.0 - qab * x / qap
+    d = tiny if abs(d) < tiny else d
+    d = 1.0 / d
+    h = d
+    for m in range(1, 10_000):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1.0 + aa * d
+        d = tiny if abs(d) < tiny else d
+        c = 1.0 + aa / c
+        c = tiny if abs(c) < tiny else c
+        d = 1.0 / d
+        h *= d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1.0 + aa * d
+        d = tiny if abs(d) < tiny else d
+        c = 1.0 + aa / c
+        c = tiny if abs(c) < tiny else c
+        d = 1.0 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < 1e-15:
+            break
+    return h
+
+
+def _betainc(a: float, b: float, x: float) -> float:
+    """The regularized incomplete beta function I_x(a, b)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    log_front = (
+        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    )
+    front = math.exp(log_front)
+    if x < (a + 1.0) / (a + b + 2.0):
+        return front * _betacf(a, b, x) / a
+    return 1.0 - front * _betacf(b, a, 1.0 - x) / b
+
+
+def t_cdf(t: float, df: float) -> float:
+    """P(T <= t) for Student's t with ``df`` degrees of freedom."""
+    if df <= 0:
+        raise ValueError(f"degrees of freedom must be positive, got {df}")
+    x = df / (df + t * t)
+    tail = 0.5 * _betainc(df / 2.0, 0.5, x)
+    return 1.0 - tail if t > 0 else tail
+
+
+def t_quantile(p: float, df: float) -> float:
+    """The ``p`` quantile of Student's t with ``df`` degrees of freedom (bisection on :func:`t_cdf`)."""
+    if not 0.0 < p < 1.0:
+        raise ValueError(f"p must be in (0, 1), got {p}")
+    if df <= 0:
+        raise ValueError(f"degrees of freedom must be positive, got {df}")
+    if p == 0.5:
+        return 0.0
+    if p < 0.5:
+        return -t_quantile(1.0 - p, df)
+    low, high = 0.0, 1.0
+    while t_cdf(high, df) < p:
+        high *= 2.0
+        if high > 1e12:
+            return math.inf
+    for _ in range(200):
+        mid = 0.5 * (low + high)
+        if t_cdf(mid, df) < p:
+            low = mid
+        else:
+            high = mid
+        if high - low < 1e-12 * max(1.0, high):
+            break
+    return 0.5 * (low + high)
+
+
+def normal_quantile(p: float) -> float:
+    """The ``p`` quantile of the standard normal distribution."""
+    return NormalDist().inv_cdf(p)
+
+
+# --- intervals ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A mean with a two-sided confidence interval. ``low``/``high`` are NaN when ``n < 2``."""
+
+    mean: float
+    low: float
+    high: float
+    n: int
+    sd: float
+    confidence: float = 0.95
+
+    @property
+    def half_width(self) -> float:
+        return (self.high - self.low) / 2.0
+
+    def as_dict(self) -> dict[str, float | int]:
+        out = asdict(self)
+        out["half_width"] = self.half_width
+        return out
+
+
+def mean_ci(values: Sequence[float], confidence: float = 0.95) -> Interval:
+    """Mean and Student t interval (``df = n - 1``) of independent observations."""
+    n = len(values)
+    if n == 0:
+        nan = math.nan
+        return Interval(nan, nan, nan, 0, nan, confidence)
+    mean = math.fsum(values) / n
+    if n < 2:
+        return Interval(mean, math.nan, math.nan, n, math.nan, confidence)
+    var = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
+    sd = math.sqrt(var)
+    q = t_quantile(0.5 + confidence / 2.0, n - 1)
+    half = q * sd / math.sqrt(n)
+    return Interval(mean, mean - half, mean + half, n, sd, confidence)
+
+
+@dataclass(frozen=True)
+class WinRate:
+    """A proportion with its Wilson score interval."""
+
+    wins: float
+    n: int
+    rate: float
+    low: float
+    high: float
+    confidence: float = 0.95
+
+    def as_dict(self) -> dict[str, float | int]:
+        return asdict(self)
+
+
+def wilson(successes: float, n: int, confidence: float = 0.95) -> WinRate:
+    """Wilson score interval for ``successes`` out of ``n`` (successes may be fractional)."""
+    if n <= 0:
+        nan = math.nan
+        return WinRate(successes, 0, nan, nan, nan, confidence)
+    if not 0 <= successes <= n:
+        raise ValueError(f"successes must lie in [0, n], got {successes} of {n}")
+    z = normal_quantile(0.5 + confidence / 2.0)
+    p = successes / n
+    z2 = z * z
+    denom = 1.0 + z2 / n
+    centre = (p + z2 / (2 * n)) / denom
+    half = z * math.sqrt(p * (1.0 - p) / n + z2 / (4 * n * n)) / denom
+    return WinRate(successes, n, p, max(0.0, centre - half), min(1.0, centre + half), confidence)
+
+
+# --- tournament aggregation -------------------------------------------------------------------
+# An observation is (deal, table, values) where ``values`` maps agent -> number for the agents
+# that sat at that table (one unit: a deal played by one line-up in one seat assignment).
+
+Observation = tuple[int, Mapping[str, float]]
+
+
+def per_deal_means(observations: Iterable[Observation]) -> dict[str, dict[int, float]]:
+    """agent -> deal -> the agent's mean value over the units of that deal it took part in."""
+    sums: dict[str, dict[int, list[float]]] = {}
+    for deal, values in observations:
+        for agent, value in values.items():
+            sums.setdefault(agent, {}).setdefault(deal, []).append(float(value))
+    return {
+        agent: {deal: math.fsum(vs) / len(vs) for deal, vs in sorted(by_deal.items())}
+        for agent, by_deal in sums.items()
+    }
+
+
+def paired_ci_by_deal(
+    observations: Iterable[Observation], confidence: float = 0.95
+) -> dict[str, Interval]:
+    """Per agent: t interval over deals of the agent's per-deal mean (see the module docstring)."""
+    means = per_deal_means(observations)
+    return {
+        agent: mean_ci([by_deal[d] for d in sorted(by_deal)], confidence)
+        for agent, by_deal in means.items()
+    }
+
+
+def win_rate(observations: Iterable[Observation], confidence: float = 0.95) -> dict[str, WinRate]:
+    """Per agent: Wilson interval of the win rate, one trial per game seed (wins averaged first)."""
+    means = per_deal_means(observations)
+    return {
+        agent: wilson(math.fsum(by_deal.values()), len(by_deal), confidence)
+        for agent, by_deal in means.items()
+    }
+
+
+def head_to_head(
+    observations: Iterable[Observation], agents: Sequence[str], confidence: float = 0.95
+) -> dict[tuple[str, str], Interval]:
+    """(A, B) -> t interval over deals of the per-deal mean of ``A - B`` at shared tables.
+
+    Only ordered pairs with A before B in ``agents`` are returned; B - A is the negation.
+    """
+    order = {agent: i for i, agent in enumerate(agents)}
+    diffs: dict[tuple[str, str], dict[int, list[float]]] = {}
+    for deal, values in observations:
+        present = sorted(values, key=order.__getitem__)
+        for i, a in enumerate(present):
+            for b in present[i + 1 :]:
+                diff = float(values[a]) - float(values[b])
+                diffs.setdefault((a, b), {}).setdefault(deal, []).append(diff)
+    out: dict[tuple[str, str], Interval] = {}
+    for i, a in enumerate(agents):
+        for b in agents[i + 1 :]:
+            by_deal = diffs.get((a, b), {})
+            per_deal = [math.fsum(v) / len(v) for _, v in sorted(by_deal.items())]
+            out[(a, b)] = mean_ci(per_deal, confidence)
+    return out
