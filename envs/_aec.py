@@ -189,3 +189,15 @@ def bits_to_mask(bits: int, size: int) -> np.ndarray:
     """An int8 0/1 array of ``size`` from the low ``size`` bits of ``bits``."""
     raw = np.frombuffer(bits.to_bytes(8, "little"), dtype=np.uint8)
     return np.unpackbits(raw, bitorder="little")[:size].view(np.int8)
+
+
+def fresh_seed(rng: np.random.Generator | None) -> int:
+    """A seed for a ``reset(seed=None)``: drawn from ``rng`` after a first reset, else from the OS.
+
+    Every episode then has an explicit seed, so its record replays exactly.
+    """
+    if rng is not None:
+        return int(rng.integers(2**63))
+    entropy = np.random.SeedSequence().entropy
+    assert isinstance(entropy, int)
+    return entropy % 2**63

@@ -12,12 +12,12 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from .._aec import CardGameAECEnv, bits_to_mask
+from .._aec import CardGameAECEnv, bits_to_mask, fresh_seed
 from ..cards import PASTON_CARDS, SUIT_SYMBOLS, mask_to_cards
 from . import observation as obs_mod
 from .rules import (
-    BID_BASE,
     BEST_SPADES,
+    BID_BASE,
     CONTRACT_BASE,
     LEVEL_FACTOR,
     LEVEL_NAMES,
@@ -123,9 +123,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         game = self.episode == "game"
         plan = self._parse_options(options or {}, game)  # raises before anything changes
         if seed is None:
-            seed = int(self._rng.integers(2**63)) if self._has_reset else int(
-                np.random.SeedSequence().entropy % 2**63
-            )
+            seed = fresh_seed(self._rng if self._has_reset else None)
         elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
             raise ValueError(f"seed must be an int or None, got {seed!r}")
         self._rng = np.random.default_rng(int(seed))

@@ -9,10 +9,10 @@ import warnings
 import numpy as np
 import pettingzoo
 import pytest
-from pettingzoo.test import api_test, render_test, seed_test
-
 from folkcards.envs import paston_v0
 from folkcards.envs.paston.observation import OBSERVATION_SIZE, decode
+from pettingzoo.test import api_test, render_test, seed_test
+
 from tests.helpers import play_random_episode
 
 DEAL = {

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from folkcards.envs import paston_v0
 from folkcards.envs.paston.rules import OVER, PLAY
 

@@ -6,7 +6,6 @@ import copy
 
 import numpy as np
 import pytest
-
 from folkcards.envs import paston_v0
 from folkcards.envs.paston import observation
 from folkcards.envs.paston.rules import NUM_SEATS
@@ -59,7 +58,7 @@ def test_hidden_cards_never_reach_the_observation(seed):
     env = paston_v0.raw_env(episode="game", max_deals=30)
     env.reset(seed=seed)
     checked = 0
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)
