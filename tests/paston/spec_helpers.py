@@ -268,10 +268,7 @@ def table_declarer(contract: str, t: int) -> int:
 
 
 def table_defender(contract: str, t: int, sole: bool) -> int:
-    if sole:
-        base = SOLE_DEFENDER.get(t, 10 * (t - 4))
-    else:
-        base = TWO_DEFENDERS.get(t, 10 * (t - 2))
+    base = SOLE_DEFENDER.get(t, 10 * (t - 4)) if sole else TWO_DEFENDERS.get(t, 10 * (t - 2))
     return base * FACTOR[contract]
 
 
@@ -408,12 +405,15 @@ class Table:
         choose=min,
         rng: random.Random | None = None,
         passer: int | None = None,
+        tricks_done: int = 0,
     ) -> RefPlay:
         """Play the 10 tricks by a deterministic policy over the *reference's* legal set
         (``min`` = lowest id), checking at every card that the env selects the seat the
         rules say is to act.  ``strict`` also checks the env's mask equals the reference's
-        legal set exactly (and nobody else has a mask)."""
+        legal set exactly (and nobody else has a mask).  ``tricks_done`` tricks may
+        already have been played (by a script), ``declarer`` then being the next leader."""
         ref = RefPlay(hands, trump, declarer)
+        ref.n_tricks = tricks_done
         while not ref.done:
             seat = ref.to_act()
             assert self.turn == P(seat), (

@@ -191,7 +191,7 @@ class Table:
         self.centre = []
         for i, pos in enumerate(deal_positions(n, dealer)):
             (self.centre if pos == "C" else self.hands[pos]).append(deck[i])
-        self.reserve = deck[3 * n + 3:]
+        self.reserve = deck[3 * n + 3 :]
         self.washed = []
         self.reserve_empty = False
         self.washes = 0
@@ -253,8 +253,18 @@ def reset(env, deck, dealer, sticks=None, seed=0):
     return env.reset(seed=seed, options=options)
 
 
-def setup(n, dealer, hands, centre, reserve=(), sticks=None, episode="round", reward="sticks",
-          max_turns=200, seed=0):
+def setup(
+    n,
+    dealer,
+    hands,
+    centre,
+    reserve=(),
+    sticks=None,
+    episode="round",
+    reward="sticks",
+    max_turns=200,
+    seed=0,
+):
     """A raw env reset to the given deal; returns (env, Table model)."""
     deck = build_deck(n, dealer, hands, centre, reserve)
     env = make_env(n, episode=episode, reward=reward, max_turns=max_turns)
@@ -287,7 +297,12 @@ def pass_turn(env, decline=True):
     """Pass; if the same player is then offered the announcement, decline it."""
     who = env.agent_selection
     act(env, PASS)
-    if decline and not all_done(env) and env.agent_selection == who and mask_of(env) == ANNOUNCE_MASK:
+    if (
+        decline
+        and not all_done(env)
+        and env.agent_selection == who
+        and mask_of(env) == ANNOUNCE_MASK
+    ):
         act(env, NO_ANNOUNCE)
 
 
