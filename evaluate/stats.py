@@ -198,7 +198,9 @@ def wilson(successes: float, n: int, confidence: float = 0.95) -> WinRate:
     denom = 1.0 + z2 / n
     centre = (p + z2 / (2 * n)) / denom
     half = z * math.sqrt(p * (1.0 - p) / n + z2 / (4 * n * n)) / denom
-    return WinRate(successes, n, p, max(0.0, centre - half), min(1.0, centre + half), confidence)
+    low = 0.0 if successes == 0 else max(0.0, centre - half)  # exact ends, no rounding dust
+    high = 1.0 if successes == n else min(1.0, centre + half)
+    return WinRate(successes, n, p, low, high, confidence)
 
 
 # --- tournament aggregation -------------------------------------------------------------------

@@ -1,0 +1,325 @@
+"""Tournament configuration: read a YAML file and/or command-line arguments, validate, resolve.
+
+A YAML config (``configs/tournament/paston.yaml``)::
+
+    game: paston                 # paston | tri_palki (tri-palki accepted)
+    agents: [heuristic, random, random]   # agent specs; or {name: ..., spec: ...} mappings
+    deals: 300                   # or rounds: (Tri Palki) | games: (Paston game mode) | matches:
+    seed: 2024                   # the tournament seed (default 0)
+    workers: 2                   # worker processes (default: all cores); results do not depend on it
+    out: results/tournament/paston   # output folder (default results/<game>)
+    db: results/tournament/paston/tournament.sqlite   # default <out>/tournament.sqlite
+    num_players: 4               # Tri Palki only (default: the number of agents)
+
+Relative paths are relative to the current directory. Command-line arguments override the file.
+Every problem raises :class:`ConfigError` with a one-line message.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import os
+from dataclasses import dataclass, field
+from itertools import combinations, permutations
+from pathlib import Path
+from typing import Any
+
+from .games import MODES, canonical_game
+
+KEYS = (
+    "game",
+    "agents",
+    "deals",
+    "rounds",
+    "games",
+    "matches",
+    "seed",
+    "workers",
+    "out",
+    "db",
+    "num_players",
+)
+COUNT_KEYS = {"deals": "deal", "rounds": "deal", "games": "game", "matches": "game"}
+PASTON_SEATS = 3
+MAX_PERMUTED_SEATS = 4  # up to this many seats every seat assignment is played; beyond, rotations
+MAX_UNITS = 50_000_000
+FORMAT_VERSION = 1
+
+
+class ConfigError(ValueError):
+    """A malformed tournament configuration (the message is one clear line)."""
+
+
+@dataclass(frozen=True)
+class Entrant:
+    name: str
+    spec: str
+
+
+@dataclass
+class TournamentConfig:
+    """A validated tournament. ``identity()`` is what must match to resume a stored tournament."""
+
+    game: str
+    mode: str  # paston: deal | game; tri_palki: round | match
+    count: int  # deals, rounds, games or matches
+    seed: int
+    agents: list[Entrant]
+    num_players: int
+    workers: int = field(default_factory=lambda: default_workers())
+    out: Path = Path("results")
+    db: Path | None = None
+
+    @property
+    def db_path(self) -> Path:
+        return self.db if self.db is not None else self.out / "tournament.sqlite"
+
+    @property
+    def seats(self) -> int:
+        return self.num_players
+
+    @property
+    def seating_rule(self) -> str:
+        if self.seats <= MAX_PERMUTED_SEATS:
+            return "all permutations"
+        return "cyclic rotations"
+
+    def lineups(self) -> list[tuple[int, ...]]:
+        """Every combination of ``seats`` entrants (indexes into ``agents``), in order."""
+        return list(combinations(range(len(self.agents)), self.seats))
+
+    def seatings(self) -> list[tuple[int, ...]]:
+        """Seat assignments of a line-up: ``seating[seat]`` is a position in the line-up.
+
+        All permutations for up to 4 seats; for more seats the cyclic rotations (every entrant
+        sits in every seat once per deal, their clockwise order fixed).
+        """
+        n = self.seats
+        if n <= MAX_PERMUTED_SEATS:
+            return list(permutations(range(n)))
+        return [tuple((seat + shift) % n for seat in range(n)) for shift in range(n)]
+
+    @property
+    def units_per_deal(self) -> int:
+        return len(self.lineups()) * len(self.seatings())
+
+    @property
+    def total_units(self) -> int:
+        return self.count * self.units_per_deal
+
+    @property
+    def unit_name(self) -> str:
+        """``deal``, ``game``, ``round`` or ``match``: what one seed fixes."""
+        return self.mode
+
+    @property
+    def unit_plural(self) -> str:
+        return {"deal": "deals", "game": "games", "round": "rounds", "match": "matches"}[self.mode]
+
+    def identity(self) -> dict[str, Any]:
+        """The resolved config stored with the tournament (outputs and workers excluded)."""
+        return {
+            "format": FORMAT_VERSION,
+            "game": self.game,
+            "env": f"{self.game}_v0",
+            "mode": self.mode,
+            "count": self.count,
+            "seed": self.seed,
+            "num_players": self.num_players,
+            "agents": [{"name": e.name, "spec": e.spec} for e in self.agents],
+            "seating": self.seating_rule,
+        }
+
+
+def default_workers() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def load_yaml(path: str | os.PathLike[str]) -> dict[str, Any]:
+    import yaml
+
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"config file {str(p)!r} not found")
+    try:
+        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError(f"{p}: not valid YAML{where}: {problem}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{p}: cannot read: {exc}") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{p}: the config must be a mapping of keys (game, agents, deals, ...)")
+    return data
+
+
+def _int(value: Any, key: str, minimum: int, maximum: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, float) and value.is_integer() and math.isfinite(value):
+            value = int(value)
+        elif isinstance(value, str) and value.strip().lstrip("-").isdigit():
+            value = int(value.strip())
+        else:
+            raise ConfigError(f"{key!r} must be an integer, got {value!r}")
+    if value < minimum:
+        raise ConfigError(f"{key!r} must be at least {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise ConfigError(f"{key!r} must be at most {maximum}, got {value}")
+    return value
+
+
+def _path(value: Any, key: str) -> Path:
+    if not isinstance(value, (str, os.PathLike)) or not str(value).strip():
+        raise ConfigError(f"{key!r} must be a path, got {value!r}")
+    return Path(value)
+
+
+def _entrants(value: Any, game: str, where: str) -> list[Entrant]:
+    if isinstance(value, str):
+        value = value.split()
+    if not isinstance(value, (list, tuple)) or not value:
+        raise ConfigError(f"'agents' must be a non-empty list of agent specs{where}, got {value!r}")
+    raw: list[tuple[str | None, str]] = []
+    for item in value:
+        if isinstance(item, str) and item.strip():
+            raw.append((None, item.strip()))
+        elif isinstance(item, dict):
+            unknown = set(item) - {"name", "spec"}
+            if unknown or "spec" not in item:
+                raise ConfigError(
+                    f"an agent entry must be a spec string or {{name: ..., spec: ...}}, got {item!r}"
+                )
+            spec, name = item["spec"], item.get("name")
+            if not isinstance(spec, str) or not spec.strip():
+                raise ConfigError(f"agent spec must be a non-empty string, got {spec!r}")
+            if name is not None and (not isinstance(name, str) or not name.strip()):
+                raise ConfigError(f"agent name must be a non-empty string, got {name!r}")
+            raw.append((name.strip() if name else None, spec.strip()))
+        else:
+            raise ConfigError(
+                f"an agent entry must be a spec string like 'heuristic', got {item!r}"
+            )
+    _check_specs([spec for _, spec in raw], game)
+    # Duplicate specs are distinct entrants: random, random#2, random#3 ...
+    names: list[str] = []
+    counts: dict[str, int] = {}
+    for name, spec in raw:
+        if name is None:
+            counts[spec] = counts.get(spec, 0) + 1
+            name = spec if counts[spec] == 1 else f"{spec}#{counts[spec]}"
+        if name in names:
+            raise ConfigError(f"two agents are named {name!r}; give distinct names")
+        names.append(name)
+    return [Entrant(n, spec) for n, (_, spec) in zip(names, raw, strict=True)]
+
+
+def _check_specs(specs: list[str], game: str) -> None:
+    from folkcards.agents import agent_kinds, make_agent
+
+    for spec in dict.fromkeys(specs):
+        kind = spec.partition(":")[0]
+        kinds = agent_kinds()
+        if kind not in kinds:
+            close = difflib.get_close_matches(kind, kinds, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ConfigError(f"unknown agent {spec!r}{hint}; known kinds: {', '.join(kinds)}")
+        try:
+            make_agent(spec, game, "player_0", 0)
+        except Exception as exc:  # noqa: BLE001 - any failure to build is a config problem
+            message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise ConfigError(f"agent {spec!r} cannot play {game}: {message}") from None
+
+
+def resolve(data: dict[str, Any], source: str = "") -> TournamentConfig:
+    """Validate a mapping of config keys (YAML and command-line merged) into a config."""
+    where = f" in {source}" if source else ""
+    unknown = [k for k in data if k not in KEYS]
+    if unknown:
+        key = unknown[0]
+        close = difflib.get_close_matches(str(key), KEYS, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ConfigError(f"unknown key {key!r}{where}{hint}; allowed keys: {', '.join(KEYS)}")
+    if data.get("game") is None:
+        raise ConfigError(
+            f"no game given{where}: set 'game: paston' or 'game: tri_palki' (or --game)"
+        )
+    if not isinstance(data["game"], str):
+        raise ConfigError(f"'game' must be paston or tri_palki, got {data['game']!r}")
+    try:
+        game = canonical_game(data["game"])
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+
+    counts = {k: data[k] for k in COUNT_KEYS if data.get(k) is not None}
+    if not counts:
+        what = "deals" if game == "paston" else "rounds"
+        raise ConfigError(
+            f"give the number of {what} (or {'games' if game == 'paston' else 'matches'}){where}"
+        )
+    if len(counts) > 1:
+        raise ConfigError(f"give only one of {', '.join(sorted(counts))}{where}")
+    key, raw_count = next(iter(counts.items()))
+    kind = COUNT_KEYS[key]
+    mode = MODES[game][0 if kind == "deal" else 1]
+    count = _int(raw_count, key, 1, 10_000_000)
+
+    seed = _int(data.get("seed", 0) if data.get("seed") is not None else 0, "seed", 0, 2**63 - 1)
+    workers = (
+        default_workers()
+        if data.get("workers") is None
+        else _int(data["workers"], "workers", 1, 1024)
+    )
+
+    if data.get("agents") is None:
+        raise ConfigError(f"no agents given{where}: e.g. agents: [heuristic, random, random]")
+    agents = _entrants(data["agents"], game, where)
+
+    if game == "paston":
+        if data.get("num_players") is not None and data["num_players"] != PASTON_SEATS:
+            raise ConfigError("'num_players' is for tri_palki; paston is always played by 3")
+        num_players = PASTON_SEATS
+    elif data.get("num_players") is None:
+        num_players = len(agents)
+        if not 2 <= num_players <= 11:
+            raise ConfigError(
+                f"{len(agents)} agents given: set num_players (2 to 11) for tri_palki"
+            )
+    else:
+        num_players = _int(data["num_players"], "num_players", 2, 11)
+    if len(agents) < num_players:
+        example = ", ".join([agents[0].spec] + ["random"] * (num_players - 1))
+        raise ConfigError(
+            f"{game} seats {num_players} players but only {len(agents)} agent(s) are given: "
+            f"list at least one per seat (repeat a spec to field it twice, e.g. agents: [{example}])"
+        )
+
+    out = _path(data["out"], "out") if data.get("out") is not None else Path("results") / game
+    db = _path(data["db"], "db") if data.get("db") is not None else None
+    config = TournamentConfig(game, mode, count, seed, agents, num_players, workers, out, db)
+    if config.total_units > MAX_UNITS:
+        raise ConfigError(
+            f"that is {config.total_units} episodes ({count} x {config.units_per_deal} seatings); "
+            f"at most {MAX_UNITS}: use fewer deals or agents"
+        )
+    return config
+
+
+def load_config(
+    path: str | os.PathLike[str] | None, overrides: dict[str, Any] | None = None
+) -> TournamentConfig:
+    """Read ``path`` (if any), apply non-None ``overrides`` (command-line values), validate."""
+    data: dict[str, Any] = load_yaml(path) if path else {}
+    overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
+    if any(k in COUNT_KEYS for k in overrides):
+        for k in COUNT_KEYS:
+            data.pop(k, None)
+    data.update(overrides)
+    return resolve(data, str(path) if path else "")

@@ -1,0 +1,188 @@
+"""Tournament output: rich tables in the terminal, CSV and JSON files, the PNG plot."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+from .config import TournamentConfig
+from .storage import Store
+
+
+def _fmt(x: float | None, digits: int = 2) -> str:
+    if x is None:
+        return "—"
+    x = round(x, digits) + 0.0  # no "-0.00"
+    return f"{x:+.{digits}f}" if x else f"{0:.{digits}f}"
+
+
+def _fmt_plain(x: float | None, digits: int = 2) -> str:
+    return "—" if x is None else f"{round(x, digits) + 0.0:.{digits}f}"
+
+
+def tables(results: dict[str, Any]) -> list[Any]:
+    """The report as rich renderables (agents table, head-to-head table, method notes)."""
+    from rich import box
+    from rich.markup import escape
+    from rich.table import Table
+    from rich.text import Text
+
+    cfg = results["config"]
+    unit, units = results["unit"], results["unit_plural"]
+    match_mode = any("win_rate" in a for a in results["agents"])
+    digits = 2 if results["higher_is_better"] else 3
+    title = (
+        f"{cfg['game']} — {results['deals_complete']} {units} x {results['units_stored'] // max(1, results['deals_complete'])} "
+        f"seatings, seed {cfg['seed']}: mean {results['metric']} "
+        f"({'higher' if results['higher_is_better'] else 'lower'} is better), 95% CI paired by {unit}"
+    )
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
+    # the spec column only when a name does not already say it (random, random#2, ...)
+    fmt = _fmt if results["higher_is_better"] else _fmt_plain  # sticks are never negative
+    show_spec = any(a["name"].split("#")[0] != a["spec"] for a in results["agents"])
+    table.add_column("#", justify="right")
+    table.add_column("agent", no_wrap=True)
+    if show_spec:
+        table.add_column("spec", no_wrap=True)
+    table.add_column(units, justify="right", no_wrap=True)
+    table.add_column("mean", justify="right", no_wrap=True)
+    table.add_column("95% CI", justify="right", no_wrap=True)
+    if match_mode:
+        table.add_column("wins", justify="right", no_wrap=True)
+        table.add_column("win rate", justify="right", no_wrap=True)
+        table.add_column("Wilson 95%", justify="right", no_wrap=True)
+    table.add_column("openskill μ ± σ", justify="right", no_wrap=True)
+    table.add_column("ordinal", justify="right", no_wrap=True)
+    for a in results["agents"]:
+        row = [str(a["rank"]), escape(a["name"])] + ([escape(a["spec"])] if show_spec else [])
+        row += [
+            str(a["deals"]),
+            fmt(a["mean"], digits),
+            f"[{fmt(a['ci_low'], digits)}, {fmt(a['ci_high'], digits)}]",
+        ]
+        if match_mode:
+            row += [
+                f"{a.get('wins', 0)}/{a['units']}",
+                _fmt_plain(a.get("win_rate"), 3),
+                f"[{_fmt_plain(a.get('win_low'), 3)}, {_fmt_plain(a.get('win_high'), 3)}]",
+            ]
+        row += [f"{a['mu']:.2f} ± {a['sigma']:.2f}", f"{a['ordinal']:.2f}"]
+        table.add_row(*row)
+
+    h2h = Table(
+        title=f"head to head: mean paired difference A − B of {results['metric']} at shared tables",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
+    h2h.add_column("A", no_wrap=True)
+    h2h.add_column("B", no_wrap=True)
+    h2h.add_column(units, justify="right")
+    h2h.add_column("A − B", justify="right")
+    h2h.add_column("95% CI", justify="right", no_wrap=True)
+    h2h.add_column("", justify="left")
+    for pair in results["head_to_head"]:
+        low, high = pair["ci_low"], pair["ci_high"]
+        verdict = ""
+        if low is not None and high is not None:
+            a_better = (low > 0) if results["higher_is_better"] else (high < 0)
+            b_better = (high < 0) if results["higher_is_better"] else (low > 0)
+            verdict = (
+                f"{escape(pair['a'])} better"
+                if a_better
+                else f"{escape(pair['b'])} better"
+                if b_better
+                else "no clear difference"
+            )
+        h2h.add_row(
+            escape(pair["a"]),
+            escape(pair["b"]),
+            str(pair["deals"]),
+            _fmt(pair["mean_diff"], digits),
+            f"[{_fmt(low, digits)}, {_fmt(high, digits)}]",
+            verdict,
+        )
+
+    lines = [f"{k}: {v}" for k, v in results["method"].items()]
+    if results.get("truncated_units"):
+        lines.append(
+            f"note: {results['truncated_units']} of {results['units_stored']} episodes were truncated "
+            "(max_turns / max_deals) and score as the env left them (no sticks, no winner)"
+        )
+    notes = Text("\n".join(lines), style="dim")
+    return [table, h2h, notes]
+
+
+def print_report(results: dict[str, Any], console: Any = None) -> None:
+    from rich.console import Console
+
+    if console is None:
+        console = Console()
+        if not console.is_terminal:
+            console = Console(width=150)
+    for item in tables(results):
+        console.print(item)
+        console.print()
+
+
+def export(results: dict[str, Any], config: TournamentConfig, plot: bool = True) -> list[Path]:
+    """Write ``results.json``, ``agents.csv``, ``head_to_head.csv``, ``episodes.csv`` (one row per
+    seat of every stored episode) and ``scores.png`` to ``out``."""
+    out = Path(config.out)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    path = out / "results.json"
+    path.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    paths.append(path)
+
+    path = out / "agents.csv"
+    cols = [
+        "rank",
+        "name",
+        "spec",
+        "deals",
+        "units",
+        "mean",
+        "ci_low",
+        "ci_high",
+        "half_width",
+        "sd",
+    ]
+    if any("win_rate" in a for a in results["agents"]):
+        cols += ["wins", "win_rate", "win_low", "win_high"]
+    cols += ["mu", "sigma", "ordinal"]
+    with path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
+        writer.writeheader()
+        for a in results["agents"]:
+            writer.writerow(a)
+    paths.append(path)
+
+    path = out / "head_to_head.csv"
+    with path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=["a", "b", "deals", "mean_diff", "ci_low", "ci_high"])
+        writer.writeheader()
+        for pair in results["head_to_head"]:
+            writer.writerow(pair)
+    paths.append(path)
+
+    path = out / "episodes.csv"
+    with Store(config.db_path) as store, path.open("w", newline="", encoding="utf-8") as f:
+        rows_out = csv.writer(f)
+        rows_out.writerow(
+            ["deal", "lineup", "seating", "seat", "agent", "spec", "score", "win", "agent_seed"]
+        )
+        rows = store.conn.execute(
+            "SELECT deal, lineup, seating, seat, agent, spec, score, win, agent_seed FROM unit_seats "
+            "WHERE tournament_id = ? ORDER BY deal, lineup, seating, seat",
+            (store.tournament_id,),
+        )
+        rows_out.writerows(rows)
+    paths.append(path)
+
+    if plot:
+        from .plot import plot_scores
+
+        paths.append(plot_scores(results, out / "scores.png"))
+    return paths

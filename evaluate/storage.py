@@ -1,0 +1,240 @@
+"""SQLite storage of a tournament (standard library ``sqlite3``).
+
+One database file holds one tournament. Schema::
+
+    tournaments(id INTEGER PRIMARY KEY, config_json TEXT, created_at TEXT,
+                folkcards_version TEXT, total_units INTEGER)
+    units(tournament_id, deal, lineup, seating,            -- PRIMARY KEY of a unit
+          deal_seed INTEGER, seats_json TEXT,              -- entrant name per seat
+          result_json TEXT,                                -- per-seat score / win / rank_key / extra
+          record_json TEXT,                                -- env.unwrapped.record() of the episode
+          finished_at TEXT)
+    unit_seats(tournament_id, deal, lineup, seating, seat, -- PRIMARY KEY; one row per seat
+               agent TEXT, spec TEXT, score REAL, win INTEGER, agent_seed INTEGER)
+
+``config_json`` is the resolved config (``TournamentConfig.identity()``, canonical JSON). A unit
+and its seat rows are written in one transaction and committed at once, so a killed process
+(even ``kill -9``) leaves only whole units; the primary key makes a unit impossible to count
+twice. The journal is WAL with ``synchronous=NORMAL``: a committed unit survives the process
+being killed.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from .config import ConfigError
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS tournaments (
+    id INTEGER PRIMARY KEY,
+    config_json TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    folkcards_version TEXT NOT NULL,
+    total_units INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS units (
+    tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+    deal INTEGER NOT NULL,
+    lineup INTEGER NOT NULL,
+    seating INTEGER NOT NULL,
+    deal_seed INTEGER NOT NULL,
+    seats_json TEXT NOT NULL,
+    result_json TEXT NOT NULL,
+    record_json TEXT NOT NULL,
+    finished_at TEXT NOT NULL,
+    PRIMARY KEY (tournament_id, deal, lineup, seating)
+);
+CREATE TABLE IF NOT EXISTS unit_seats (
+    tournament_id INTEGER NOT NULL,
+    deal INTEGER NOT NULL,
+    lineup INTEGER NOT NULL,
+    seating INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    agent TEXT NOT NULL,
+    spec TEXT NOT NULL,
+    score REAL NOT NULL,
+    win INTEGER,
+    agent_seed INTEGER NOT NULL,
+    PRIMARY KEY (tournament_id, deal, lineup, seating, seat),
+    FOREIGN KEY (tournament_id, deal, lineup, seating)
+        REFERENCES units(tournament_id, deal, lineup, seating)
+);
+CREATE INDEX IF NOT EXISTS unit_seats_agent ON unit_seats(tournament_id, agent);
+"""
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def _differences(stored: dict[str, Any], wanted: dict[str, Any]) -> list[str]:
+    diffs = []
+    for key in sorted(set(stored) | set(wanted)):
+        if stored.get(key) != wanted.get(key):
+            a, b = stored.get(key), wanted.get(key)
+            if key == "agents":
+                a = " ".join(
+                    f"{x['name']}={x['spec']}" if x["name"] != x["spec"] else x["spec"]
+                    for x in a or []
+                )
+                b = " ".join(
+                    f"{x['name']}={x['spec']}" if x["name"] != x["spec"] else x["spec"]
+                    for x in b or []
+                )
+            label = key
+            if key == "count":
+                plural = {"deal": "deals", "game": "games", "round": "rounds", "match": "matches"}
+                label = plural.get(str(wanted.get("mode")), "count")
+            diffs.append(f"{label} {a} (stored) vs {b}")
+    return diffs
+
+
+class Store:
+    """A tournament database; see the module docstring."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        if self.path.exists() and self.path.is_dir():
+            raise ConfigError(f"database path {str(self.path)!r} is a folder")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.conn = sqlite3.connect(self.path, isolation_level=None)  # explicit transactions
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=NORMAL")
+            self.conn.execute("PRAGMA busy_timeout=10000")
+            self.conn.executescript(SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            raise ConfigError(f"{self.path}: not a tournament database ({exc})") from None
+        self.tournament_id: int | None = None
+        self.stored_config()  # sets tournament_id when the file already holds a tournament
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- the tournament ------------------------------------------------------------------------
+
+    def stored_config(self) -> dict[str, Any] | None:
+        row = self.conn.execute(
+            "SELECT id, config_json FROM tournaments ORDER BY id LIMIT 1"
+        ).fetchone()
+        if row is None:
+            return None
+        self.tournament_id = int(row[0])
+        return json.loads(row[1])
+
+    def open_tournament(self, identity: dict[str, Any], total_units: int) -> int:
+        """Create the tournament, or check that the stored one has the same resolved config."""
+        from folkcards import __version__
+
+        stored = self.stored_config()
+        if stored is not None:
+            if stored != json.loads(canonical_json(identity)):
+                diffs = "; ".join(_differences(stored, identity))
+                raise ConfigError(
+                    f"{self.path} holds a different tournament ({diffs}): give another --db/--out, "
+                    "or delete that file to start over"
+                )
+            assert self.tournament_id is not None
+            return self.tournament_id
+        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            cur = self.conn.execute(
+                "INSERT INTO tournaments (config_json, created_at, folkcards_version, total_units) "
+                "VALUES (?, ?, ?, ?)",
+                (canonical_json(identity), now, __version__, total_units),
+            )
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.tournament_id = int(cur.lastrowid or 0)
+        return self.tournament_id
+
+    # --- units ---------------------------------------------------------------------------------
+
+    def done_keys(self) -> set[tuple[int, int, int]]:
+        rows = self.conn.execute(
+            "SELECT deal, lineup, seating FROM units WHERE tournament_id = ?", (self.tournament_id,)
+        )
+        return {(int(deal), int(lineup), int(seating)) for deal, lineup, seating in rows}
+
+    def add_unit(self, unit: dict[str, Any]) -> None:
+        """Store one finished unit (and its seat rows) in a single committed transaction."""
+        tid = self.tournament_id
+        key = (tid, unit["deal"], unit["lineup"], unit["seating"])
+        now = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            self.conn.execute(
+                "INSERT INTO units (tournament_id, deal, lineup, seating, deal_seed, seats_json, "
+                "result_json, record_json, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    *key,
+                    unit["deal_seed"],
+                    canonical_json(unit["seats"]),
+                    canonical_json(unit["result"]),
+                    canonical_json(unit["record"]),
+                    now,
+                ),
+            )
+            self.conn.executemany(
+                "INSERT INTO unit_seats (tournament_id, deal, lineup, seating, seat, agent, spec, "
+                "score, win, agent_seed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        *key,
+                        seat,
+                        unit["seats"][seat],
+                        unit["specs"][seat],
+                        float(r["score"]),
+                        None if r["win"] is None else int(bool(r["win"])),
+                        unit["agent_seeds"][seat],
+                    )
+                    for seat, r in enumerate(unit["result"])
+                ],
+            )
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+
+    def count_units(self) -> int:
+        row = self.conn.execute(
+            "SELECT COUNT(*) FROM units WHERE tournament_id = ?", (self.tournament_id,)
+        )
+        return int(row.fetchone()[0])
+
+    def units(self, with_records: bool = False) -> Iterator[dict[str, Any]]:
+        """Stored units in canonical order (deal, lineup, seating)."""
+        cols = "deal, lineup, seating, deal_seed, seats_json, result_json" + (
+            ", record_json" if with_records else ""
+        )
+        rows = self.conn.execute(
+            f"SELECT {cols} FROM units WHERE tournament_id = ? ORDER BY deal, lineup, seating",
+            (self.tournament_id,),
+        )
+        for row in rows:
+            unit = {
+                "deal": int(row[0]),
+                "lineup": int(row[1]),
+                "seating": int(row[2]),
+                "deal_seed": int(row[3]),
+                "seats": json.loads(row[4]),
+                "result": json.loads(row[5]),
+            }
+            if with_records:
+                unit["record"] = json.loads(row[6])
+            yield unit

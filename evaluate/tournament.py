@@ -1,0 +1,578 @@
+"""Fair tournaments between agents: duplicate play, paired statistics, stored and resumable.
+
+``folkcards tournament --config configs/tournament/paston.yaml`` or
+``folkcards tournament --game paston --agents heuristic random random --deals 300``.
+
+**Units.** A tournament plays ``count`` deals (Paston deals / Tri Palki rounds, or whole Paston
+games / Tri Palki matches in game / match mode). Deal ``d`` is fixed by its seed, derived from
+the tournament seed, and played through ``env.reset(seed=deal_seed)``. With more agents than
+seats, every combination of agents (``itertools.combinations`` of the listed agents) forms a
+line-up, and every line-up plays every deal. Within a line-up the deal is replayed with the
+agents rotated through every seat assignment: all permutations for up to 4 seats, the cyclic
+rotations for 5 or more (each agent then sits in each seat once per deal, in a fixed clockwise
+order). One *unit* is (deal, line-up, seating): one episode.
+
+**Seeds.** ``deal_seed = SeedSequence([seed, DEAL_TAG, deal])`` (63 bits); the agent in seat
+``k`` gets ``SeedSequence([seed, AGENT_TAG, deal, lineup, seating, k])``. A fresh agent is built
+for every unit, so a unit's result depends only on the config and its key, never on which worker
+ran it or in which order: results are identical for any number of workers.
+
+**Storage** (:mod:`.storage`): every unit is committed to SQLite as it finishes, with its full
+``record()``. Rerunning the same command resumes: only missing units are played. A different
+config for the same database is refused with the differences named.
+
+**Statistics** (:mod:`.stats`): computed from the database in canonical order (deal, line-up,
+seating), over complete deals only (all units of the deal stored).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing as mp
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from . import stats as st
+from .config import ConfigError, TournamentConfig, load_config
+from .games import GameRunner, make_runner
+from .storage import Store
+
+DEAL_TAG = 0xDEA1
+AGENT_TAG = 0xA6E7
+
+
+# --- seeds and units ---------------------------------------------------------------------------
+
+
+def _seed63(*words: int) -> int:
+    state = np.random.SeedSequence([int(w) for w in words]).generate_state(1, np.uint64)
+    return int(state[0]) >> 1
+
+
+def deal_seed(seed: int, deal: int) -> int:
+    """The env seed of deal (or game) ``deal`` of a tournament with seed ``seed``."""
+    return _seed63(seed, DEAL_TAG, deal)
+
+
+def agent_seed(seed: int, deal: int, lineup: int, seating: int, seat: int) -> int:
+    """The seed of the agent sitting in ``seat`` for one unit."""
+    return _seed63(seed, AGENT_TAG, deal, lineup, seating, seat)
+
+
+def unit_keys(config: TournamentConfig) -> list[tuple[int, int, int]]:
+    """Every unit key (deal, lineup, seating), in canonical order."""
+    lineups = len(config.lineups())
+    seatings = len(config.seatings())
+    return [
+        (d, lu, s) for d in range(config.count) for lu in range(lineups) for s in range(seatings)
+    ]
+
+
+def seat_entrants(config: TournamentConfig, lineup: int, seating: int) -> list[int]:
+    """Entrant index per seat for one (lineup, seating)."""
+    members = config.lineups()[lineup]
+    order = config.seatings()[seating]
+    return [members[order[seat]] for seat in range(config.seats)]
+
+
+def play_unit(
+    config: TournamentConfig, runner: GameRunner, key: tuple[int, int, int]
+) -> dict[str, Any]:
+    """Play one unit and return everything the database stores about it."""
+    from folkcards.agents import make_agent
+
+    deal, lineup, seating = key
+    entrants = [config.agents[i] for i in seat_entrants(config, lineup, seating)]
+    seeds = [agent_seed(config.seed, deal, lineup, seating, seat) for seat in range(config.seats)]
+    agents = [
+        make_agent(e.spec, config.game, f"player_{seat}", seeds[seat])
+        for seat, e in enumerate(entrants)
+    ]
+    dseed = deal_seed(config.seed, deal)
+    try:
+        episode = runner.play(agents, dseed)
+    except Exception as exc:
+        raise RuntimeError(
+            f"deal {deal} (seed {dseed}), line-up {lineup}, seating {seating} "
+            f"[{', '.join(e.name for e in entrants)}]: {exc}"
+        ) from exc
+    return {
+        "deal": deal,
+        "lineup": lineup,
+        "seating": seating,
+        "deal_seed": dseed,
+        "seats": [e.name for e in entrants],
+        "specs": [e.spec for e in entrants],
+        "agent_seeds": seeds,
+        "result": [
+            {"score": r.score, "win": r.win, "rank_key": r.rank_key, "extra": r.extra}
+            for r in episode.seats
+        ],
+        "record": episode.record,
+    }
+
+
+# --- workers -----------------------------------------------------------------------------------
+
+_WORKER: dict[str, Any] = {}
+
+
+def _watch_parent(parent: int) -> None:
+    # A pool worker whose parent was killed (kill -9) would wait forever on its task queue.
+    while True:
+        time.sleep(0.5)
+        if os.getppid() != parent:
+            os._exit(1)
+
+
+def _init_worker(config: TournamentConfig, parent: int) -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    _WORKER["config"] = config
+    _WORKER["runner"] = make_runner(config.game, config.mode, config.num_players)
+
+
+def _work(key: tuple[int, int, int]) -> dict[str, Any]:
+    return play_unit(_WORKER["config"], _WORKER["runner"], key)
+
+
+def _results(
+    config: TournamentConfig, keys: Sequence[tuple[int, int, int]], workers: int
+) -> Iterable[dict[str, Any]]:
+    """Finished units, as they finish (in any order when parallel)."""
+    if workers <= 1 or len(keys) <= 1:
+        runner = make_runner(config.game, config.mode, config.num_players)
+        for key in keys:
+            yield play_unit(config, runner, key)
+        return
+    ctx = mp.get_context("spawn")
+    workers = min(workers, len(keys))
+    chunk = max(1, min(8, len(keys) // (workers * 16)))
+    pool = ctx.Pool(workers, initializer=_init_worker, initargs=(config, os.getpid()))
+    try:
+        yield from pool.imap_unordered(_work, keys, chunksize=chunk)
+        pool.close()
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.join()
+
+
+# --- running -----------------------------------------------------------------------------------
+
+
+def run(
+    config: TournamentConfig,
+    progress: bool = True,
+    log: Callable[[str], None] | None = None,
+    max_units: int | None = None,
+    on_played: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    """Play the tournament's missing units, store them, and return the statistics.
+
+    ``max_units`` stops after that many new units (for tests and partial runs); ``on_played``
+    is told how many units this call played.
+    """
+    log = log or (lambda text: print(text, file=sys.stderr))
+    runner = make_runner(config.game, config.mode, config.num_players)
+    with Store(config.db_path) as store:
+        store.open_tournament(config.identity(), config.total_units)
+        done = store.done_keys()
+        pending = [k for k in unit_keys(config) if k not in done]
+        if max_units is not None:
+            pending = pending[:max_units]
+        if done and pending:
+            log(
+                f"resuming: {len(done)} of {config.total_units} units already stored in {config.db_path}"
+            )
+        if pending:
+            _play_and_store(config, store, pending, len(done), progress)
+        if on_played is not None:
+            on_played(len(pending))
+        units = list(store.units())
+    return compute_stats(config, units, runner)
+
+
+def _play_and_store(
+    config: TournamentConfig,
+    store: Store,
+    pending: list[tuple[int, int, int]],
+    already: int,
+    progress: bool,
+) -> None:
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    console = Console(stderr=True)
+    columns = (
+        TextColumn(f"[bold]{config.game}[/] {config.unit_plural} x seatings"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console, disable=not progress, transient=False) as bar:
+        task = bar.add_task("units", total=config.total_units, completed=already)
+        for unit in _results(config, pending, config.workers):
+            store.add_unit(unit)
+            bar.advance(task)
+
+
+# --- statistics --------------------------------------------------------------------------------
+
+
+def complete_deals(config: TournamentConfig, units: Sequence[dict[str, Any]]) -> set[int]:
+    per_deal: dict[int, int] = {}
+    for unit in units:
+        per_deal[unit["deal"]] = per_deal.get(unit["deal"], 0) + 1
+    return {d for d, n in per_deal.items() if n == config.units_per_deal}
+
+
+def compute_stats(
+    config: TournamentConfig, units: Sequence[dict[str, Any]], runner: GameRunner | None = None
+) -> dict[str, Any]:
+    """Statistics of the stored units (canonical order; complete deals only). JSON-serialisable."""
+    from openskill.models import PlackettLuce
+
+    runner = runner or make_runner(config.game, config.mode, config.num_players)
+    full = complete_deals(config, units)
+    units = sorted(
+        (u for u in units if u["deal"] in full),
+        key=lambda u: (u["deal"], u["lineup"], u["seating"]),
+    )
+    names = [e.name for e in config.agents]
+    score_obs = [
+        (u["deal"], {a: r["score"] for a, r in zip(u["seats"], u["result"], strict=True)})
+        for u in units
+    ]
+    intervals = st.paired_ci_by_deal(score_obs)
+    pairs = st.head_to_head(score_obs, names)
+    wins: dict[str, st.WinRate] = {}
+    if runner.match_mode:
+        win_obs = [
+            (
+                u["deal"],
+                {a: 1.0 if r["win"] else 0.0 for a, r in zip(u["seats"], u["result"], strict=True)},
+            )
+            for u in units
+        ]
+        wins = st.win_rate(win_obs)
+
+    model = PlackettLuce()
+    ratings = {name: model.rating(name=name) for name in names}
+    for unit in units:
+        teams = [[ratings[a]] for a in unit["seats"]]
+        new = model.rate(teams, scores=[float(r["rank_key"]) for r in unit["result"]])
+        for a, team in zip(unit["seats"], new, strict=True):
+            ratings[a] = team[0]
+
+    sign = 1.0 if runner.higher_is_better else -1.0
+    agents = []
+    for entrant in config.agents:
+        ci = intervals.get(entrant.name)
+        row: dict[str, Any] = {
+            "name": entrant.name,
+            "spec": entrant.spec,
+            "deals": ci.n if ci else 0,
+            "units": sum(1 for u in units if entrant.name in u["seats"]),
+            "mean": _num(ci.mean) if ci else None,
+            "ci_low": _num(ci.low) if ci else None,
+            "ci_high": _num(ci.high) if ci else None,
+            "half_width": _num(ci.half_width) if ci else None,
+            "sd": _num(ci.sd) if ci else None,
+            "mu": ratings[entrant.name].mu,
+            "sigma": ratings[entrant.name].sigma,
+            "ordinal": ratings[entrant.name].ordinal(),
+        }
+        if runner.match_mode:
+            w = wins.get(entrant.name)
+            row.update(
+                {
+                    "wins": sum(
+                        1
+                        for u in units
+                        for a, r in zip(u["seats"], u["result"], strict=True)
+                        if a == entrant.name and r["win"]
+                    ),
+                    "win_rate": _num(w.rate) if w else None,
+                    "win_low": _num(w.low) if w else None,
+                    "win_high": _num(w.high) if w else None,
+                }
+            )
+        agents.append(row)
+    order = sorted(
+        range(len(agents)),
+        key=lambda i: (
+            -(sign * agents[i]["mean"]) if agents[i]["mean"] is not None else math.inf,
+            i,
+        ),
+    )
+    ranked = [agents[i] for i in order]
+    for rank, row in enumerate(ranked, 1):
+        row["rank"] = rank
+
+    h2h = []
+    for (a, b), ci in pairs.items():
+        h2h.append(
+            {
+                "a": a,
+                "b": b,
+                "deals": ci.n,
+                "mean_diff": _num(ci.mean),
+                "ci_low": _num(ci.low),
+                "ci_high": _num(ci.high),
+            }
+        )
+    return {
+        "config": config.identity(),
+        "metric": runner.metric,
+        "unit": config.unit_name,
+        "unit_plural": config.unit_plural,
+        "truncated_units": sum(1 for u in units if u["result"][0]["extra"].get("truncated")),
+        "higher_is_better": runner.higher_is_better,
+        "units_total": config.total_units,
+        "units_stored": len(units),
+        "deals_complete": len(full),
+        "agents": ranked,
+        "head_to_head": h2h,
+        "method": method_text(config, runner),
+    }
+
+
+def _num(x: float) -> float | None:
+    return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)
+
+
+def method_text(config: TournamentConfig, runner: GameRunner) -> dict[str, str]:
+    unit, units = config.unit_name, config.unit_plural
+    text = {
+        "fairness": (
+            f"duplicate play: each {unit} (fixed by a seed derived from the tournament seed) is "
+            f"played by every line-up of {config.seats} agents, with the agents rotated through "
+            f"{'every seat assignment' if config.seating_rule == 'all permutations' else 'the cyclic seat rotations'}"
+        ),
+        "score": (
+            f"mean {runner.metric} ({'higher' if runner.higher_is_better else 'lower'} is better); "
+            f"per agent the results of a {unit} are averaged over its rotations first, then a 95% "
+            f"Student t interval over {units} (df = n - 1, exact t quantile)"
+        ),
+        "head_to_head": (
+            f"mean paired difference A - B of {runner.metric} over the units where both sat at the "
+            f"same table, averaged per {unit}, with a 95% t interval over {units}"
+        ),
+        "ratings": (
+            "openskill PlackettLuce, one rating update per unit in canonical order (deal, line-up, "
+            "seating), ranked by the unit's result; ordinal = mu - 3 sigma"
+        ),
+    }
+    if runner.match_mode:
+        text["win_rate"] = (
+            f"Wilson 95% interval; one trial per {unit} seed (an agent's wins averaged over the "
+            f"rotations of the {unit} first), so n = number of {units}"
+        )
+    return text
+
+
+# --- verification ------------------------------------------------------------------------------
+
+
+def verify_records(config: TournamentConfig, limit: int | None = None) -> tuple[int, list[str]]:
+    """Replay stored records through the env; returns (checked, problems)."""
+    runner = make_runner(config.game, config.mode, config.num_players)
+    problems = []
+    checked = 0
+    with Store(config.db_path) as store:
+        if store.stored_config() is None:
+            return 0, [f"{config.db_path} holds no tournament"]
+        for unit in store.units(with_records=True):
+            if limit is not None and checked >= limit:
+                break
+            checked += 1
+            record = unit["record"]
+            try:
+                env = runner.replay(record)
+                again = json.loads(json.dumps(env.unwrapped.record()))
+            except Exception as exc:  # noqa: BLE001
+                problems.append(f"unit {unit['deal']}/{unit['lineup']}/{unit['seating']}: {exc}")
+                continue
+            if again != record:
+                problems.append(
+                    f"unit {unit['deal']}/{unit['lineup']}/{unit['seating']}: replay differs"
+                )
+    return checked, problems
+
+
+# --- command line ------------------------------------------------------------------------------
+
+
+def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+    parser = parser or argparse.ArgumentParser(prog="folkcards tournament")
+    parser.description = (
+        "Play a fair (duplicate) tournament between agents, store every deal in SQLite, and "
+        "report scores with 95% confidence intervals, head-to-head differences, win rates and "
+        "openskill ratings. Rerunning the same command resumes an interrupted tournament."
+    )
+    parser.epilog = (
+        "examples:\n"
+        "  folkcards tournament --config configs/tournament/paston.yaml\n"
+        "  folkcards tournament --game paston --agents heuristic random random --deals 200\n"
+        "  folkcards tournament --game tri_palki --agents heuristic random random random --rounds 100\n"
+        "Command-line values override the config file."
+    )
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument(
+        "--config", metavar="YAML", help="a tournament config (see configs/tournament/)"
+    )
+    parser.add_argument("--game", help="paston or tri_palki (tri-palki accepted)")
+    parser.add_argument(
+        "--agents",
+        nargs="+",
+        metavar="SPEC",
+        help="agent specs, one per entrant (random, heuristic, ppo:PATH)",
+    )
+    count = parser.add_mutually_exclusive_group()
+    count.add_argument(
+        "--deals",
+        "--rounds",
+        dest="deals",
+        type=int,
+        metavar="N",
+        help="number of deals (Paston) / rounds (Tri Palki)",
+    )
+    count.add_argument(
+        "--games",
+        "--matches",
+        dest="games",
+        type=int,
+        metavar="N",
+        help="number of whole games (Paston, to 121) / matches (Tri Palki)",
+    )
+    parser.add_argument("--seed", type=int, help="tournament seed (default 0)")
+    parser.add_argument("--workers", type=int, help="worker processes (default: all cores)")
+    parser.add_argument(
+        "--db", metavar="PATH", help="SQLite file (default <out>/tournament.sqlite)"
+    )
+    parser.add_argument(
+        "--out",
+        metavar="DIR",
+        help="output folder for the database, CSV, JSON and plot (default results/<game>)",
+    )
+    parser.add_argument(
+        "--num-players",
+        type=int,
+        metavar="N",
+        help="Tri Palki table size (default: number of agents)",
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--no-plot", action="store_true", help="do not write the PNG plot")
+    parser.add_argument(
+        "--verify",
+        action="store_true",
+        help="after the run, replay every stored record through the env",
+    )
+    return parser
+
+
+class _ArgumentError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise _ArgumentError(message)
+
+
+def config_from_args(args: argparse.Namespace) -> TournamentConfig:
+    overrides = {
+        "game": args.game,
+        "agents": args.agents,
+        "deals": args.deals,
+        "games": args.games,
+        "seed": args.seed,
+        "workers": args.workers,
+        "db": args.db,
+        "out": args.out,
+        "num_players": args.num_players,
+    }
+    return load_config(args.config, overrides)
+
+
+def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = None) -> int:
+    """``folkcards tournament``: returns the exit code (0 ok, 1 failure, 2 bad config, 130 Ctrl-C)."""
+    from . import report
+
+    prog = "folkcards tournament"
+    if args is None:
+        parser = build_parser(_Parser(prog=prog))
+        try:
+            args = parser.parse_args(argv)
+        except _ArgumentError as exc:
+            print(f"{prog}: error: {exc}", file=sys.stderr)
+            return 2
+    try:
+        config = config_from_args(args)
+    except ConfigError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
+    played: list[int] = []
+    try:
+        started = time.perf_counter()
+        results = run(
+            config,
+            progress=not args.no_progress and sys.stderr.isatty(),
+            on_played=played.append,
+        )
+    except ConfigError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(
+            f"\n{prog}: interrupted; finished units are stored in {config.db_path} — "
+            "rerun the same command to resume",
+            file=sys.stderr,
+        )
+        return 130
+    except RuntimeError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 1
+    elapsed = time.perf_counter() - started
+    report.print_report(results)
+    paths = report.export(results, config, plot=not args.no_plot)
+    new = played[0] if played else 0
+    what = (
+        f"played {new} new episodes in {elapsed:.1f} s"
+        if new
+        else "all episodes were already stored"
+    )
+    print(
+        f"{results['units_stored']} of {results['units_total']} episodes stored in {config.db_path} "
+        f"({what}); wrote " + ", ".join(str(p) for p in paths)
+    )
+    if args.verify:
+        checked, problems = verify_records(config)
+        if problems:
+            for line in problems[:20]:
+                print(f"replay: {line}", file=sys.stderr)
+            print(f"{prog}: {len(problems)} of {checked} records do not replay", file=sys.stderr)
+            return 1
+        print(f"verified: all {checked} stored records replay exactly")
+    return 0

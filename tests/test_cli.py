@@ -1,0 +1,95 @@
+"""The ``folkcards`` command: every subcommand's --help, demo, and the lazy ``train``."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from folkcards import cli
+
+COMMANDS = [[], ["demo"], ["play"], ["tournament"], ["train"]]
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "folkcards")
+def test_help_exits_0(command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    try:
+        code = cli.main([*command, "--help"])
+    except SystemExit as exc:  # argparse's --help
+        code = exc.code
+    assert code in (0, None)
+    out = capsys.readouterr().out
+    assert "usage:" in out.lower()
+
+
+def test_python_m_folkcards_help() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "folkcards", "--help"], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0
+    for command in ("demo", "play", "tournament", "train"):
+        assert command in result.stdout
+
+
+def test_no_command_prints_help(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main([]) == 0
+    assert "COMMAND" in capsys.readouterr().out
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["--version"])
+    assert exc.value.code == 0
+    assert "folkcards" in capsys.readouterr().out
+
+
+def test_demo_plays_and_scores(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["demo", "--deals", "2", "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "=== deal 1 (seed 3) ===" in out and "=== deal 2 (seed 4) ===" in out
+    assert "trick:" in out and "totals:" in out
+
+
+def test_demo_quiet(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["demo", "--quiet"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 4 and lines[-1].startswith("totals:")
+
+
+def test_unknown_command_is_an_argparse_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["fly"])
+    assert exc.value.code == 2
+
+
+def test_tournament_subcommand(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = "tournament --game paston --agents random random random --deals 2 --workers 1".split()
+    code = cli.main([*argv, "--out", str(tmp_path), "--no-plot"])
+    assert code == 0
+    assert (tmp_path / "tournament.sqlite").is_file()
+    argv = "tournament --game paston --agents random --deals 2".split()
+    assert cli.main([*argv, "--out", str(tmp_path / "x")]) == 2
+    assert "only 1 agent(s)" in capsys.readouterr().err
+
+
+def test_train_missing_module_is_a_clear_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "folkcards.train.cli", None)  # import now fails
+    assert cli.main(["train", "--config", "x.yaml"]) == 1
+    err = capsys.readouterr().err
+    assert "training is not available" in err and "Traceback" not in err
+    assert cli.main(["train", "--help"]) == 0
+    assert "training is not available" in capsys.readouterr().out
+
+
+def test_train_forwards_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
+    import types
+
+    seen = []
+    fake = types.ModuleType("folkcards.train.cli")
+    fake.main = lambda argv: seen.append(argv) or 0  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "folkcards.train.cli", fake)
+    assert cli.main(["train", "--config", "c.yaml", "--seed", "3"]) == 0
+    assert seen == [["--config", "c.yaml", "--seed", "3"]]
