@@ -58,7 +58,7 @@ def run(factory: Callable[[], Any], seconds: float, seed: int) -> tuple[float, f
     while time.perf_counter() < deadline:
         env.reset(seed=episode_seed)
         episode_seed += 1
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             observation, _, termination, truncation, _ = env.last()
             if termination or truncation:
                 action = None

@@ -17,7 +17,7 @@ vector; :func:`encode_view` is its inverse.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -94,7 +94,7 @@ def observation_layout(num_players: int) -> tuple[tuple[str, int, str], ...]:
     )
 
 
-@lru_cache(maxsize=None)
+@cache
 def _offsets(num_players: int) -> dict[str, int]:
     offsets: dict[str, int] = {}
     offset = 0
