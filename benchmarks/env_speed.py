@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{steps / (texas_raw if raw else texas_env):.2f}",
             "-" if memory is None else f"{memory / 1024:.1f}",
         )
-    Console().print(table)
+    Console(width=140).print(table)
     print("Ratios compare env() with the peer's env() and raw_env() with the peer's raw_env().")
     return 0
 

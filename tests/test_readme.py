@@ -24,3 +24,9 @@ def test_readme_paston_observation_table_matches_the_code():
     from folkcards.envs.paston.observation import layout_table
 
     assert layout_table() in README.read_text()
+
+
+def test_readme_tri_palki_observation_table_matches_the_code():
+    from folkcards.envs.tri_palki.observation import layout_table
+
+    assert layout_table(4) in README.read_text()
