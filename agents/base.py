@@ -54,7 +54,9 @@ def agent_kinds() -> list[str]:
     return sorted(_FACTORIES)
 
 
-def make_agent(spec: str, game: str, seat: str = "player_0", seed: int | None = None, **kwargs: Any) -> Agent:
+def make_agent(
+    spec: str, game: str, seat: str = "player_0", seed: int | None = None, **kwargs: Any
+) -> Agent:
     """Build an agent from a spec string such as ``"random"``, ``"heuristic"`` or ``"ppo:model.zip"``."""
     _load_builtin_agents()
     if not isinstance(spec, str) or not spec:

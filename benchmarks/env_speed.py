@@ -89,8 +89,12 @@ def memory_per_instance(factory: Callable[[], Any], count: int = 50) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=3.0, help="time per environment (default 3)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--seconds", type=float, default=3.0, help="time per environment (default 3)"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-memory", action="store_true", help="skip the memory measurement")
     args = parser.parse_args(argv)
@@ -110,7 +114,15 @@ def main(argv: list[str] | None = None) -> int:
     texas_env = results["texas_holdem_v4 env()"][0]
     texas_raw = results["texas_holdem_v4 raw_env()"][0]
     table = Table(title=f"Random legal play through the AEC loop, {args.seconds:g} s each")
-    for column in ("environment", "steps/s", "µs/step", "episodes/s", "× leduc", "× texas", "KiB/instance"):
+    for column in (
+        "environment",
+        "steps/s",
+        "µs/step",
+        "episodes/s",
+        "× leduc",
+        "× texas",
+        "KiB/instance",
+    ):
         table.add_column(column, justify="right" if column != "environment" else "left")
     for name, (steps, episodes, memory) in results.items():
         raw = "raw_env" in name

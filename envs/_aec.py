@@ -58,9 +58,7 @@ class CardGameAECEnv(AECEnv):
     @staticmethod
     def _check_render_mode(render_mode: str | None) -> str | None:
         if render_mode not in (None, "human", "ansi"):
-            raise ValueError(
-                f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}"
-            )
+            raise ValueError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
         return render_mode
 
     # --- the AEC API -------------------------------------------------------------------------

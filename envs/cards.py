@@ -20,12 +20,8 @@ class CardSet:
         self.rank_names = tuple(rank_names)
         self.num_ranks = len(self.rank_names)
         self.num_cards = 4 * self.num_ranks
-        self.names = tuple(
-            rank + suit for suit in SUIT_LETTERS for rank in self.rank_names
-        )
-        self.symbols = tuple(
-            rank + symbol for symbol in SUIT_SYMBOLS for rank in self.rank_names
-        )
+        self.names = tuple(rank + suit for suit in SUIT_LETTERS for rank in self.rank_names)
+        self.symbols = tuple(rank + symbol for symbol in SUIT_SYMBOLS for rank in self.rank_names)
         self._ids = {name: i for i, name in enumerate(self.names)}
         for i, symbol in enumerate(self.symbols):
             self._ids[symbol] = i

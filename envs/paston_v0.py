@@ -23,7 +23,9 @@ def env(**kwargs: Any) -> raw_env:
 
 def _action_table() -> str:
     rows = ["| id | action |", "|---|---|"]
-    rows.append("| 0–31 | the card with that id: 7S=0 … AS=7, 7C=8 … AH=31 (a discard, or a play) |")
+    rows.append(
+        "| 0–31 | the card with that id: 7S=0 … AS=7, 7C=8 … AH=31 (a discard, or a play) |"
+    )
     for action in range(32, NUM_ACTIONS):
         rows.append(f"| {action} | {ACTION_NAMES[action]} |")
     return "\n".join(rows)

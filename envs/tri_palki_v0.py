@@ -45,7 +45,9 @@ def _action_table() -> str:
         "(each indexed 0–2 in increasing card-id order of the current hand and centre) "
         "| `swap 10H QS` (give 10H, take QS) |"
     )
-    rows.append(f"| {SWAP_ALL} | swap all three hand cards for the three centre cards | `swap all` |")
+    rows.append(
+        f"| {SWAP_ALL} | swap all three hand cards for the three centre cards | `swap all` |"
+    )
     rows.append(
         f"| {ANNOUNCE} | announce the last round (offered only at the end of a turn, with a normal 31) "
         f"| `{ACTION_NAMES[ANNOUNCE]}` |"

@@ -49,7 +49,9 @@ ACTION_NAMES: tuple[str, ...] = (
     + ("surrender", "whist")
 )
 _ACTION_IDS = {name.lower(): i for i, name in enumerate(ACTION_NAMES)}
-_ACTION_IDS.update({name.replace("best spades", "best_spades"): i for name, i in list(_ACTION_IDS.items())})
+_ACTION_IDS.update(
+    {name.replace("best spades", "best_spades"): i for name, i in list(_ACTION_IDS.items())}
+)
 
 
 def _seat_option(value: Any, what: str) -> int:
@@ -89,7 +91,11 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
             or reward_scale <= 0
         ):
             raise ValueError(f"reward_scale must be a positive finite number, got {reward_scale!r}")
-        if isinstance(max_deals, bool) or not isinstance(max_deals, (int, np.integer)) or max_deals < 1:
+        if (
+            isinstance(max_deals, bool)
+            or not isinstance(max_deals, (int, np.integer))
+            or max_deals < 1
+        ):
             raise ValueError(f"max_deals must be a positive integer, got {max_deals!r}")
         if reward == "win" and episode != "game":
             raise ValueError("reward='win' needs episode='game' (a single deal has no winner)")
@@ -158,12 +164,19 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
                 f"ignoring unknown reset options {sorted(unknown)}; known: {sorted(allowed)}{extra}",
                 stacklevel=3,
             )
-        plan: dict[str, Any] = {"dealer": None, "deal": None, "totals": [0, 0, 0], "first_deal": True}
+        plan: dict[str, Any] = {
+            "dealer": None,
+            "deal": None,
+            "totals": [0, 0, 0],
+            "first_deal": True,
+        }
         if options.get("dealer") is not None:
             plan["dealer"] = _seat_option(options["dealer"], "dealer")
         if "first_deal" in options:
             if not isinstance(options["first_deal"], (bool, np.bool_)):
-                raise ValueError(f"option 'first_deal' must be True or False, got {options['first_deal']!r}")
+                raise ValueError(
+                    f"option 'first_deal' must be True or False, got {options['first_deal']!r}"
+                )
             plan["first_deal"] = bool(options["first_deal"])
         if "totals" in options:
             totals = options["totals"]
@@ -174,7 +187,9 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
             ):
                 raise ValueError(f"option 'totals' must be 3 integers, got {totals!r}")
             if any(t >= WIN_TOTAL for t in totals):
-                raise ValueError(f"option 'totals' must be below {WIN_TOTAL} (the game would be over), got {list(totals)}")
+                raise ValueError(
+                    f"option 'totals' must be below {WIN_TOTAL} (the game would be over), got {list(totals)}"
+                )
             plan["totals"] = [int(t) for t in totals]
         if options.get("deal") is not None:
             hands, prikup = parse_deal(options["deal"])
@@ -184,7 +199,9 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
             plan["deal"] = (hands, prikup)
         return plan
 
-    def _start_deal(self, dealer: int, first_deal: bool, given: tuple[list[int], int] | None) -> None:
+    def _start_deal(
+        self, dealer: int, first_deal: bool, given: tuple[list[int], int] | None
+    ) -> None:
         hands, prikup = given if given is not None else random_deal(self._rng, dealer, first_deal)
         first_bidder = spade_designee(hands) if first_deal else left_of(dealer)
         self._deal = PastonDeal(hands, prikup, dealer, first_bidder)
@@ -236,11 +253,15 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
             factor = LEVEL_FACTOR[deal.level]
             played = deal.trick_count
             for seat in deal.active:
-                new[seat] = SHAPING_POINTS_PER_TRICK * factor * (
-                    deal.tricks[seat] - deal.need(seat) * played / 10.0
+                new[seat] = (
+                    SHAPING_POINTS_PER_TRICK
+                    * factor
+                    * (deal.tricks[seat] - deal.need(seat) * played / 10.0)
                 )
         for seat in range(NUM_SEATS):
-            self.rewards[self.possible_agents[seat]] += (new[seat] - self._potential[seat]) * self.reward_scale
+            self.rewards[self.possible_agents[seat]] += (
+                new[seat] - self._potential[seat]
+            ) * self.reward_scale
         self._potential = new
 
     def _deal_infos(self, deal: PastonDeal) -> list[dict[str, Any]]:
@@ -249,7 +270,9 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
                 "deal_score": deal.scores[seat],
                 "tricks": deal.tricks[seat],
                 "role": deal.role(seat),
-                "contract": None if deal.outcome in ("surrender", "redeal") else deal.contract_name(),
+                "contract": None
+                if deal.outcome in ("surrender", "redeal")
+                else deal.contract_name(),
                 "bid": deal.bid_name(),
                 "outcome": deal.outcome,
                 "dealer": self.possible_agents[deal.dealer],
@@ -367,7 +390,9 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         elif deal.all_pass:
             lines.append("all passed")
         if deal.declarer >= 0:
-            contract = deal.contract_name() or ("surrendered" if deal.surrendered else "not named yet")
+            contract = deal.contract_name() or (
+                "surrendered" if deal.surrendered else "not named yet"
+            )
             lines.append(f"declarer: {names[deal.declarer]}, contract: {contract}")
         for seat in range(NUM_SEATS):
             hand = " ".join(PASTON_CARDS.symbol(c) for c in mask_to_cards(deal.hands[seat]))
@@ -381,9 +406,14 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
             turn = " ← to act" if seat == deal.to_act else ""
             lines.append(f"  {names[seat]}: {hand}  {' '.join(marks)}{turn}")
         if deal.trick:
-            lines.append("trick: " + "  ".join(f"{names[s]} {PASTON_CARDS.symbol(c)}" for s, c in deal.trick))
+            lines.append(
+                "trick: " + "  ".join(f"{names[s]} {PASTON_CARDS.symbol(c)}" for s, c in deal.trick)
+            )
         if deal.phase == OVER:
-            lines.append(f"outcome: {deal.outcome}; scores " + ", ".join(f"{names[s]} {deal.scores[s]:+d}" for s in range(3)))
+            lines.append(
+                f"outcome: {deal.outcome}; scores "
+                + ", ".join(f"{names[s]} {deal.scores[s]:+d}" for s in range(3))
+            )
         return "\n".join(lines)
 
 
@@ -405,7 +435,9 @@ def replay(record: dict[str, Any]) -> raw_env:
     env.reset(seed=record["seed"], options=record.get("options") or None)
     for agent, action in record["actions"]:
         if env.agent_selection != agent:
-            raise ValueError(f"record does not replay: expected {agent} to act, got {env.agent_selection}")
+            raise ValueError(
+                f"record does not replay: expected {agent} to act, got {env.agent_selection}"
+            )
         env.step(action)
     return env
 

@@ -42,7 +42,11 @@ OBSERVATION_LAYOUT: tuple[tuple[str, int, str], ...] = (
     ("defence_pass", 3, "1 for each relative seat that said pass in the defence"),
     ("tricks", 3, "tricks taken by each relative seat, divided by 10"),
     ("voids", 12, "publicly revealed voids: relative seat x suit (S, C, D, H)"),
-    ("totals", 3, "game totals by relative seat divided by 121, clipped to [-2, 2] (0 in deal mode)"),
+    (
+        "totals",
+        3,
+        "game totals by relative seat divided by 121, clipped to [-2, 2] (0 in deal mode)",
+    ),
     ("game_mode", 1, "1 in game mode"),
 )
 
@@ -64,9 +68,7 @@ def observation_bounds() -> tuple[np.ndarray, np.ndarray]:
     return low, high
 
 
-def encode(
-    deal: PastonDeal, observer: int, totals: list[int] | None = None
-) -> np.ndarray:
+def encode(deal: PastonDeal, observer: int, totals: list[int] | None = None) -> np.ndarray:
     """The observation vector of seat ``observer`` (float32, :data:`OBSERVATION_SIZE`)."""
     rel = [observer, (observer + 1) % NUM_SEATS, (observer + 2) % NUM_SEATS]
     is_declarer = deal.declarer == observer

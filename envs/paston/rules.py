@@ -47,9 +47,7 @@ SUIT_MASKS = tuple(0xFF << (8 * suit) for suit in range(4))
 ALL_CARDS = (1 << NUM_CARDS) - 1
 
 # deck positions dealt to (dealer + 1, dealer + 2, dealer, prikup) as offsets; §2.3
-_DEAL_TARGETS: tuple[int, ...] = tuple(
-    [1, 1, 2, 2, 0, 0, 3, 3] + [1, 1, 2, 2, 0, 0] * 4
-)
+_DEAL_TARGETS: tuple[int, ...] = tuple([1, 1, 2, 2, 0, 0, 3, 3] + [1, 1, 2, 2, 0, 0] * 4)
 
 OUTCOMES = ("played", "auto_win", "surrender", "redeal")
 
@@ -171,10 +169,35 @@ class PastonDeal:
     """The state of one deal, from the auction to the score. Mutated in place by :meth:`apply`."""
 
     __slots__ = (
-        "dealer", "first_bidder", "hands", "prikup", "dealt_hands", "phase", "to_act",
-        "passed", "bids", "high_bid", "high_bidder", "all_pass", "declarer", "level",
-        "surrendered", "discards", "defence", "active", "trump", "trick", "leader", "tricks",
-        "played", "voids", "trick_count", "outcome", "scores", "history", "prikup_taken",
+        "dealer",
+        "first_bidder",
+        "hands",
+        "prikup",
+        "dealt_hands",
+        "phase",
+        "to_act",
+        "passed",
+        "bids",
+        "high_bid",
+        "high_bidder",
+        "all_pass",
+        "declarer",
+        "level",
+        "surrendered",
+        "discards",
+        "defence",
+        "active",
+        "trump",
+        "trick",
+        "leader",
+        "tricks",
+        "played",
+        "voids",
+        "trick_count",
+        "outcome",
+        "scores",
+        "history",
+        "prikup_taken",
     )
 
     def __init__(self, hands: Sequence[int], prikup: int, dealer: int, first_bidder: int):

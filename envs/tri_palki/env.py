@@ -57,7 +57,7 @@ _FIXED_ACTIONS = {
 _GENERIC_SWAP = re.compile(r"^swap (?:hand card )?h?(\d)(?: for centre card | c)(\d)$")
 
 _ACTION_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
-_ACTION_MASK[:SWAP_ALL + 1] = 1
+_ACTION_MASK[: SWAP_ALL + 1] = 1
 _ANNOUNCE_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
 _ANNOUNCE_MASK[[ANNOUNCE, NO_ANNOUNCE]] = 1
 
@@ -183,7 +183,9 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
                 or not hasattr(sticks, "__len__")
                 or len(sticks) != n
             ):
-                raise ValueError(f"option 'sticks' must be a list of {n} integers (one per player), got {sticks!r}")
+                raise ValueError(
+                    f"option 'sticks' must be a list of {n} integers (one per player), got {sticks!r}"
+                )
             for seat, value in enumerate(sticks):
                 if not _is_int(value) or not 0 <= value <= MAX_STICKS:
                     raise ValueError(
@@ -266,8 +268,14 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         else:
             self.agent_selection = self.possible_agents[rnd.to_act]
 
-    def _round_infos(self, rnd: TriPalkiRound, outcome: str, stick: list[bool],
-                     sticks: list[int], eliminated: list[bool]) -> dict[int, dict[str, Any]]:
+    def _round_infos(
+        self,
+        rnd: TriPalkiRound,
+        outcome: str,
+        stick: list[bool],
+        sticks: list[int],
+        eliminated: list[bool],
+    ) -> dict[int, dict[str, Any]]:
         infos = {}
         names = self.possible_agents
         for seat in range(self.num_players):
@@ -298,7 +306,9 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._alive = list(result.alive)
         self._settlement_next_dealer = result.next_dealer
         self.next_dealer = names[result.next_dealer]
-        infos = self._round_infos(rnd, rnd.outcome or "", result.stick, result.sticks, result.eliminated)
+        infos = self._round_infos(
+            rnd, rnd.outcome or "", result.stick, result.sticks, result.eliminated
+        )
         survivors = [seat for seat in range(self.num_players) if result.alive[seat]]
         match = self.episode == "match"
         match_over = match and len(survivors) == 1
@@ -357,7 +367,11 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
     @property
     def survivors(self) -> list[str]:
         """Agents not eliminated from the match."""
-        return [a for a, s in zip(self.possible_agents, self._sticks, strict=True) if s < ELIMINATED_STICKS]
+        return [
+            a
+            for a, s in zip(self.possible_agents, self._sticks, strict=True)
+            if s < ELIMINATED_STICKS
+        ]
 
     # --- names, records, rendering --------------------------------------------------------------
 
@@ -371,7 +385,9 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         """``"pass"``, ``"swap 10H QS"`` (give 10H, take QS — for the acting player's current
         hand and centre), ``"swap all"``, ``"announce"``, ``"no announce"``."""
         if not _is_int(action) or not 0 <= int(action) < NUM_ACTIONS:
-            raise ValueError(f"action {action!r} is not a Tri Palki action id (0..{NUM_ACTIONS - 1})")
+            raise ValueError(
+                f"action {action!r} is not a Tri Palki action id (0..{NUM_ACTIONS - 1})"
+            )
         action = int(action)
         if SWAP_BASE <= action < SWAP_ALL:
             cards = self._acting_cards()
@@ -492,10 +508,14 @@ def replay(record: dict[str, Any]) -> raw_env:
     env = raw_env(**record["env_kwargs"])
     env.reset(seed=record["seed"], options=record.get("options") or None)
     for agent, action in record["actions"]:
-        while env.agents and (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+        while env.agents and (
+            env.terminations[env.agent_selection] or env.truncations[env.agent_selection]
+        ):
             env.step(None)  # eliminated players leave between rounds
         if env.agent_selection != agent:
-            raise ValueError(f"record does not replay: expected {agent} to act, got {env.agent_selection}")
+            raise ValueError(
+                f"record does not replay: expected {agent} to act, got {env.agent_selection}"
+            )
         env.step(action)
     return env
 

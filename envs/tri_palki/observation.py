@@ -55,7 +55,11 @@ def observation_layout(num_players: int) -> tuple[tuple[str, int, str], ...]:
             "not swapped out since",
         ),
         ("reserve_count", 1, f"cards left in the reserve ÷ {MAX_RESERVE}"),
-        ("reserve_low", 1, "1 if fewer than 3 reserve cards remain: a wash now would end the round"),
+        (
+            "reserve_low",
+            1,
+            "1 if fewer than 3 reserve cards remain: a wash now would end the round",
+        ),
         (
             "sticks",
             4 * n,
@@ -135,7 +139,9 @@ def encode(rnd: TriPalkiRound, observer: int, sticks: list[int]) -> np.ndarray:
     obs = np.zeros(o["_size"], dtype=np.float32)
     card_end = o["reserve_count"]
     obs[:card_end] = (
-        np.unpackbits(masks.view(np.uint8), bitorder="little").reshape(-1, 64)[_CARD_PIECE_SLICE].ravel()
+        np.unpackbits(masks.view(np.uint8), bitorder="little")
+        .reshape(-1, 64)[_CARD_PIECE_SLICE]
+        .ravel()
     )
 
     ones = []
@@ -252,7 +258,9 @@ def decode(obs: np.ndarray, num_players: int | None = None) -> TriPalkiView:
     stick_bits = piece("sticks", 4 * n).reshape(n, 4)
     eliminated = [bool(x) for x in piece("eliminated", n)]
     sticks = [
-        ELIMINATED_STICKS if eliminated[r] else int(np.flatnonzero(stick_bits[r])[0])
+        ELIMINATED_STICKS
+        if eliminated[r]
+        else int(np.flatnonzero(stick_bits[r])[0])
         if stick_bits[r].any()
         else 0
         for r in range(n)

@@ -188,9 +188,29 @@ class TriPalkiRound:
     """
 
     __slots__ = (
-        "num_seats", "alive", "survivors", "dealer", "deck", "hands", "dealt_hands", "centre",
-        "dealt_centre", "reserve", "top", "washed", "washes", "known", "left", "to_act",
-        "phase", "passes", "announcer", "final_left", "turns", "outcome", "history",
+        "num_seats",
+        "alive",
+        "survivors",
+        "dealer",
+        "deck",
+        "hands",
+        "dealt_hands",
+        "centre",
+        "dealt_centre",
+        "reserve",
+        "top",
+        "washed",
+        "washes",
+        "known",
+        "left",
+        "to_act",
+        "phase",
+        "passes",
+        "announcer",
+        "final_left",
+        "turns",
+        "outcome",
+        "history",
         "last_swap",
     )
 

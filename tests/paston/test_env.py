@@ -91,7 +91,14 @@ def test_action_strings_round_trip():
         env.action_to_string(45)
 
 
-@pytest.mark.parametrize("kwargs", [{"episode": "deal"}, {"episode": "game", "max_deals": 5}, {"episode": "deal", "shaping": True}])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"episode": "deal"},
+        {"episode": "game", "max_deals": 5},
+        {"episode": "deal", "shaping": True},
+    ],
+)
 def test_record_is_json_and_replays_exactly(kwargs):
     env = paston_v0.raw_env(**kwargs)
     env.reset(seed=11)
@@ -131,7 +138,10 @@ def _snapshot(env):
 
 BAD_OPTIONS = [
     ({"deal": {"hands": DEAL["hands"][:2], "prikup": DEAL["prikup"]}}, "3 hands"),
-    ({"deal": {"hands": [DEAL["hands"][0][:9], *DEAL["hands"][1:]], "prikup": DEAL["prikup"]}}, "10 cards"),
+    (
+        {"deal": {"hands": [DEAL["hands"][0][:9], *DEAL["hands"][1:]], "prikup": DEAL["prikup"]}},
+        "10 cards",
+    ),
     ({"deal": {"hands": DEAL["hands"], "prikup": ["QS"]}}, "2 cards"),
     ({"deal": {"hands": DEAL["hands"], "prikup": ["QS", "QS"]}}, "QS"),
     ({"deal": {"hands": DEAL["hands"], "prikup": ["QS", "ZZ"]}}, "ZZ"),
@@ -234,7 +244,10 @@ def test_decode_round_trip_of_named_pieces():
             view = decode(env.observe(name)["observation"])
             assert view.hand == sorted(deal.hand_cards(seat))
             assert view.tricks == [deal.tricks[(seat + k) % 3] for k in range(3)]
-            assert view.phase == ("auction", "discard", "contract", "defence", "play", "over")[deal.phase]
+            assert (
+                view.phase
+                == ("auction", "discard", "contract", "defence", "play", "over")[deal.phase]
+            )
             if deal.trick:
                 assert [c for _, c in view.trick] == [c for _, c in deal.trick]
 

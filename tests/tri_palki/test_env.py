@@ -215,13 +215,18 @@ def test_record_rounds_replay_through_the_deck_option():
         if not all(alive):
             continue  # the round option deals to every seat; later rounds skip the eliminated
         single = tri_palki_v0.raw_env(num_players=4, max_turns=1000)
-        single.reset(seed=0, options={"dealer": rnd["dealer"], "deck": rnd["deck"], "sticks": rnd["sticks"]})
+        single.reset(
+            seed=0, options={"dealer": rnd["dealer"], "deck": rnd["deck"], "sticks": rnd["sticks"]}
+        )
         for agent, action in rnd["actions"]:
             assert single.agent_selection == agent
             single.step(action)
+
         def strip(result):
-            return {a: {k: v for k, v in r.items() if k not in ("round", "sticks_all", "winner")}
-                    for a, r in result.items()}
+            return {
+                a: {k: v for k, v in r.items() if k not in ("round", "sticks_all", "winner")}
+                for a, r in result.items()
+            }
 
         assert strip(single.record()["rounds"][0]["result"]) == strip(rnd["result"])
 
@@ -414,7 +419,10 @@ def _eleven_player_one_suit_deck():
 
 def test_round_ending_at_the_deal_terminates_everyone_at_reset():
     env = tri_palki_v0.raw_env(num_players=11)
-    env.reset(seed=0, options={"dealer": 10, "deck": _eleven_player_one_suit_deck(), "sticks": [3] + [0] * 10})
+    env.reset(
+        seed=0,
+        options={"dealer": 10, "deck": _eleven_player_one_suit_deck(), "sticks": [3] + [0] * 10},
+    )
     assert all(env.terminations.values())
     totals, infos = {}, {}
     for agent in env.agent_iter():
@@ -482,6 +490,14 @@ def test_ansi_render_shows_suits_turn_and_sticks():
 
 def test_docstring_page_is_generated():
     doc = tri_palki_v0.__doc__
-    for needle in ("| id | action |", "`swap 10H QS`", "| index | size | piece | meaning |",
-                   "`final_turn_pending`", "## Rewards", "## Arguments", "## Infos", "## Version history"):
+    for needle in (
+        "| id | action |",
+        "`swap 10H QS`",
+        "| index | size | piece | meaning |",
+        "`final_turn_pending`",
+        "## Rewards",
+        "## Arguments",
+        "## Infos",
+        "## Version history",
+    ):
         assert needle in doc

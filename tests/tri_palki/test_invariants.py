@@ -193,12 +193,21 @@ def check_state(env) -> None:
 # ------------------------------------------------------------------ one episode
 
 
-def play_and_check(num_players: int, episode: str, reward: str, seed: int, max_turns: int = 400,
-                   random_sticks: bool = False) -> dict:
-    env = tri_palki_v0.raw_env(num_players=num_players, episode=episode, reward=reward,
-                               max_turns=max_turns)
+def play_and_check(
+    num_players: int,
+    episode: str,
+    reward: str,
+    seed: int,
+    max_turns: int = 400,
+    random_sticks: bool = False,
+) -> dict:
+    env = tri_palki_v0.raw_env(
+        num_players=num_players, episode=episode, reward=reward, max_turns=max_turns
+    )
     rng = np.random.default_rng(seed)
-    options = {"sticks": [int(x) for x in rng.integers(0, 4, num_players)]} if random_sticks else None
+    options = (
+        {"sticks": [int(x) for x in rng.integers(0, 4, num_players)]} if random_sticks else None
+    )
     env.reset(seed=seed, options=options)
     totals = dict.fromkeys(env.possible_agents, 0.0)
     check_state(env)
@@ -293,8 +302,9 @@ def test_random_rounds_keep_every_invariant(num_players, count):
 @pytest.mark.parametrize(("num_players", "count"), MATCH_CASES)
 def test_random_matches_keep_every_invariant(num_players, count, reward):
     for seed in range(count):
-        play_and_check(num_players, "match", reward, 1000 + seed, max_turns=300,
-                       random_sticks=seed % 3 != 0)
+        play_and_check(
+            num_players, "match", reward, 1000 + seed, max_turns=300, random_sticks=seed % 3 != 0
+        )
 
 
 def test_truncated_rounds_keep_every_invariant():
@@ -321,7 +331,9 @@ def _episode_fingerprint(num_players: int, episode: str, seed: int) -> str:
     return digest.hexdigest()
 
 
-@pytest.mark.parametrize(("num_players", "episode"), [(2, "match"), (4, "round"), (6, "match"), (11, "match")])
+@pytest.mark.parametrize(
+    ("num_players", "episode"), [(2, "match"), (4, "round"), (6, "match"), (11, "match")]
+)
 def test_same_seed_and_actions_give_the_same_episode(num_players, episode):
     first = [_episode_fingerprint(num_players, episode, seed) for seed in range(4)]
     again = [_episode_fingerprint(num_players, episode, seed) for seed in range(4)]
@@ -333,8 +345,14 @@ def test_same_seed_and_actions_give_the_same_episode(num_players, episode):
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6, 8, 10, 11])
 def test_many_random_rounds_keep_every_invariant(num_players):
     for seed in range(1300):  # 10,400 rounds over the eight table sizes
-        play_and_check(num_players, "round", "sticks", 10_000 + seed, max_turns=1000,
-                       random_sticks=seed % 2 == 0)
+        play_and_check(
+            num_players,
+            "round",
+            "sticks",
+            10_000 + seed,
+            max_turns=1000,
+            random_sticks=seed % 2 == 0,
+        )
 
 
 @pytest.mark.slow
@@ -342,5 +360,6 @@ def test_many_random_rounds_keep_every_invariant(num_players):
 @pytest.mark.parametrize("num_players", [2, 4, 6, 11])
 def test_many_random_matches_keep_every_invariant(num_players, reward):
     for seed in range(150):
-        play_and_check(num_players, "match", reward, 50_000 + seed, max_turns=500,
-                       random_sticks=seed % 2 == 0)
+        play_and_check(
+            num_players, "match", reward, 50_000 + seed, max_turns=500, random_sticks=seed % 2 == 0
+        )

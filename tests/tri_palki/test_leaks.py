@@ -78,7 +78,9 @@ def test_reordering_the_undrawn_reserve_changes_no_observation(num_players, epis
         start = 3 * num_players + 3 + _drawn_in_first_round(env, num_players)
         if 36 - start < 2:
             continue
-        other = deck[:start] + deck[start + 1:] + deck[start:start + 1]  # every undrawn card moves
+        other = (
+            deck[:start] + deck[start + 1 :] + deck[start : start + 1]
+        )  # every undrawn card moves
         env2 = tri_palki_v0.raw_env(num_players=num_players, episode=episode, max_turns=150)
         env2.reset(seed=seed, options={**options, "deck": other})
         trace2, _ = _play(env2, rng, actions)
@@ -112,15 +114,23 @@ def test_exchanging_a_never_shown_card_with_the_reserve_changes_no_other_observa
             legal = np.flatnonzero(env.observe(agent)["action_mask"])
             if agent == owner and rnd.phase != ANNOUNCE_DECISION:
                 position = rnd.hand_cards(hidden_owner).index(keep)
-                legal = [a for a in legal if a != 10 and not (1 <= a <= 9 and (a - 1) // 3 == position)]
+                legal = [
+                    a for a in legal if a != 10 and not (1 <= a <= 9 and (a - 1) // 3 == position)
+                ]
             action = int(rng.choice(legal))
             moves.append((agent, env.action_to_string(action)))
             env.step(action)
             if env.state_round().phase != OVER:
                 shown |= env.state_round().centre
         rnd = env.state_round()
-        candidates = [c for c in range(36) if dealt >> c & 1 and rnd.hands[hidden_owner] >> c & 1
-                      and not shown >> c & 1 and not rnd.washed >> c & 1]
+        candidates = [
+            c
+            for c in range(36)
+            if dealt >> c & 1
+            and rnd.hands[hidden_owner] >> c & 1
+            and not shown >> c & 1
+            and not rnd.washed >> c & 1
+        ]
         undrawn = rnd.reserve_cards()
         if not candidates or not undrawn:
             continue
