@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
@@ -139,9 +140,9 @@ class CardGameAECEnv(AECEnv):
 
     def render(self) -> str | None:
         if self.render_mode is None:
-            EnvLogger.warn_on_render_without_render_mode() if hasattr(
-                EnvLogger, "warn_on_render_without_render_mode"
-            ) else None
+            gymnasium.logger.warn(
+                "render() called without a render_mode; pass render_mode='ansi' or 'human'"
+            )
             return None
         if self._classic and not self._has_reset:
             EnvLogger.error_render_before_reset()
@@ -199,3 +200,53 @@ def fresh_seed(rng: np.random.Generator | None) -> int:
     entropy = np.random.SeedSequence().entropy
     assert isinstance(entropy, int)
     return entropy % 2**63
+
+
+def jsonable(value: Any) -> Any:
+    """``value`` with numpy scalars and arrays turned into plain JSON types (for records)."""
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return [jsonable(v) for v in value.tolist()]
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    return value
+
+
+def seat_option(value: Any, num_players: int, what: str = "dealer") -> int:
+    """Parse a seat given as an int or ``"player_k"``; ``ValueError`` naming the option otherwise."""
+    if isinstance(value, str) and value.startswith("player_") and value[7:].isdigit():
+        value = int(value[7:])
+    if (
+        isinstance(value, (bool, np.bool_))
+        or not isinstance(value, (int, np.integer))
+        or not 0 <= value < num_players
+    ):
+        raise ValueError(
+            f"option {what!r} must be a seat from 0 to {num_players - 1} (or 'player_k'), "
+            f"got {value!r}"
+        )
+    return int(value)
+
+
+def replay_record(env: CardGameAECEnv, record: dict[str, Any]) -> CardGameAECEnv:
+    """Reset ``env`` as ``record`` says and step every recorded action; returns ``env``.
+
+    Dead agents (eliminated between rounds) take their ``None`` steps on the way.
+    """
+    env.reset(seed=record["seed"], options=record.get("options") or None)
+    for agent, action in record["actions"]:
+        while env.agents and (
+            env.terminations[env.agent_selection] or env.truncations[env.agent_selection]
+        ):
+            env.step(None)
+        if env.agent_selection != agent:
+            raise ValueError(
+                f"record does not replay: expected {agent} to act, got {env.agent_selection}"
+            )
+        env.step(action)
+    return env

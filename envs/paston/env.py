@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from .._aec import CardGameAECEnv, bits_to_mask, fresh_seed
+from .._aec import CardGameAECEnv, bits_to_mask, fresh_seed, jsonable, replay_record, seat_option
 from ..cards import PASTON_CARDS, SUIT_SYMBOLS, mask_to_cards
 from . import observation as obs_mod
 from .rules import (
@@ -52,14 +52,6 @@ _ACTION_IDS = {name.lower(): i for i, name in enumerate(ACTION_NAMES)}
 _ACTION_IDS.update(
     {name.replace("best spades", "best_spades"): i for name, i in list(_ACTION_IDS.items())}
 )
-
-
-def _seat_option(value: Any, what: str) -> int:
-    if isinstance(value, str) and value.startswith("player_") and value[7:].isdigit():
-        value = int(value[7:])
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < 3:
-        raise ValueError(f"option {what!r} must be a seat 0, 1 or 2 (or 'player_k'), got {value!r}")
-    return int(value)
 
 
 class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
@@ -171,7 +163,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
             "first_deal": True,
         }
         if options.get("dealer") is not None:
-            plan["dealer"] = _seat_option(options["dealer"], "dealer")
+            plan["dealer"] = seat_option(options["dealer"], NUM_SEATS)
         if "first_deal" in options:
             if not isinstance(options["first_deal"], (bool, np.bool_)):
                 raise ValueError(
@@ -371,7 +363,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
             "env": self.metadata["name"],
             "env_kwargs": dict(self._env_kwargs),
             "seed": self._seed,
-            "options": _jsonable(self._options),
+            "options": jsonable(self._options),
             "deals": copy.deepcopy(self._deal_records),
             "actions": [[agent, action] for agent, action in self._actions],
             "totals": self.totals,
@@ -417,28 +409,10 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         return "\n".join(lines)
 
 
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.bool_):
-        return bool(value)
-    return value
-
-
 def replay(record: dict[str, Any]) -> raw_env:
     """Rebuild an env from :meth:`raw_env.record` and replay every action; returns the env."""
     env = raw_env(**record["env_kwargs"])
-    env.reset(seed=record["seed"], options=record.get("options") or None)
-    for agent, action in record["actions"]:
-        if env.agent_selection != agent:
-            raise ValueError(
-                f"record does not replay: expected {agent} to act, got {env.agent_selection}"
-            )
-        env.step(action)
+    replay_record(env, record)
     return env
 
 

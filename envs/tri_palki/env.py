@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .._aec import CardGameAECEnv
+from .._aec import CardGameAECEnv, fresh_seed, jsonable, replay_record, seat_option
 from ..cards import SUIT_SYMBOLS, TRI_PALKI_CARDS, mask_to_cards
 from . import observation as obs_mod
 from .rules import (
@@ -107,7 +107,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         }
         self._setup_agents_and_spaces(self.num_players, obs_mod.observation_size(self.num_players))
         self._rng = np.random.default_rng()
-        self._round: TriPalkiRound | None = None
+        self._round: TriPalkiRound  # set by reset()
         self._sticks = [0] * self.num_players
         self.next_dealer: str | None = None
 
@@ -121,16 +121,12 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         """
         plan = self._parse_options(options)
         if seed is None:
-            seed = (
-                int(self._rng.integers(2**63))
-                if self._has_reset
-                else int(np.random.SeedSequence().entropy % 2**63)
-            )
+            seed = fresh_seed(self._rng if self._has_reset else None)
         elif not _is_int(seed):
             raise ValueError(f"seed must be an int or None, got {seed!r}")
         self._rng = np.random.default_rng(int(seed))
         self._seed = int(seed)
-        self._options = _jsonable(copy.deepcopy(options)) if options else {}
+        self._options = jsonable(copy.deepcopy(options)) if options else {}
 
         n = self.num_players
         self.agents = self.possible_agents[:]
@@ -173,7 +169,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
                 stacklevel=3,
             )
         if options.get("dealer") is not None:
-            plan["dealer"] = self._seat_option(options["dealer"])
+            plan["dealer"] = seat_option(options["dealer"], self.num_players)
         if options.get("deck") is not None:
             plan["deck"] = parse_deck(options["deck"])
         if options.get("sticks") is not None:
@@ -194,16 +190,6 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
                     )
             plan["sticks"] = [int(value) for value in sticks]
         return plan
-
-    def _seat_option(self, value: Any) -> int:
-        n = self.num_players
-        if isinstance(value, str) and value.startswith("player_") and value[7:].isdigit():
-            value = int(value[7:])
-        if not _is_int(value) or not 0 <= value < n:
-            raise ValueError(
-                f"option 'dealer' must be a seat from 0 to {n - 1} (or 'player_k'), got {value!r}"
-            )
-        return int(value)
 
     def _start_round(self, dealer: int, deck: list[int] | None) -> None:
         """Deal rounds until one needs a decision (match mode) or the episode ends."""
@@ -489,34 +475,10 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         return "\n".join(lines)
 
 
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return [_jsonable(v) for v in value.tolist()]
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.bool_):
-        return bool(value)
-    return value
-
-
 def replay(record: dict[str, Any]) -> raw_env:
     """Rebuild an env from :meth:`raw_env.record` and replay every action; returns the env."""
     env = raw_env(**record["env_kwargs"])
-    env.reset(seed=record["seed"], options=record.get("options") or None)
-    for agent, action in record["actions"]:
-        while env.agents and (
-            env.terminations[env.agent_selection] or env.truncations[env.agent_selection]
-        ):
-            env.step(None)  # eliminated players leave between rounds
-        if env.agent_selection != agent:
-            raise ValueError(
-                f"record does not replay: expected {agent} to act, got {env.agent_selection}"
-            )
-        env.step(action)
+    replay_record(env, record)
     return env
 
 

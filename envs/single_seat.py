@@ -1,0 +1,440 @@
+"""A single-agent Gymnasium view of either AEC game, for training one seat with MaskablePPO.
+
+:class:`SingleSeatEnv` seats the learner at one seat of a Paston or Tri Palki ``raw_env`` and
+plays every other seat with opponents drawn from an :class:`OpponentPool`:
+
+- **Seat.** Drawn uniformly from the env's RNG at every ``reset`` (``seat=`` fixes it;
+  ``reset(options={"seat": k})`` fixes it for one episode).
+- **Opponents.** For every episode, each other seat (``per_seat=True``) or all of them together
+  get an entry of the pool by weight: a :func:`~folkcards.agents.make_agent` spec (``"random"``,
+  ``"heuristic"``, ``"ppo:PATH"``) or ``"self"`` — a frozen snapshot of the learner
+  (:class:`~folkcards.agents.ppo_agent.NumpyPolicy` ``.npz`` files added with
+  :meth:`SingleSeatEnv.add_snapshot`; the newest ``max_snapshots`` are kept and drawn uniformly;
+  ``"self"`` is left out while there is none). A ``"heuristic"`` spec falls back to
+  ``"random"`` (with a warning) while that kind is not registered.
+- **Spaces.** ``observation_space`` is the AEC ``observation`` Box of the learner; the action
+  space is ``Discrete(num_actions)``; :meth:`~SingleSeatEnv.action_masks` gives the learner's
+  current mask (all zeros once the episode is over), as sb3-contrib's MaskablePPO expects.
+- **Rewards.** Every reward that belongs to the learner reaches it: the reward of a ``step``
+  is everything credited to the learner (the AEC ``_cumulative_rewards`` read by ``last()``)
+  from its action up to its next turn or the end of the episode — also when an opponent's action
+  ends it; anything credited before its first turn is added to its first step. So over an episode
+  the learner's rewards sum to exactly what the AEC env pays that seat (in Paston: the deal's
+  table score × ``reward_scale``).
+- **End.** ``terminated`` when the learner is terminated (deal/round over, match over or
+  eliminated), ``truncated`` when the AEC env truncates it (e.g. Tri Palki's ``max_turns``;
+  PPO then bootstraps from the value of the last state). ``truncation_reward=r`` instead ends a
+  truncated episode as ``terminated`` with an extra reward ``r`` (Tri Palki pays no stick on
+  truncation, so without it stalling a round is a way to avoid sticks; ``-1.0`` makes a
+  truncation as bad as a stick). ``info`` then holds the learner's AEC infos (``deal_score``,
+  ``tricks``, ... / ``stick``, ``sticks``, ...) plus ``seat`` (and ``truncated_by_env``).
+- **Illegal actions** (``check_env`` samples unmasked actions) end the episode with
+  ``illegal_reward`` and ``info["illegal_action"] = True``.
+- **Episodes without a decision.** A deal that ends before the learner ever acts (a Tri Palki
+  round that ends at the deal or before the learner's turn) is skipped: ``reset`` deals again.
+- **Determinism.** Given ``reset(seed=s)``, the seat, the deal, the opponents and their random
+  choices all come from the env's RNG: same seed and same learner actions ⇒ same episode.
+
+:class:`SingleSeatEnvFactory` is a picklable zero-argument constructor for ``SubprocVecEnv``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+GAMES = ("paston", "tri_palki")
+SELF = "self"
+MAX_SKIPPED_DEALS = 1000
+MAX_OPPONENT_ACTIONS = 100_000
+
+
+def make_aec_env(game: str, **kwargs: Any) -> Any:
+    """The raw AEC env of ``game`` (``folkcards.envs.<game>_v0.raw_env(**kwargs)``)."""
+    if game not in GAMES:
+        raise ValueError(f"unknown game {game!r}; choose from {', '.join(GAMES)}")
+    module = importlib.import_module(f"folkcards.envs.{game}_v0")
+    return module.raw_env(**kwargs)
+
+
+_WARNED: set[tuple[str, str]] = set()
+_AVAILABLE: dict[tuple[str, str], str] = {}
+
+
+def available_spec(spec: str, game: str) -> str:
+    """``spec`` itself, or ``"random"`` for a ``heuristic`` spec while no heuristic exists for ``game``."""
+    key = (spec, game)
+    if key in _AVAILABLE:
+        return _AVAILABLE[key]
+    from folkcards.agents import agent_kinds, make_agent
+
+    resolved = spec
+    if spec.partition(":")[0] == "heuristic":
+        reason = None
+        if "heuristic" not in agent_kinds():
+            reason = "agent kind 'heuristic' is not registered yet"
+        else:
+            try:
+                make_agent(spec, game)
+            except (ImportError, NotImplementedError) as exc:
+                reason = f"the {game} heuristic is not available ({exc})"
+        if reason is not None:
+            resolved = "random"
+            if key not in _WARNED:
+                _WARNED.add(key)
+                warnings.warn(f"{reason}: using 'random' instead of {spec!r}", stacklevel=2)
+    _AVAILABLE[key] = resolved
+    return resolved
+
+
+@dataclass(frozen=True)
+class OpponentEntry:
+    """One entry of the pool: a ``make_agent`` spec (or ``"self"``) and its weight."""
+
+    spec: str
+    weight: float = 1.0
+
+
+def parse_entries(entries: Sequence[Any]) -> tuple[OpponentEntry, ...]:
+    """Accept ``OpponentEntry``, ``"spec"``, ``("spec", weight)`` or ``{"spec":, "weight":}``."""
+    out = []
+    for entry in entries:
+        if isinstance(entry, OpponentEntry):
+            out.append(entry)
+        elif isinstance(entry, str):
+            out.append(OpponentEntry(entry))
+        elif isinstance(entry, dict):
+            out.append(OpponentEntry(str(entry["spec"]), float(entry.get("weight", 1.0))))
+        else:
+            spec, weight = entry
+            out.append(OpponentEntry(str(spec), float(weight)))
+    if not out:
+        raise ValueError("the opponent pool is empty")
+    for entry in out:
+        if not entry.weight >= 0 or not np.isfinite(entry.weight):
+            raise ValueError(
+                f"opponent weight must be a finite number >= 0, got {entry.weight!r} for {entry.spec!r}"
+            )
+    if sum(e.weight for e in out) <= 0:
+        raise ValueError("the opponent weights sum to 0")
+    return tuple(out)
+
+
+class OpponentPool:
+    """Builds and caches the opponents for one env; see the module docstring."""
+
+    def __init__(
+        self,
+        game: str,
+        entries: Sequence[Any],
+        max_snapshots: int = 10,
+        snapshot_deterministic: bool = False,
+        per_seat: bool = True,
+    ):
+        self.game = game
+        self.entries = parse_entries(entries)
+        self.max_snapshots = int(max_snapshots)
+        self.snapshot_deterministic = bool(snapshot_deterministic)
+        self.per_seat = bool(per_seat)
+        self.snapshots: list[tuple[str, Any]] = []
+        self._agents: dict[tuple[str, str], Any] = {}
+
+    def add_snapshot(self, path: str | Path) -> int:
+        """Load a :class:`NumpyPolicy` ``.npz`` into the pool; returns the pool's snapshot count."""
+        from folkcards.agents.ppo_agent import NumpyPolicy
+
+        path = str(path)
+        policy = NumpyPolicy.load(path)
+        self.snapshots.append((path, policy))
+        if self.max_snapshots > 0:
+            del self.snapshots[: max(0, len(self.snapshots) - self.max_snapshots)]
+        return len(self.snapshots)
+
+    def _weights(self) -> tuple[list[OpponentEntry], np.ndarray]:
+        usable = [e for e in self.entries if e.weight > 0 and (e.spec != SELF or self.snapshots)]
+        if not usable:  # only "self" and no snapshot yet
+            usable = [OpponentEntry("random", 1.0)]
+        weights = np.array([e.weight for e in usable], dtype=np.float64)
+        return usable, weights / weights.sum()
+
+    def draw(self, rng: np.random.Generator, seats: Sequence[str]) -> dict[str, Any]:
+        """One agent for each of ``seats``, reseeded from ``rng`` and reset."""
+        entries, p = self._weights()
+        picks = rng.choice(len(entries), size=len(seats) if self.per_seat else 1, p=p)
+        if not self.per_seat:
+            picks = np.repeat(picks, len(seats))
+        agents = {}
+        for seat, pick in zip(seats, picks, strict=True):
+            agent = self._agent(entries[int(pick)].spec, seat, rng)
+            agent.rng = np.random.default_rng(int(rng.integers(2**63)))
+            agent.reset()
+            agents[seat] = agent
+        return agents
+
+    def _agent(self, spec: str, seat: str, rng: np.random.Generator) -> Any:
+        from folkcards.agents import make_agent
+        from folkcards.agents.ppo_agent import PolicyAgent
+
+        if spec == SELF:
+            index = int(rng.integers(len(self.snapshots)))
+            path, policy = self.snapshots[index]
+            key = (f"{SELF}:{path}", seat)
+            if key not in self._agents:
+                self._agents[key] = PolicyAgent(
+                    self.game,
+                    seat,
+                    policy=policy,
+                    deterministic=self.snapshot_deterministic,
+                    label=f"snapshot {Path(path).name}",
+                )
+            return self._agents[key]
+        key = (spec, seat)
+        if key not in self._agents:
+            self._agents[key] = make_agent(available_spec(spec, self.game), self.game, seat)
+        return self._agents[key]
+
+
+class SingleSeatEnv(gym.Env):
+    """One seat of a folkcards AEC game as a Gymnasium env; see the module docstring."""
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(
+        self,
+        game: str = "paston",
+        env_kwargs: dict[str, Any] | None = None,
+        opponents: Sequence[Any] = ("random",),
+        seat: int | str | None = None,
+        max_snapshots: int = 10,
+        snapshot_deterministic: bool = False,
+        per_seat: bool = True,
+        illegal_reward: float = -1.0,
+        snapshots: Sequence[str] = (),
+        render_mode: str | None = None,
+        truncation_reward: float | None = None,
+    ):
+        super().__init__()
+        self.game = game
+        self.env_kwargs = dict(env_kwargs or {})
+        self.aec = make_aec_env(game, **self.env_kwargs)
+        self.seats = list(self.aec.possible_agents)
+        box = self.aec.observation_space(self.seats[0])["observation"]
+        self.observation_space = spaces.Box(box.low, box.high, box.shape, np.float32)
+        self.num_actions = int(self.aec.action_space(self.seats[0]).n)
+        self.action_space = spaces.Discrete(self.num_actions)
+        self.fixed_seat = None if seat is None else self._seat_name(seat)
+        self.pool = OpponentPool(game, opponents, max_snapshots, snapshot_deterministic, per_seat)
+        for path in snapshots:
+            self.pool.add_snapshot(path)
+        self.illegal_reward = float(illegal_reward)
+        self.truncation_reward = None if truncation_reward is None else float(truncation_reward)
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        self.render_mode = render_mode
+        self.learner = self.seats[0]
+        self.opponents: dict[str, Any] = {}
+        self._mask = np.zeros(self.num_actions, dtype=bool)
+        self._done = True
+        self._carry = 0.0
+
+    # --- helpers ----------------------------------------------------------------------------
+
+    def _seat_name(self, seat: int | str) -> str:
+        if isinstance(seat, str) and seat in self.seats:
+            return seat
+        if (
+            isinstance(seat, (int, np.integer))
+            and not isinstance(seat, bool)
+            and 0 <= seat < len(self.seats)
+        ):
+            return self.seats[int(seat)]
+        raise ValueError(
+            f"seat must be one of {self.seats} or an index below {len(self.seats)}, got {seat!r}"
+        )
+
+    def _learner_finished(self) -> bool:
+        aec, learner = self.aec, self.learner
+        return (
+            learner not in aec.agents
+            or aec.terminations.get(learner, True)
+            or aec.truncations.get(learner, True)
+        )
+
+    def _play_opponents(self) -> None:
+        """Step the other seats until the learner is to act or its episode is over."""
+        aec, learner = self.aec, self.learner
+        for _ in range(MAX_OPPONENT_ACTIONS):
+            if self._learner_finished():
+                self._done = True
+                self._mask = np.zeros(self.num_actions, dtype=bool)
+                return
+            agent = aec.agent_selection
+            if agent == learner:
+                self._obs = aec.observe(learner)
+                self._mask = self._obs["action_mask"].astype(bool)
+                return
+            if aec.terminations[agent] or aec.truncations[agent]:
+                aec.step(None)
+            else:
+                aec.step(self.opponents[agent].act(aec.observe(agent)))
+        raise RuntimeError(f"the opponents made {MAX_OPPONENT_ACTIONS} actions in a row")
+
+    def _observation(self) -> np.ndarray:
+        if self._done:
+            return np.asarray(self.aec.observe(self.learner)["observation"], dtype=np.float32)
+        return np.asarray(self._obs["observation"], dtype=np.float32)
+
+    def _final_info(self) -> dict[str, Any]:
+        info = dict(self.aec.infos.get(self.learner, {}))
+        info["seat"] = self.learner
+        return info
+
+    # --- the Gymnasium API ---------------------------------------------------------------------
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        options = dict(options or {})
+        seat_option = options.pop("seat", None)
+        opponent_specs = options.pop("opponents", None)
+        rng = self.np_random
+        for _ in range(MAX_SKIPPED_DEALS):
+            if seat_option is not None:
+                self.learner = self._seat_name(seat_option)
+            elif self.fixed_seat is not None:
+                self.learner = self.fixed_seat
+            else:
+                self.learner = self.seats[int(rng.integers(len(self.seats)))]
+            self.aec.reset(seed=int(rng.integers(2**63)), options=options or None)
+            others = [s for s in self.seats if s != self.learner]
+            if opponent_specs is not None:
+                if isinstance(opponent_specs, str) or len(opponent_specs) != len(others):
+                    raise ValueError(
+                        f"option 'opponents' must list {len(others)} agent specs, one per other seat"
+                    )
+                self.opponents = {
+                    s: self._fixed_opponent(spec, s, rng)
+                    for s, spec in zip(others, opponent_specs, strict=True)
+                }
+            else:
+                self.opponents = self.pool.draw(rng, others)
+            self._done = False
+            self._play_opponents()
+            if not self._done:
+                break
+        else:
+            raise RuntimeError(
+                f"{MAX_SKIPPED_DEALS} deals in a row ended before the learner could act"
+            )
+        # Anything credited before the learner's first action joins its first step's reward.
+        self._carry = float(self.aec._cumulative_rewards[self.learner])
+        info = {
+            "seat": self.learner,
+            "opponents": {s: _describe(a) for s, a in self.opponents.items()},
+        }
+        return self._observation(), info
+
+    def _fixed_opponent(self, spec: str, seat: str, rng: np.random.Generator) -> Any:
+        agent = self.pool._agent(spec, seat, rng)
+        agent.rng = np.random.default_rng(int(rng.integers(2**63)))
+        agent.reset()
+        return agent
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        if self._done:
+            raise RuntimeError("step() after the end of the episode: call reset()")
+        try:
+            action_id = int(action)
+        except (TypeError, ValueError):
+            action_id = -1
+        if not (0 <= action_id < self.num_actions and self._mask[action_id]):
+            self._done = True
+            self._mask = np.zeros(self.num_actions, dtype=bool)
+            info = self._final_info()
+            info["illegal_action"] = True
+            return self._observation(), self.illegal_reward, True, False, info
+        self.aec.step(action_id)
+        self._play_opponents()
+        reward = float(self.aec._cumulative_rewards[self.learner]) + self._carry
+        self._carry = 0.0
+        if not self._done:
+            return self._observation(), reward, False, False, {}
+        truncated = bool(
+            self.aec.truncations.get(self.learner, False)
+        ) and not self.aec.terminations.get(self.learner, False)
+        info = self._final_info()
+        if truncated and self.truncation_reward is not None:
+            info["truncated_by_env"] = True
+            return self._observation(), reward + self.truncation_reward, True, False, info
+        return self._observation(), reward, not truncated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions now (bool; all False once the episode is over)."""
+        return self._mask.copy()
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi":
+            return None
+        return f"learner: {self.learner}\n" + self.aec._render_text()
+
+    # --- self-play snapshots -----------------------------------------------------------------------
+
+    def add_snapshot(self, path: str) -> int:
+        """Add a frozen learner snapshot (``NumpyPolicy`` ``.npz``) to the opponent pool."""
+        return self.pool.add_snapshot(path)
+
+    def snapshot_count(self) -> int:
+        return len(self.pool.snapshots)
+
+
+def _describe(agent: Any) -> str:
+    return str(getattr(agent, "label", None) or getattr(agent, "name", type(agent).__name__))
+
+
+@dataclass
+class SingleSeatEnvFactory:
+    """A picklable ``() -> SingleSeatEnv`` (for ``SubprocVecEnv``)."""
+
+    game: str = "paston"
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
+    opponents: tuple[Any, ...] = ("random",)
+    seat: int | str | None = None
+    max_snapshots: int = 10
+    snapshot_deterministic: bool = False
+    per_seat: bool = True
+    illegal_reward: float = -1.0
+    snapshots: tuple[str, ...] = ()
+    truncation_reward: float | None = None
+
+    def __call__(self) -> SingleSeatEnv:
+        return SingleSeatEnv(
+            self.game,
+            self.env_kwargs,
+            self.opponents,
+            seat=self.seat,
+            max_snapshots=self.max_snapshots,
+            snapshot_deterministic=self.snapshot_deterministic,
+            per_seat=self.per_seat,
+            illegal_reward=self.illegal_reward,
+            snapshots=self.snapshots,
+            truncation_reward=self.truncation_reward,
+        )
+
+
+__all__ = [
+    "OpponentEntry",
+    "OpponentPool",
+    "SingleSeatEnv",
+    "SingleSeatEnvFactory",
+    "available_spec",
+    "make_aec_env",
+]
