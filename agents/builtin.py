@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import register_agent
+from .base import Agent, register_agent
 from .random_agent import RandomAgent
 
 
@@ -13,3 +13,20 @@ def _random(game: str, seat: str, seed: int | None, arg: str | None, **_: Any) -
 
 
 register_agent("random", _random)
+
+from .ppo_agent import make_ppo_agent  # noqa: E402  (torch loads only when a model does)
+
+register_agent("ppo", make_ppo_agent)
+
+
+def _heuristic(game: str, seat: str, seed: int | None, arg: str | None, **_: Any) -> Agent:
+    if game == "paston":
+        from .paston_heuristic import PastonHeuristicAgent
+
+        return PastonHeuristicAgent(game, seat, seed)
+    from .tri_palki_heuristic import TriPalkiHeuristicAgent
+
+    return TriPalkiHeuristicAgent(game, seat, seed)
+
+
+register_agent("heuristic", _heuristic)

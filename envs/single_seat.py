@@ -156,6 +156,9 @@ class OpponentPool:
         self.snapshots.append((path, policy))
         if self.max_snapshots > 0:
             del self.snapshots[: max(0, len(self.snapshots) - self.max_snapshots)]
+        kept = {f"{SELF}:{p}" for p, _ in self.snapshots}
+        for key in [k for k in self._agents if k[0].startswith(f"{SELF}:") and k[0] not in kept]:
+            del self._agents[key]  # forget the agents of dropped snapshots
         return len(self.snapshots)
 
     def _weights(self) -> tuple[list[OpponentEntry], np.ndarray]:

@@ -1,0 +1,361 @@
+"""PPO agents: a trained MaskablePPO model behind the :class:`~folkcards.agents.base.Agent` API.
+
+Spec strings (kind ``ppo``):
+
+- ``ppo:PATH`` — a MaskablePPO ``.zip`` saved by ``folkcards train`` (or any MaskablePPO model
+  with an ``MlpPolicy`` trained on the game's observation vector);
+- ``ppo:paston`` / ``ppo:tri_palki`` / plain ``ppo`` — the model committed with the package,
+  ``folkcards/agents/models/<game>_ppo.zip`` (plain ``ppo`` means the agent's own game).
+
+``act(observation)`` is the deterministic masked prediction: the legal action with the highest
+policy logit. The forward pass runs in numpy (:class:`NumpyPolicy`, about 20 µs per decision
+instead of ~200 µs through ``model.predict``); it is the same network, so up to float rounding it
+gives the same action as ``model.predict(obs, action_masks=mask, deterministic=True)``. Models
+whose policy is not a plain MLP fall back to ``model.predict``.
+
+Every model saved by ``folkcards train`` has a sidecar ``<name>.json`` (game, env arguments,
+observation size, number of actions, training steps); loading checks it against the agent's
+game, and without it checks the number of actions and, at the first ``act``, the observation
+size. Torch and stable-baselines3 are imported only when a ``.zip`` is loaded.
+
+:class:`NumpyPolicy` is also the format of the self-play snapshots used during training
+(``.npz`` files that load without torch).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .base import GAMES, Agent
+
+MODELS_DIR = Path(__file__).resolve().parent / "models"
+NUM_ACTIONS = {"paston": 45, "tri_palki": 13}
+
+_ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "tanh": np.tanh,
+    "relu": lambda x: np.maximum(x, 0.0),
+    "identity": lambda x: x,
+}
+_TORCH_ACTIVATIONS = {"Tanh": "tanh", "ReLU": "relu", "Identity": "identity"}
+
+
+class PPOModelError(ValueError):
+    """A PPO model is missing, unreadable or made for another game."""
+
+
+# --- the numpy policy ------------------------------------------------------------------------
+
+
+class NumpyPolicy:
+    """The actor of an MLP policy as numpy arrays: ``logits = W_k·act(…act(W_1·obs + b_1)…) + b_k``.
+
+    ``meta`` carries the model's metadata (``game``, ``obs_size``, ``num_actions``, ...).
+    """
+
+    def __init__(
+        self,
+        weights: list[np.ndarray],
+        biases: list[np.ndarray],
+        activation: str = "tanh",
+        meta: dict[str, Any] | None = None,
+    ):
+        if len(weights) != len(biases) or not weights:
+            raise ValueError("a NumpyPolicy needs one bias per weight matrix, and at least one layer")
+        if activation not in _ACTIVATIONS:
+            raise ValueError(f"unsupported activation {activation!r}; known: {', '.join(_ACTIVATIONS)}")
+        self.weights = [np.ascontiguousarray(w, dtype=np.float32) for w in weights]
+        self.biases = [np.ascontiguousarray(b, dtype=np.float32) for b in biases]
+        # Pre-transposed copies make the per-decision matmul a row-vector product.
+        self._wt = [np.ascontiguousarray(w.T) for w in self.weights]
+        self.activation = activation
+        self._act = _ACTIVATIONS[activation]
+        self.meta = dict(meta or {})
+        self.obs_size = int(self.weights[0].shape[1])
+        self.num_actions = int(self.weights[-1].shape[0])
+
+    # construction ---------------------------------------------------------------------------
+
+    @classmethod
+    def from_sb3(cls, model: Any, meta: dict[str, Any] | None = None) -> NumpyPolicy:
+        """Extract the actor of a MaskablePPO (``MlpPolicy``) model; ``ValueError`` if unsupported."""
+        from stable_baselines3.common.torch_layers import FlattenExtractor
+        from torch import nn
+
+        policy = model.policy
+        extractor = getattr(policy, "pi_features_extractor", policy.features_extractor)
+        if not isinstance(extractor, FlattenExtractor):
+            raise ValueError(f"unsupported features extractor {type(extractor).__name__}")
+        weights: list[np.ndarray] = []
+        biases: list[np.ndarray] = []
+        activation = None
+        for module in policy.mlp_extractor.policy_net:
+            if isinstance(module, nn.Linear):
+                weights.append(module.weight.detach().cpu().numpy().copy())
+                biases.append(module.bias.detach().cpu().numpy().copy())
+            else:
+                name = _TORCH_ACTIVATIONS.get(type(module).__name__)
+                if name is None or (activation is not None and name != activation):
+                    raise ValueError(f"unsupported policy layer {type(module).__name__}")
+                activation = name
+        action_net = policy.action_net
+        if not isinstance(action_net, nn.Linear):
+            raise ValueError(f"unsupported action net {type(action_net).__name__}")
+        weights.append(action_net.weight.detach().cpu().numpy().copy())
+        biases.append(action_net.bias.detach().cpu().numpy().copy())
+        info = {"obs_size": int(weights[0].shape[1]), "num_actions": int(weights[-1].shape[0])}
+        info.update(meta or {})
+        return cls(weights, biases, activation or "identity", info)
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Save as ``.npz`` (loads without torch)."""
+        arrays = {f"w{i}": w for i, w in enumerate(self.weights)}
+        arrays.update({f"b{i}": b for i, b in enumerate(self.biases)})
+        meta = {**self.meta, "activation": self.activation, "layers": len(self.weights)}
+        path = Path(path)
+        tmp = path.with_name(path.name + ".tmp.npz")
+        arrays["meta"] = np.array(json.dumps(meta))
+        np.savez(tmp, **arrays)  # type: ignore[arg-type]
+        os.replace(tmp, path)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> NumpyPolicy:
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(str(data["meta"]))
+            n = int(meta.pop("layers"))
+            activation = meta.pop("activation")
+            weights = [data[f"w{i}"] for i in range(n)]
+            biases = [data[f"b{i}"] for i in range(n)]
+        return cls(weights, biases, activation, meta)
+
+    # inference ------------------------------------------------------------------------------
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        """Unmasked action logits for one observation vector (or a batch, rows = observations)."""
+        x = np.asarray(obs, dtype=np.float32)
+        last = len(self._wt) - 1
+        for i, (wt, b) in enumerate(zip(self._wt, self.biases, strict=True)):
+            x = x @ wt + b
+            if i < last:
+                x = self._act(x)
+        return x
+
+    def act(
+        self,
+        obs: np.ndarray,
+        mask: np.ndarray,
+        rng: np.random.Generator | None = None,
+        deterministic: bool = True,
+    ) -> int:
+        """The best legal action (``deterministic``) or one sampled from the masked softmax."""
+        logits = self.logits(obs).astype(np.float64)
+        legal = np.asarray(mask).astype(bool)
+        if not legal.any():
+            raise ValueError("the action mask has no legal action: this agent is not to act")
+        logits[~legal] = -np.inf
+        if deterministic:
+            return int(np.argmax(logits))
+        if rng is None:
+            raise ValueError("sampling needs an rng")
+        p = np.exp(logits - logits.max())
+        p /= p.sum()
+        return int(rng.choice(len(p), p=p))
+
+    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        return self.act(obs, mask)
+
+
+class _TorchPolicy:
+    """Fallback for policies :class:`NumpyPolicy` cannot mirror: ``model.predict``."""
+
+    def __init__(self, model: Any, meta: dict[str, Any]):
+        self.model = model
+        self.meta = meta
+        self.obs_size = int(model.observation_space.shape[0])
+        self.num_actions = int(model.action_space.n)
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, rng: Any = None, deterministic: bool = True) -> int:
+        action, _ = self.model.predict(obs, action_masks=np.asarray(mask, dtype=bool), deterministic=deterministic)
+        return int(action)
+
+
+# --- model files ------------------------------------------------------------------------------
+
+
+def sidecar_path(model_path: str | os.PathLike[str]) -> Path:
+    """``run/model.zip`` → ``run/model.json``."""
+    path = Path(model_path)
+    return path.with_suffix(".json") if path.suffix == ".zip" else path.with_name(path.name + ".json")
+
+
+def write_sidecar(model_path: str | os.PathLike[str], meta: dict[str, Any]) -> Path:
+    path = sidecar_path(model_path)
+    path.write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+    return path
+
+
+def read_sidecar(model_path: str | os.PathLike[str]) -> dict[str, Any] | None:
+    path = sidecar_path(model_path)
+    if not path.exists():
+        return None
+    try:
+        return json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise PPOModelError(f"unreadable model metadata {path}: {exc}") from exc
+
+
+def resolve_model_path(arg: str | None, game: str) -> Path:
+    """The file a ``ppo[:ARG]`` spec names: a game name (or nothing) means the packaged model."""
+    if arg is None or arg in GAMES:
+        return MODELS_DIR / f"{arg or game}_ppo.zip"
+    return Path(arg).expanduser()
+
+
+_CACHE: dict[tuple[str, float, str], NumpyPolicy | _TorchPolicy] = {}
+
+
+def load_policy(path: str | os.PathLike[str], game: str, spec: str | None = None) -> NumpyPolicy | _TorchPolicy:
+    """Load (cached by path and modification time) the policy of a MaskablePPO ``.zip`` for ``game``."""
+    path = Path(path)
+    shown = spec or f"ppo:{path}"
+    if not path.is_file():
+        packaged = path.parent == MODELS_DIR
+        hint = (
+            f"no model is committed yet for {path.stem.removesuffix('_ppo')}; train one with "
+            f"`folkcards train --config configs/{game}/ppo_full.yaml` and copy its model.zip (and "
+            f"model.json) to {path.name} (and {path.with_suffix('.json').name}) there"
+            if packaged
+            else "give the path of a model.zip written by `folkcards train`"
+        )
+        raise PPOModelError(f"agent {shown!r}: no PPO model file at {path}: {hint}")
+    meta = read_sidecar(path) or {}
+    if meta.get("game") is not None and meta["game"] != game:
+        raise PPOModelError(
+            f"agent {shown!r}: the model at {path} was trained for {meta['game']}, not {game}"
+        )
+    key = (str(path.resolve()), path.stat().st_mtime, game)
+    if key in _CACHE:
+        return _CACHE[key]
+    try:
+        from sb3_contrib import MaskablePPO
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise PPOModelError(
+            f"agent {shown!r} needs torch, stable-baselines3 and sb3-contrib: pip install 'folkcards[train]'"
+        ) from exc
+    try:
+        model = MaskablePPO.load(str(path), device="cpu")
+    except Exception as exc:
+        raise PPOModelError(f"agent {shown!r}: cannot load a MaskablePPO model from {path}: {exc}") from exc
+    num_actions = getattr(model.action_space, "n", None)
+    shape = getattr(model.observation_space, "shape", None)
+    if num_actions != NUM_ACTIONS[game] or shape is None or len(shape) != 1:
+        trained = meta.get("game") or next((g for g, n in NUM_ACTIONS.items() if n == num_actions), "another game")
+        raise PPOModelError(
+            f"agent {shown!r}: the model at {path} has {num_actions} actions and observations of shape "
+            f"{shape} (looks like {trained}); {game} has {NUM_ACTIONS[game]} actions and a flat observation vector"
+        )
+    expected = meta.get("obs_size")
+    if expected is not None and int(expected) != int(shape[0]):
+        raise PPOModelError(f"agent {shown!r}: {path} and its metadata disagree on the observation size")
+    info = {"game": game, **meta, "obs_size": int(shape[0]), "num_actions": int(num_actions)}
+    try:
+        policy: NumpyPolicy | _TorchPolicy = NumpyPolicy.from_sb3(model, info)
+    except ValueError:
+        policy = _TorchPolicy(model, info)
+    _CACHE[key] = policy
+    return policy
+
+
+# --- the agents --------------------------------------------------------------------------------
+
+
+class PolicyAgent(Agent):
+    """An agent acting with a policy object (``act(obs, mask, rng, deterministic)``)."""
+
+    name = "policy"
+
+    def __init__(
+        self,
+        game: str,
+        seat: str = "player_0",
+        seed: int | None = None,
+        policy: NumpyPolicy | _TorchPolicy | None = None,
+        deterministic: bool = True,
+        label: str | None = None,
+    ):
+        super().__init__(game, seat, seed)
+        if policy is None:
+            raise ValueError("PolicyAgent needs a policy")
+        self.policy = policy
+        self.deterministic = deterministic
+        self.label = label or self.name
+        self._checked = False
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        vector = observation["observation"]
+        if not self._checked:
+            if np.shape(vector) != (self.policy.obs_size,):
+                meta = self.policy.meta
+                extra = f" (trained with env arguments {meta['env_kwargs']})" if meta.get("env_kwargs") else ""
+                raise PPOModelError(
+                    f"{self.label}: the model expects observations of size {self.policy.obs_size}{extra}, "
+                    f"but {self.game} gives {np.shape(vector)}"
+                )
+            self._checked = True
+        return self.policy.act(vector, observation["action_mask"], self.rng, self.deterministic)
+
+
+class PPOAgent(PolicyAgent):
+    """A saved MaskablePPO model; ``act`` is the deterministic masked prediction."""
+
+    name = "ppo"
+
+    def __init__(
+        self,
+        game: str,
+        seat: str = "player_0",
+        seed: int | None = None,
+        path: str | os.PathLike[str] | None = None,
+        model: Any = None,
+        deterministic: bool = True,
+    ):
+        if game not in GAMES:
+            raise ValueError(f"unknown game {game!r}; choose from {', '.join(GAMES)}")
+        if model is not None:
+            info = {"game": game}
+            try:
+                policy: NumpyPolicy | _TorchPolicy = NumpyPolicy.from_sb3(model, info)
+            except ValueError:
+                policy = _TorchPolicy(model, info)
+            label = "ppo:<model>"
+        else:
+            resolved = resolve_model_path(None if path is None else str(path), game)
+            label = f"ppo:{path if path is not None else game}"
+            policy = load_policy(resolved, game, label)
+            self.path = resolved
+        super().__init__(game, seat, seed, policy=policy, deterministic=deterministic, label=label)
+
+
+def make_ppo_agent(game: str, seat: str, seed: int | None, arg: str | None, **kwargs: Any) -> PPOAgent:
+    """Factory for the ``ppo`` kind: ``ppo:PATH``, ``ppo:<game>`` or ``ppo``."""
+    return PPOAgent(game, seat, seed, path=arg, **kwargs)
+
+
+__all__ = [
+    "MODELS_DIR",
+    "NumpyPolicy",
+    "PPOAgent",
+    "PPOModelError",
+    "PolicyAgent",
+    "load_policy",
+    "make_ppo_agent",
+    "read_sidecar",
+    "resolve_model_path",
+    "sidecar_path",
+    "write_sidecar",
+]

@@ -1,0 +1,94 @@
+"""PPOAgent (kind ``ppo``): loading, errors, and agreement with ``model.predict``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from folkcards.agents import make_agent  # noqa: E402
+from folkcards.agents.ppo_agent import MODELS_DIR, NumpyPolicy, PPOModelError, write_sidecar  # noqa: E402
+from folkcards.envs.single_seat import SingleSeatEnv  # noqa: E402
+
+
+def _tiny_model(game: str, env_kwargs: dict | None = None):
+    from sb3_contrib import MaskablePPO
+
+    env = SingleSeatEnv(game, env_kwargs or {})
+    return MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, seed=0, device="cpu",
+                       policy_kwargs={"net_arch": [32, 32]})
+
+
+@pytest.fixture(scope="module")
+def paston_model(tmp_path_factory):
+    model = _tiny_model("paston")
+    path = tmp_path_factory.mktemp("model") / "model.zip"
+    model.save(str(path))
+    write_sidecar(path, {"game": "paston", "obs_size": 367, "num_actions": 45})
+    return model, path
+
+
+def test_missing_file_is_a_clear_error(tmp_path) -> None:
+    with pytest.raises(PPOModelError, match="no PPO model file"):
+        make_agent(f"ppo:{tmp_path / 'nope.zip'}", "paston")
+
+
+def test_packaged_model_convention() -> None:
+    if (MODELS_DIR / "paston_ppo.zip").exists():
+        pytest.skip("a Paston model is committed")
+    with pytest.raises(PPOModelError, match="paston_ppo.zip"):
+        make_agent("ppo:paston", "paston")
+    with pytest.raises(PPOModelError, match="paston_ppo.zip"):
+        make_agent("ppo", "paston")
+
+
+def test_wrong_game_is_a_clear_error(paston_model, tmp_path) -> None:
+    _, path = paston_model
+    with pytest.raises(PPOModelError, match="trained for paston"):
+        make_agent(f"ppo:{path}", "tri_palki")
+    # without the sidecar: the action count tells
+    bare = tmp_path / "bare.zip"
+    bare.write_bytes(path.read_bytes())
+    with pytest.raises(PPOModelError, match="45 actions"):
+        make_agent(f"ppo:{bare}", "tri_palki")
+
+
+def test_observation_size_mismatch_is_a_clear_error(paston_model) -> None:
+    _, path = paston_model
+    agent = make_agent(f"ppo:{path}", "paston")
+    with pytest.raises(PPOModelError, match="observations of size 367"):
+        agent.act({"observation": np.zeros(300, np.float32), "action_mask": np.ones(45, np.int8)})
+
+
+def test_agent_matches_model_predict_and_is_legal(paston_model) -> None:
+    model, path = paston_model
+    agent = make_agent(f"ppo:{path}", "paston", "player_1", seed=0)
+    env = SingleSeatEnv("paston", {}, opponents=["random"])
+    rng = np.random.default_rng(0)
+    checked = 0
+    for seed in range(20):
+        obs, _ = env.reset(seed=seed)
+        done = False
+        while not done:
+            mask = env.action_masks()
+            action = agent.act({"observation": obs, "action_mask": mask.astype(np.int8)})
+            assert mask[action]
+            expected, _ = model.predict(obs, action_masks=mask, deterministic=True)
+            assert action == int(expected)
+            checked += 1
+            move = action if rng.random() < 0.5 else int(rng.choice(np.flatnonzero(mask)))
+            obs, _, terminated, truncated, _ = env.step(move)
+            done = terminated or truncated
+    assert checked > 50
+
+
+def test_numpy_policy_round_trip(paston_model, tmp_path) -> None:
+    model, _ = paston_model
+    policy = NumpyPolicy.from_sb3(model, {"game": "paston"})
+    path = tmp_path / "p.npz"
+    policy.save(path)
+    loaded = NumpyPolicy.load(path)
+    obs = np.random.default_rng(0).random((5, 367), dtype=np.float32)
+    assert np.allclose(policy.logits(obs), loaded.logits(obs))
+    assert loaded.meta["game"] == "paston" and loaded.num_actions == 45

@@ -1,0 +1,76 @@
+"""Training configs: the shipped YAML files, validation errors, the CLI's argument handling."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from folkcards.train.config import ConfigError, TrainConfig, config_from_dict, load_config
+
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+SHIPPED = sorted(CONFIGS.glob("*/ppo_*.yaml"))
+
+
+def test_all_four_configs_are_shipped() -> None:
+    names = {f"{p.parent.name}/{p.name}" for p in SHIPPED}
+    assert {"paston/ppo_quick.yaml", "paston/ppo_full.yaml", "tri_palki/ppo_quick.yaml", "tri_palki/ppo_full.yaml"} <= names
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_shipped_configs_load(path: Path) -> None:
+    if path.parent.name == "tri_palki":
+        pytest.importorskip("folkcards.envs.tri_palki_v0")
+    config = load_config(path)
+    assert config.env.game == path.parent.name
+    again = config_from_dict(yaml.safe_load(config.to_yaml()))
+    assert again == config  # the resolved form round-trips
+
+
+def test_defaults_are_valid() -> None:
+    config = config_from_dict({})
+    assert isinstance(config, TrainConfig) and config.env.game == "paston"
+
+
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ({"algorithim": {}}, "unknown group"),
+        ({"algorithm": {"n_step": 5}}, r"unknown key\(s\) \['n_step'\] in group 'algorithm'"),
+        ({"run": {"total_step": 5}}, "known keys"),
+        ({"env": {"game": "paston", "num_players": 4}}, r"unknown key\(s\) \['num_players'\] in group 'env'"),
+        ({"env": {"game": "chess"}}, "env.game"),
+        ({"env": {"reward_scale": -1}}, "reward_scale"),
+        ({"opponents": {"pool": [{"spec": "nobody"}]}}, "unknown agent"),
+        ({"opponents": {"pool": [{"spec": "self"}]}}, "snapshot_every"),
+        ({"opponents": {"pool": [{"spec": "random", "wieght": 1}]}}, "entries are"),
+        ({"algorithm": {"gamma": 1.5}}, "gamma"),
+        ({"algorithm": {"net_arch": [64, "x"]}}, "net_arch"),
+        ({"run": {"vec_env": "threads"}}, "vec_env"),
+        ({"run": {"n_envs": 0}}, "n_envs"),
+    ],
+)
+def test_bad_configs_are_clear_errors(data: dict, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        config_from_dict(data)
+
+
+def test_missing_config_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="not found"):
+        load_config(tmp_path / "none.yaml")
+
+
+def test_cli_help_and_errors(tmp_path: Path, capsys) -> None:
+    from folkcards.train.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--help"])
+    assert exc.value.code == 0
+    assert "--resume" in capsys.readouterr().out
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("algorithm:\n  n_step: 3\n")
+    assert main(["--config", str(bad)]) == 2
+    assert "n_step" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main([])  # --config or --resume is required
+    assert main(["--resume", str(tmp_path)]) == 2  # not a run directory
