@@ -66,9 +66,13 @@ class NumpyPolicy:
         meta: dict[str, Any] | None = None,
     ):
         if len(weights) != len(biases) or not weights:
-            raise ValueError("a NumpyPolicy needs one bias per weight matrix, and at least one layer")
+            raise ValueError(
+                "a NumpyPolicy needs one bias per weight matrix, and at least one layer"
+            )
         if activation not in _ACTIVATIONS:
-            raise ValueError(f"unsupported activation {activation!r}; known: {', '.join(_ACTIVATIONS)}")
+            raise ValueError(
+                f"unsupported activation {activation!r}; known: {', '.join(_ACTIVATIONS)}"
+            )
         self.weights = [np.ascontiguousarray(w, dtype=np.float32) for w in weights]
         self.biases = [np.ascontiguousarray(b, dtype=np.float32) for b in biases]
         # Pre-transposed copies make the per-decision matmul a row-vector product.
@@ -179,8 +183,12 @@ class _TorchPolicy:
         self.obs_size = int(model.observation_space.shape[0])
         self.num_actions = int(model.action_space.n)
 
-    def act(self, obs: np.ndarray, mask: np.ndarray, rng: Any = None, deterministic: bool = True) -> int:
-        action, _ = self.model.predict(obs, action_masks=np.asarray(mask, dtype=bool), deterministic=deterministic)
+    def act(
+        self, obs: np.ndarray, mask: np.ndarray, rng: Any = None, deterministic: bool = True
+    ) -> int:
+        action, _ = self.model.predict(
+            obs, action_masks=np.asarray(mask, dtype=bool), deterministic=deterministic
+        )
         return int(action)
 
 
@@ -190,7 +198,9 @@ class _TorchPolicy:
 def sidecar_path(model_path: str | os.PathLike[str]) -> Path:
     """``run/model.zip`` → ``run/model.json``."""
     path = Path(model_path)
-    return path.with_suffix(".json") if path.suffix == ".zip" else path.with_name(path.name + ".json")
+    return (
+        path.with_suffix(".json") if path.suffix == ".zip" else path.with_name(path.name + ".json")
+    )
 
 
 def write_sidecar(model_path: str | os.PathLike[str], meta: dict[str, Any]) -> Path:
@@ -219,7 +229,9 @@ def resolve_model_path(arg: str | None, game: str) -> Path:
 _CACHE: dict[tuple[str, float, str], NumpyPolicy | _TorchPolicy] = {}
 
 
-def load_policy(path: str | os.PathLike[str], game: str, spec: str | None = None) -> NumpyPolicy | _TorchPolicy:
+def load_policy(
+    path: str | os.PathLike[str], game: str, spec: str | None = None
+) -> NumpyPolicy | _TorchPolicy:
     """Load (cached by path and modification time) the policy of a MaskablePPO ``.zip`` for ``game``."""
     path = Path(path)
     shown = spec or f"ppo:{path}"
@@ -250,18 +262,24 @@ def load_policy(path: str | os.PathLike[str], game: str, spec: str | None = None
     try:
         model = MaskablePPO.load(str(path), device="cpu")
     except Exception as exc:
-        raise PPOModelError(f"agent {shown!r}: cannot load a MaskablePPO model from {path}: {exc}") from exc
+        raise PPOModelError(
+            f"agent {shown!r}: cannot load a MaskablePPO model from {path}: {exc}"
+        ) from exc
     num_actions = getattr(model.action_space, "n", None)
     shape = getattr(model.observation_space, "shape", None)
     if num_actions != NUM_ACTIONS[game] or shape is None or len(shape) != 1:
-        trained = meta.get("game") or next((g for g, n in NUM_ACTIONS.items() if n == num_actions), "another game")
+        trained = meta.get("game") or next(
+            (g for g, n in NUM_ACTIONS.items() if n == num_actions), "another game"
+        )
         raise PPOModelError(
             f"agent {shown!r}: the model at {path} has {num_actions} actions and observations of shape "
             f"{shape} (looks like {trained}); {game} has {NUM_ACTIONS[game]} actions and a flat observation vector"
         )
     expected = meta.get("obs_size")
     if expected is not None and int(expected) != int(shape[0]):
-        raise PPOModelError(f"agent {shown!r}: {path} and its metadata disagree on the observation size")
+        raise PPOModelError(
+            f"agent {shown!r}: {path} and its metadata disagree on the observation size"
+        )
     info = {"game": game, **meta, "obs_size": int(shape[0]), "num_actions": int(num_actions)}
     try:
         policy: NumpyPolicy | _TorchPolicy = NumpyPolicy.from_sb3(model, info)
@@ -301,7 +319,11 @@ class PolicyAgent(Agent):
         if not self._checked:
             if np.shape(vector) != (self.policy.obs_size,):
                 meta = self.policy.meta
-                extra = f" (trained with env arguments {meta['env_kwargs']})" if meta.get("env_kwargs") else ""
+                extra = (
+                    f" (trained with env arguments {meta['env_kwargs']})"
+                    if meta.get("env_kwargs")
+                    else ""
+                )
                 raise PPOModelError(
                     f"{self.label}: the model expects observations of size {self.policy.obs_size}{extra}, "
                     f"but {self.game} gives {np.shape(vector)}"
@@ -341,7 +363,9 @@ class PPOAgent(PolicyAgent):
         super().__init__(game, seat, seed, policy=policy, deterministic=deterministic, label=label)
 
 
-def make_ppo_agent(game: str, seat: str, seed: int | None, arg: str | None, **kwargs: Any) -> PPOAgent:
+def make_ppo_agent(
+    game: str, seat: str, seed: int | None, arg: str | None, **kwargs: Any
+) -> PPOAgent:
     """Factory for the ``ppo`` kind: ``ppo:PATH``, ``ppo:<game>`` or ``ppo``."""
     return PPOAgent(game, seat, seed, path=arg, **kwargs)
 

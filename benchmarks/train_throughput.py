@@ -26,7 +26,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def measure(game: str, config_path: Path, steps: int, n_envs: int, vec_env: str, opponent: str | None) -> dict[str, float]:
+def measure(
+    game: str, config_path: Path, steps: int, n_envs: int, vec_env: str, opponent: str | None
+) -> dict[str, float]:
     from folkcards.train.config import load_config
     from folkcards.train.ppo import make_model, make_vec_env, set_determinism, timed_vec_env
 
@@ -73,12 +75,31 @@ def main(argv: list[str] | None = None) -> int:
         description="MaskablePPO training throughput on the single-seat envs, with the share of time "
         "spent in the environments, in rollout inference and in the PPO updates.",
     )
-    parser.add_argument("--games", nargs="+", default=["paston", "tri_palki"], choices=["paston", "tri_palki"])
-    parser.add_argument("--config", type=Path, help="a training config to use for every game (default configs/<game>/ppo_quick.yaml)")
-    parser.add_argument("--steps", type=int, default=8192, help="environment steps measured per line (at least one rollout)")
+    parser.add_argument(
+        "--games", nargs="+", default=["paston", "tri_palki"], choices=["paston", "tri_palki"]
+    )
+    parser.add_argument(
+        "--config",
+        type=Path,
+        help="a training config to use for every game (default configs/<game>/ppo_quick.yaml)",
+    )
+    parser.add_argument(
+        "--steps",
+        type=int,
+        default=8192,
+        help="environment steps measured per line (at least one rollout)",
+    )
     parser.add_argument("--n-envs", type=int, nargs="+", default=[8], help="numbers of envs to try")
-    parser.add_argument("--vec-env", nargs="+", default=["dummy", "batched"], choices=["dummy", "batched", "subproc"])
-    parser.add_argument("--opponent", help="one opponent spec for every seat instead of the config's pool (e.g. random, heuristic)")
+    parser.add_argument(
+        "--vec-env",
+        nargs="+",
+        default=["dummy", "batched"],
+        choices=["dummy", "batched", "subproc"],
+    )
+    parser.add_argument(
+        "--opponent",
+        help="one opponent spec for every seat instead of the config's pool (e.g. random, heuristic)",
+    )
     args = parser.parse_args(argv)
 
     rows = []
@@ -96,7 +117,9 @@ def main(argv: list[str] | None = None) -> int:
                     f"{r['env']:>6.0%} {r['inference']:>6.0%} {r['update']:>6.0%} {r['rollout_steps_per_s']:>16.0f}",
                     flush=True,
                 )
-    print("\nsteps/s = env steps / (rollout + update time); env / infer / update = shares of that time.")
+    print(
+        "\nsteps/s = env steps / (rollout + update time); env / infer / update = shares of that time."
+    )
     return 0
 
 

@@ -32,13 +32,22 @@ def build_parser(prog: str = "folkcards train") -> argparse.ArgumentParser:
         epilog="Configs: configs/<game>/ppo_quick.yaml (minutes) and ppo_full.yaml (about 2 hours on 2 cores).",
     )
     source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--config", type=Path, metavar="YAML", help="the training config to start a new run from")
     source.add_argument(
-        "--resume", type=Path, metavar="RUN_DIR",
+        "--config", type=Path, metavar="YAML", help="the training config to start a new run from"
+    )
+    source.add_argument(
+        "--resume",
+        type=Path,
+        metavar="RUN_DIR",
         help="continue the run in RUN_DIR from its latest checkpoint (its config.yaml is used)",
     )
     parser.add_argument("--total-steps", type=int, metavar="N", help="override run.total_steps")
-    parser.add_argument("--run-dir", type=Path, metavar="DIR", help="the run directory (default runs/<game>-ppo-<seed>-<time>)")
+    parser.add_argument(
+        "--run-dir",
+        type=Path,
+        metavar="DIR",
+        help="the run directory (default runs/<game>-ppo-<seed>-<time>)",
+    )
     parser.add_argument("--seed", type=int, help="override run.seed")
     parser.add_argument("--n-envs", type=int, metavar="N", help="override run.n_envs")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -72,7 +81,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         from .ppo import train
     except ImportError as exc:  # pragma: no cover - depends on the install
-        print(f"folkcards train needs the training extras ({exc}): pip install 'folkcards[train]'", file=sys.stderr)
+        print(
+            f"folkcards train needs the training extras ({exc}): pip install 'folkcards[train]'",
+            file=sys.stderr,
+        )
         return 2
     try:
         if args.resume is not None:

@@ -199,7 +199,12 @@ class TrainConfig:
         Path(path).write_text(self.to_yaml())
 
 
-_GROUPS = {"env": EnvConfig, "opponents": OpponentsConfig, "algorithm": AlgorithmConfig, "run": RunConfig}
+_GROUPS = {
+    "env": EnvConfig,
+    "opponents": OpponentsConfig,
+    "algorithm": AlgorithmConfig,
+    "run": RunConfig,
+}
 
 
 def load_config(path: str | os.PathLike[str]) -> TrainConfig:
@@ -217,10 +222,14 @@ def load_config(path: str | os.PathLike[str]) -> TrainConfig:
 def config_from_dict(data: dict[str, Any], source: str = "config") -> TrainConfig:
     """Build and validate a :class:`TrainConfig` from the YAML form."""
     if not isinstance(data, dict):
-        raise ConfigError(f"{source}: the top level must be a mapping with groups {', '.join(_GROUPS)}")
+        raise ConfigError(
+            f"{source}: the top level must be a mapping with groups {', '.join(_GROUPS)}"
+        )
     unknown = set(data) - set(_GROUPS)
     if unknown:
-        raise ConfigError(f"{source}: unknown group(s) {sorted(unknown)}; known groups: {', '.join(_GROUPS)}")
+        raise ConfigError(
+            f"{source}: unknown group(s) {sorted(unknown)}; known groups: {', '.join(_GROUPS)}"
+        )
     groups = {}
     for name, cls in _GROUPS.items():
         raw = data.get(name) or {}
@@ -243,7 +252,9 @@ def _build_group(name: str, cls: type, raw: dict[str, Any], source: str) -> Any:
         return EnvConfig(
             game=raw.get("game", "paston"),
             illegal_reward=_float(raw.get("illegal_reward", -1.0), "env.illegal_reward", source),
-            truncation_reward=None if truncation is None else _float(truncation, "env.truncation_reward", source),
+            truncation_reward=None
+            if truncation is None
+            else _float(truncation, "env.truncation_reward", source),
             kwargs=kwargs,
         )
     fields = {f.name for f in dataclasses.fields(cls)}
@@ -255,14 +266,23 @@ def _build_group(name: str, cls: type, raw: dict[str, Any], source: str) -> Any:
     if name == "opponents" and "pool" in raw:
         pool = raw["pool"]
         if not isinstance(pool, list) or not pool:
-            raise ConfigError(f"{source}: opponents.pool must be a non-empty list of {{spec, weight}}")
+            raise ConfigError(
+                f"{source}: opponents.pool must be a non-empty list of {{spec, weight}}"
+            )
         entries = []
         for item in pool:
             if isinstance(item, str):
                 item = {"spec": item}
             if not isinstance(item, dict) or "spec" not in item or set(item) - {"spec", "weight"}:
-                raise ConfigError(f"{source}: opponents.pool entries are {{spec: ..., weight: ...}}, got {item!r}")
-            entries.append(OpponentConfig(str(item["spec"]), _float(item.get("weight", 1.0), "opponents.pool.weight", source)))
+                raise ConfigError(
+                    f"{source}: opponents.pool entries are {{spec: ..., weight: ...}}, got {item!r}"
+                )
+            entries.append(
+                OpponentConfig(
+                    str(item["spec"]),
+                    _float(item.get("weight", 1.0), "opponents.pool.weight", source),
+                )
+            )
         raw["pool"] = entries
     return cls(**raw)
 
@@ -291,15 +311,23 @@ def env_arguments(game: str) -> list[str]:
     try:
         module = importlib.import_module(f"folkcards.envs.{game}_v0")
     except ModuleNotFoundError as exc:
-        raise ConfigError(f"the {game} environment (folkcards.envs.{game}_v0) is not available") from exc
+        raise ConfigError(
+            f"the {game} environment (folkcards.envs.{game}_v0) is not available"
+        ) from exc
     params = inspect.signature(module.raw_env.__init__).parameters
-    return [p for p in params if p not in ("self", "render_mode") and params[p].kind is not inspect.Parameter.VAR_KEYWORD]
+    return [
+        p
+        for p in params
+        if p not in ("self", "render_mode") and params[p].kind is not inspect.Parameter.VAR_KEYWORD
+    ]
 
 
 def validate(config: TrainConfig, source: str = "config") -> None:
     """Check types and ranges; ``ConfigError`` with the offending key."""
     env, opp, alg, run = config.env, config.opponents, config.algorithm, config.run
-    _check(env.game in GAMES, f"env.game must be one of {', '.join(GAMES)}, got {env.game!r}", source)
+    _check(
+        env.game in GAMES, f"env.game must be one of {', '.join(GAMES)}, got {env.game!r}", source
+    )
     allowed = env_arguments(env.game)
     unknown = set(env.kwargs) - set(allowed)
     _check(
@@ -319,54 +347,151 @@ def validate(config: TrainConfig, source: str = "config") -> None:
     kinds = set(agent_kinds()) | {"heuristic", "self"}
     for entry in opp.pool:
         kind = entry.spec.partition(":")[0]
-        _check(kind in kinds, f"opponents.pool: unknown agent {entry.spec!r}; kinds: {', '.join(sorted(kinds))}", source)
+        _check(
+            kind in kinds,
+            f"opponents.pool: unknown agent {entry.spec!r}; kinds: {', '.join(sorted(kinds))}",
+            source,
+        )
         _check(entry.weight >= 0, f"opponents.pool: weight of {entry.spec!r} must be >= 0", source)
     _check(sum(e.weight for e in opp.pool) > 0, "opponents.pool: the weights sum to 0", source)
-    _check(_is_int(opp.snapshot_every) and opp.snapshot_every >= 0, "opponents.snapshot_every must be an integer >= 0", source)
+    _check(
+        _is_int(opp.snapshot_every) and opp.snapshot_every >= 0,
+        "opponents.snapshot_every must be an integer >= 0",
+        source,
+    )
     _check(
         opp.snapshot_every > 0 or all(e.spec != "self" or e.weight == 0 for e in opp.pool),
         "opponents.pool has 'self' but opponents.snapshot_every is 0 (no snapshot would ever exist)",
         source,
     )
-    _check(_is_int(opp.max_snapshots) and opp.max_snapshots >= 1, "opponents.max_snapshots must be an integer >= 1", source)
+    _check(
+        _is_int(opp.max_snapshots) and opp.max_snapshots >= 1,
+        "opponents.max_snapshots must be an integer >= 1",
+        source,
+    )
     for key in ("snapshot_deterministic", "per_seat"):
-        _check(isinstance(getattr(opp, key), bool), f"opponents.{key} must be true or false", source)
+        _check(
+            isinstance(getattr(opp, key), bool), f"opponents.{key} must be true or false", source
+        )
 
-    _check(_is_num(alg.learning_rate) and alg.learning_rate > 0, "algorithm.learning_rate must be > 0", source)
-    _check(alg.lr_schedule in ("constant", "linear"), "algorithm.lr_schedule must be 'constant' or 'linear'", source)
+    _check(
+        _is_num(alg.learning_rate) and alg.learning_rate > 0,
+        "algorithm.learning_rate must be > 0",
+        source,
+    )
+    _check(
+        alg.lr_schedule in ("constant", "linear"),
+        "algorithm.lr_schedule must be 'constant' or 'linear'",
+        source,
+    )
     for key in ("n_steps", "batch_size", "n_epochs"):
-        _check(_is_int(getattr(alg, key)) and getattr(alg, key) >= 1, f"algorithm.{key} must be an integer >= 1", source)
+        _check(
+            _is_int(getattr(alg, key)) and getattr(alg, key) >= 1,
+            f"algorithm.{key} must be an integer >= 1",
+            source,
+        )
     _check(alg.batch_size > 1, "algorithm.batch_size must be > 1 (advantage normalisation)", source)
-    for key, low, high in (("gamma", 0, 1), ("gae_lambda", 0, 1), ("clip_range", 0, 10), ("ent_coef", 0, 10), ("vf_coef", 0, 100), ("max_grad_norm", 0, 1e9)):
+    for key, low, high in (
+        ("gamma", 0, 1),
+        ("gae_lambda", 0, 1),
+        ("clip_range", 0, 10),
+        ("ent_coef", 0, 10),
+        ("vf_coef", 0, 100),
+        ("max_grad_norm", 0, 1e9),
+    ):
         value = getattr(alg, key)
-        _check(_is_num(value) and low <= value <= high, f"algorithm.{key} must be a number in [{low}, {high}], got {value!r}", source)
-    _check(alg.target_kl is None or (_is_num(alg.target_kl) and alg.target_kl > 0), "algorithm.target_kl must be null or > 0", source)
-    _check(isinstance(alg.normalize_advantage, bool), "algorithm.normalize_advantage must be true or false", source)
+        _check(
+            _is_num(value) and low <= value <= high,
+            f"algorithm.{key} must be a number in [{low}, {high}], got {value!r}",
+            source,
+        )
+    _check(
+        alg.target_kl is None or (_is_num(alg.target_kl) and alg.target_kl > 0),
+        "algorithm.target_kl must be null or > 0",
+        source,
+    )
+    _check(
+        isinstance(alg.normalize_advantage, bool),
+        "algorithm.normalize_advantage must be true or false",
+        source,
+    )
     _check(isinstance(alg.ortho_init, bool), "algorithm.ortho_init must be true or false", source)
-    _check(alg.activation in ("tanh", "relu"), "algorithm.activation must be 'tanh' or 'relu'", source)
+    _check(
+        alg.activation in ("tanh", "relu"), "algorithm.activation must be 'tanh' or 'relu'", source
+    )
     arch = alg.net_arch
     if isinstance(arch, dict):
-        _check(set(arch) <= {"pi", "vf"} and arch, "algorithm.net_arch as a mapping has keys pi and vf", source)
+        _check(
+            set(arch) <= {"pi", "vf"} and arch,
+            "algorithm.net_arch as a mapping has keys pi and vf",
+            source,
+        )
         layers = [x for v in arch.values() for x in (v or [])]
-        _check(all(isinstance(v, list) for v in arch.values()), "algorithm.net_arch: pi and vf are lists of layer sizes", source)
+        _check(
+            all(isinstance(v, list) for v in arch.values()),
+            "algorithm.net_arch: pi and vf are lists of layer sizes",
+            source,
+        )
     else:
-        _check(isinstance(arch, list), "algorithm.net_arch must be a list of layer sizes or {pi: [...], vf: [...]}", source)
+        _check(
+            isinstance(arch, list),
+            "algorithm.net_arch must be a list of layer sizes or {pi: [...], vf: [...]}",
+            source,
+        )
         layers = arch
-    _check(all(_is_int(x) and x >= 1 for x in layers), "algorithm.net_arch: layer sizes are positive integers", source)
+    _check(
+        all(_is_int(x) and x >= 1 for x in layers),
+        "algorithm.net_arch: layer sizes are positive integers",
+        source,
+    )
 
-    _check(_is_int(run.total_steps) and run.total_steps >= 1, "run.total_steps must be an integer >= 1", source)
+    _check(
+        _is_int(run.total_steps) and run.total_steps >= 1,
+        "run.total_steps must be an integer >= 1",
+        source,
+    )
     _check(_is_int(run.seed) and run.seed >= 0, "run.seed must be an integer >= 0", source)
-    _check(run.n_envs == "auto" or (_is_int(run.n_envs) and run.n_envs >= 1), "run.n_envs must be 'auto' or an integer >= 1", source)
-    _check(run.vec_env in ("auto", "batched", "subproc", "dummy"), "run.vec_env must be auto, batched, subproc or dummy", source)
-    _check(run.n_workers == "auto" or (_is_int(run.n_workers) and run.n_workers >= 1), "run.n_workers must be 'auto' or an integer >= 1", source)
-    _check(_is_int(run.torch_threads) and run.torch_threads >= 1, "run.torch_threads must be an integer >= 1", source)
+    _check(
+        run.n_envs == "auto" or (_is_int(run.n_envs) and run.n_envs >= 1),
+        "run.n_envs must be 'auto' or an integer >= 1",
+        source,
+    )
+    _check(
+        run.vec_env in ("auto", "batched", "subproc", "dummy"),
+        "run.vec_env must be auto, batched, subproc or dummy",
+        source,
+    )
+    _check(
+        run.n_workers == "auto" or (_is_int(run.n_workers) and run.n_workers >= 1),
+        "run.n_workers must be 'auto' or an integer >= 1",
+        source,
+    )
+    _check(
+        _is_int(run.torch_threads) and run.torch_threads >= 1,
+        "run.torch_threads must be an integer >= 1",
+        source,
+    )
     _check(isinstance(run.runs_dir, str) and run.runs_dir, "run.runs_dir must be a path", source)
     for key in ("checkpoint_every", "eval_every", "eval_deals", "keep_checkpoints", "eval_seed"):
-        _check(_is_int(getattr(run, key)) and getattr(run, key) >= 0, f"run.{key} must be an integer >= 0", source)
-    _check(_is_int(run.log_interval) and run.log_interval >= 1, "run.log_interval must be an integer >= 1", source)
+        _check(
+            _is_int(getattr(run, key)) and getattr(run, key) >= 0,
+            f"run.{key} must be an integer >= 0",
+            source,
+        )
+    _check(
+        _is_int(run.log_interval) and run.log_interval >= 1,
+        "run.log_interval must be an integer >= 1",
+        source,
+    )
     ekind = run.eval_opponent.partition(":")[0] if isinstance(run.eval_opponent, str) else None
-    _check(ekind in kinds - {"self"}, f"run.eval_opponent: unknown agent {run.eval_opponent!r}", source)
-    _check(run.eval_method in ("tournament", "duplicate"), "run.eval_method must be 'tournament' or 'duplicate'", source)
+    _check(
+        ekind in kinds - {"self"}, f"run.eval_opponent: unknown agent {run.eval_opponent!r}", source
+    )
+    _check(
+        run.eval_method in ("tournament", "duplicate"),
+        "run.eval_method must be 'tournament' or 'duplicate'",
+        source,
+    )
     for key in ("progress_bar", "tensorboard"):
         _check(isinstance(getattr(run, key), bool), f"run.{key} must be true or false", source)
 

@@ -80,7 +80,9 @@ def score_env_kwargs(game: str, train_kwargs: dict[str, Any] | None = None) -> d
     return kwargs
 
 
-def play_scores(env: Any, agents: dict[str, Any], seed: int, flags: dict[str, Any] | None = None) -> dict[str, float]:
+def play_scores(
+    env: Any, agents: dict[str, Any], seed: int, flags: dict[str, Any] | None = None
+) -> dict[str, float]:
     """Play one episode of a raw AEC env; each seat's total reward (everything ``last()`` pays).
 
     ``flags["truncated"]`` is set to whether the env truncated the episode.
@@ -212,8 +214,16 @@ def evaluate_tournament(
     def half(row: dict[str, Any]) -> float:
         return math.nan if row.get("half_width") is None else float(row["half_width"])
 
-    diffs = [(h["mean_diff"] if h["a"] == "learner" else -h["mean_diff"]) for h in h2h if h["mean_diff"] is not None]
-    widths = [(h["ci_high"] - h["ci_low"]) / 2 for h in h2h if h["ci_low"] is not None and h["ci_high"] is not None]
+    diffs = [
+        (h["mean_diff"] if h["a"] == "learner" else -h["mean_diff"])
+        for h in h2h
+        if h["mean_diff"] is not None
+    ]
+    widths = [
+        (h["ci_high"] - h["ci_low"]) / 2
+        for h in h2h
+        if h["ci_low"] is not None and h["ci_high"] is not None
+    ]
     return EvalResult(
         game=game,
         method="tournament",
@@ -262,8 +272,14 @@ def evaluate_model(
         with tempfile.TemporaryDirectory(prefix="folkcards-model-") as tmp:
             path = Path(tmp) / "learner.zip"
             model.save(str(path))
-            write_sidecar(path, {"game": game, "obs_size": int(model.observation_space.shape[0]),
-                                 "num_actions": int(model.action_space.n)})
+            write_sidecar(
+                path,
+                {
+                    "game": game,
+                    "obs_size": int(model.observation_space.shape[0]),
+                    "num_actions": int(model.action_space.n),
+                },
+            )
             return evaluate_tournament(path, game, opponent, deals, seed, env_kwargs)
     if method not in ("tournament", "duplicate"):
         raise ValueError(f"unknown evaluation method {method!r}: tournament or duplicate")

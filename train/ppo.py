@@ -61,12 +61,28 @@ from .config import TrainConfig, load_config
 from .evaluation import EvalResult, evaluate_model
 
 EVAL_FIELDS = [
-    "step", "method", "opponent", "deals", "mean_score", "ci95", "baseline_score", "baseline_ci95",
-    "advantage", "advantage_ci95", "truncated", "seconds",
+    "step",
+    "method",
+    "opponent",
+    "deals",
+    "mean_score",
+    "ci95",
+    "baseline_score",
+    "baseline_ci95",
+    "advantage",
+    "advantage_ci95",
+    "truncated",
+    "seconds",
 ]
 TRAIN_FIELDS = [
-    "step", "episodes", "mean_reward", "mean_score", "env_seconds", "rollout_seconds",
-    "train_seconds", "steps_per_second",
+    "step",
+    "episodes",
+    "mean_reward",
+    "mean_score",
+    "env_seconds",
+    "rollout_seconds",
+    "train_seconds",
+    "steps_per_second",
 ]
 _CHECKPOINT = re.compile(r"model_(\d+)\.zip$")
 _SNAPSHOT = re.compile(r"snapshot_(\d+)\.npz$")
@@ -130,7 +146,9 @@ def timed_vec_env(venv: Any) -> Any:
             self.env_seconds += time.perf_counter() - start
             return out
 
-        def env_method(self, method_name: str, *args: Any, indices: Any = None, **kwargs: Any) -> list[Any]:
+        def env_method(
+            self, method_name: str, *args: Any, indices: Any = None, **kwargs: Any
+        ) -> list[Any]:
             start = time.perf_counter()
             out = self.venv.env_method(method_name, *args, indices=indices, **kwargs)
             self.env_seconds += time.perf_counter() - start
@@ -157,7 +175,9 @@ def env_factory(config: TrainConfig, snapshots: tuple[str, ...] = ()) -> SingleS
     )
 
 
-def make_vec_env(config: TrainConfig, snapshots: tuple[str, ...] = (), seed: int | None = None) -> Any:
+def make_vec_env(
+    config: TrainConfig, snapshots: tuple[str, ...] = (), seed: int | None = None
+) -> Any:
     """The vectorised training envs (``VecMonitor`` over batched/Subproc/DummyVecEnv), env ``i`` seeded ``seed + i``."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
@@ -206,7 +226,11 @@ def make_model(config: TrainConfig, env: Any, tensorboard_log: str | None) -> An
         max_grad_norm=alg.max_grad_norm,
         target_kl=alg.target_kl,
         normalize_advantage=alg.normalize_advantage,
-        policy_kwargs={"net_arch": net_arch, "activation_fn": activation, "ortho_init": alg.ortho_init},
+        policy_kwargs={
+            "net_arch": net_arch,
+            "activation_fn": activation,
+            "ortho_init": alg.ortho_init,
+        },
         tensorboard_log=tensorboard_log,
         seed=config.run.seed,
         device="cpu",
@@ -294,7 +318,11 @@ def plot_learning_curve(run_dir: Path, title: str = "") -> Path | None:
     import matplotlib.pyplot as plt
 
     evals = _read_csv(run_dir / "eval.csv")
-    train_rows = [r for r in _read_csv(run_dir / "train_log.csv") if r.get("mean_score") not in ("", "nan", None)]
+    train_rows = [
+        r
+        for r in _read_csv(run_dir / "train_log.csv")
+        if r.get("mean_score") not in ("", "nan", None)
+    ]
     if not evals and not train_rows:
         return None
     fig, axes = plt.subplots(2, 1, figsize=(8, 7), sharex=True)
@@ -368,7 +396,9 @@ def make_callback(config: TrainConfig, run_dir: Path, log: Callable[[str], None]
             }
 
         def _on_step(self) -> bool:
-            for info, done in zip(self.locals.get("infos", []), self.locals.get("dones", []), strict=False):
+            for info, done in zip(
+                self.locals.get("infos", []), self.locals.get("dones", []), strict=False
+            ):
                 if done and "episode" in info:
                     self._episode_rewards.append(float(info["episode"]["r"]))
                     score = _table_score(info)
@@ -383,7 +413,10 @@ def make_callback(config: TrainConfig, run_dir: Path, log: Callable[[str], None]
                 self._next_checkpoint = _next_multiple(steps, config.run.checkpoint_every)
             if config.run.eval_every and steps >= self._next_eval:
                 # within the last rollout, leave it to the final evaluation after training
-                if steps + getattr(self.model, "n_steps", 0) * self.training_env.num_envs <= config.run.total_steps:
+                if (
+                    steps + getattr(self.model, "n_steps", 0) * self.training_env.num_envs
+                    <= config.run.total_steps
+                ):
                     self.evaluate()
                 self._next_eval = _next_multiple(steps, config.run.eval_every)
             return True
@@ -418,7 +451,9 @@ def make_callback(config: TrainConfig, run_dir: Path, log: Callable[[str], None]
                     "mean_score": mean_score,
                     "env_seconds": round(delta["env"], 4),
                     "rollout_seconds": round(elapsed, 4),
-                    "train_seconds": round(delta["train"], 4),  # the update after the previous rollout
+                    "train_seconds": round(
+                        delta["train"], 4
+                    ),  # the update after the previous rollout
                     "steps_per_second": round(rollout / elapsed, 1) if elapsed > 0 else math.nan,
                 },
             )
@@ -428,14 +463,22 @@ def make_callback(config: TrainConfig, run_dir: Path, log: Callable[[str], None]
         def take_snapshot(self) -> Path:
             self.snapshot_dir.mkdir(parents=True, exist_ok=True)
             path = self.snapshot_dir / f"snapshot_{self.num_timesteps:09d}.npz"
-            NumpyPolicy.from_sb3(self.model, {"game": config.env.game, "num_timesteps": self.num_timesteps}).save(path)
+            NumpyPolicy.from_sb3(
+                self.model, {"game": config.env.game, "num_timesteps": self.num_timesteps}
+            ).save(path)
             self.training_env.env_method("add_snapshot", str(path.resolve()))
             return path
 
         def checkpoint(self) -> Path:
             self.checkpoint_dir.mkdir(parents=True, exist_ok=True)
-            path = save_model(self.model, config, self.checkpoint_dir / f"model_{self.num_timesteps:09d}.zip")
-            old = _checkpoints(self.checkpoint_dir)[: -config.run.keep_checkpoints or None] if config.run.keep_checkpoints else []
+            path = save_model(
+                self.model, config, self.checkpoint_dir / f"model_{self.num_timesteps:09d}.zip"
+            )
+            old = (
+                _checkpoints(self.checkpoint_dir)[: -config.run.keep_checkpoints or None]
+                if config.run.keep_checkpoints
+                else []
+            )
             for step, stale in old:
                 if step != self.num_timesteps:
                     stale.unlink(missing_ok=True)
@@ -450,9 +493,18 @@ def make_callback(config: TrainConfig, run_dir: Path, log: Callable[[str], None]
                 result = self._evaluate()
             self.last_eval = result
             self.last_eval_step = self.num_timesteps
-            for key in ("mean_score", "ci95", "baseline_score", "advantage", "advantage_ci95", "truncated"):
+            for key in (
+                "mean_score",
+                "ci95",
+                "baseline_score",
+                "advantage",
+                "advantage_ci95",
+                "truncated",
+            ):
                 self.logger.record(f"eval/{key}", getattr(result, key))
-            _append_csv(run_dir / "eval.csv", EVAL_FIELDS, {"step": self.num_timesteps, **result.as_dict()})
+            _append_csv(
+                run_dir / "eval.csv", EVAL_FIELDS, {"step": self.num_timesteps, **result.as_dict()}
+            )
             plot_learning_curve(run_dir, f"{run_dir.name}: {config.env.game} vs {result.opponent}")
             log(f"[{self.num_timesteps} steps] {result.summary()}")
             return result
@@ -526,7 +578,11 @@ def latest_model(run_dir: Path) -> tuple[int, Path] | None:
     candidates = list(_checkpoints(run_dir / "checkpoints"))
     final = run_dir / "model.zip"
     if final.exists():
-        meta = json.loads(final.with_suffix(".json").read_text()) if final.with_suffix(".json").exists() else {}
+        meta = (
+            json.loads(final.with_suffix(".json").read_text())
+            if final.with_suffix(".json").exists()
+            else {}
+        )
         candidates.append((int(meta.get("num_timesteps", 0)), final))
     return max(candidates, key=lambda c: c[0]) if candidates else None
 
@@ -544,13 +600,17 @@ def train(
     from stable_baselines3.common.logger import configure
 
     config = copy.deepcopy(config)
-    config.run.n_envs = config.resolved_n_envs()  # saved explicitly: a resume keeps the rollout size
+    config.run.n_envs = (
+        config.resolved_n_envs()
+    )  # saved explicitly: a resume keeps the rollout size
     run_path = Path(run_dir) if run_dir is not None else default_run_dir(config)
     if resume:
         if not (run_path / "config.yaml").exists():
             raise FileNotFoundError(f"{run_path} is not a run directory (no config.yaml)")
     elif run_path.exists() and any(run_path.iterdir()):
-        raise FileExistsError(f"run directory {run_path} already exists and is not empty; use --resume to continue it")
+        raise FileExistsError(
+            f"run directory {run_path} already exists and is not empty; use --resume to continue it"
+        )
     run_path.mkdir(parents=True, exist_ok=True)
     run_path = run_path.resolve()
     set_determinism(config)
@@ -563,17 +623,24 @@ def train(
             start_steps, resume_from = found
     config.save(run_path / "config.yaml")
     if start_steps >= config.run.total_steps:
-        log(f"{run_path}: already at {start_steps} steps (total_steps {config.run.total_steps}); nothing to do")
+        log(
+            f"{run_path}: already at {start_steps} steps (total_steps {config.run.total_steps}); nothing to do"
+        )
         return run_path
 
-    snapshots = tuple(str(p) for step, p in _snapshots(run_path / "snapshots") if step <= start_steps)
+    snapshots = tuple(
+        str(p) for step, p in _snapshots(run_path / "snapshots") if step <= start_steps
+    )
     snapshots = snapshots[-config.opponents.max_snapshots :]
     for name, fields in (("eval.csv", EVAL_FIELDS), ("train_log.csv", TRAIN_FIELDS)):
         _truncate_csv(run_path / name, fields, start_steps)
 
     tensorboard = config.run.tensorboard and _tensorboard_available()
     if config.run.tensorboard and not tensorboard:
-        warnings.warn("tensorboard is not installed: no TensorBoard logs (pip install 'folkcards[train]')", stacklevel=2)
+        warnings.warn(
+            "tensorboard is not installed: no TensorBoard logs (pip install 'folkcards[train]')",
+            stacklevel=2,
+        )
     venv = timed_vec_env(make_vec_env(config, snapshots, seed=config.run.seed + start_steps))
     try:
         if resume_from is not None:
@@ -613,7 +680,11 @@ def train(
     return run_path
 
 
-def resume_run(run_dir: str | os.PathLike[str], total_steps: int | None = None, log: Callable[[str], None] = print) -> Path:
+def resume_run(
+    run_dir: str | os.PathLike[str],
+    total_steps: int | None = None,
+    log: Callable[[str], None] = print,
+) -> Path:
     """Resume the run in ``run_dir`` (its ``config.yaml``), optionally with a new ``total_steps``."""
     config = load_config(Path(run_dir) / "config.yaml")
     if total_steps is not None:
@@ -621,4 +692,12 @@ def resume_run(run_dir: str | os.PathLike[str], total_steps: int | None = None, 
     return train(config, run_dir, resume=True, log=log)
 
 
-__all__ = ["latest_model", "make_model", "make_vec_env", "plot_learning_curve", "resume_run", "save_model", "train"]
+__all__ = [
+    "latest_model",
+    "make_model",
+    "make_vec_env",
+    "plot_learning_curve",
+    "resume_run",
+    "save_model",
+    "train",
+]

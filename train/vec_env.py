@@ -28,7 +28,9 @@ from stable_baselines3.common.vec_env.base_vec_env import CloudpickleWrapper, Ve
 _METHOD = "<method>"
 
 
-def _step_env(env: gym.Env, action: Any) -> tuple[Any, float, bool, dict[str, Any], dict[str, Any] | None]:
+def _step_env(
+    env: gym.Env, action: Any
+) -> tuple[Any, float, bool, dict[str, Any], dict[str, Any] | None]:
     obs, reward, terminated, truncated, info = env.step(action)
     done = terminated or truncated
     info["TimeLimit.truncated"] = truncated and not terminated
@@ -56,7 +58,10 @@ def _worker(remote: Any, parent_remote: Any, fns_wrapper: CloudpickleWrapper) ->
                 remote.send((results, _masks(envs)))
             elif cmd == "reset":
                 seeds, options = data
-                out = [env.reset(seed=s, options=o) for env, s, o in zip(envs, seeds, options, strict=True)]
+                out = [
+                    env.reset(seed=s, options=o)
+                    for env, s, o in zip(envs, seeds, options, strict=True)
+                ]
                 remote.send((out, _masks(envs)))
             elif cmd == "env_method":
                 name, args, kwargs, local = data
@@ -94,7 +99,12 @@ def _worker(remote: Any, parent_remote: Any, fns_wrapper: CloudpickleWrapper) ->
 class BatchedSubprocVecEnv(VecEnv):
     """``len(env_fns)`` envs in ``n_workers`` processes; see the module docstring."""
 
-    def __init__(self, env_fns: Sequence[Callable[[], gym.Env]], n_workers: int | None = None, start_method: str | None = None):
+    def __init__(
+        self,
+        env_fns: Sequence[Callable[[], gym.Env]],
+        n_workers: int | None = None,
+        start_method: str | None = None,
+    ):
         n_envs = len(env_fns)
         if n_envs < 1:
             raise ValueError("need at least one env")
@@ -146,7 +156,12 @@ class BatchedSubprocVecEnv(VecEnv):
         for i, reset_info in enumerate(reset_infos):
             if reset_info is not None:
                 self.reset_infos[i] = reset_info
-        return _stack(obs), np.array(rewards, dtype=np.float32), np.array(dones, dtype=bool), list(infos)
+        return (
+            _stack(obs),
+            np.array(rewards, dtype=np.float32),
+            np.array(dones, dtype=bool),
+            list(infos),
+        )
 
     def reset(self) -> Any:
         seeds = list(self._seeds)
@@ -203,11 +218,20 @@ class BatchedSubprocVecEnv(VecEnv):
             out.append(answers[w][groups[w].index(k)])
         return out
 
-    def env_method(self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any) -> list[Any]:
-        if method_name == "action_masks" and not method_args and not method_kwargs and self._mask_cache is not None:
+    def env_method(
+        self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any
+    ) -> list[Any]:
+        if (
+            method_name == "action_masks"
+            and not method_args
+            and not method_kwargs
+            and self._mask_cache is not None
+        ):
             return [self._mask_cache[i] for i in self._get_indices(indices)]
         self._mask_cache = None
-        return self._gather(indices, lambda local: ("env_method", (method_name, method_args, method_kwargs, local)))
+        return self._gather(
+            indices, lambda local: ("env_method", (method_name, method_args, method_kwargs, local))
+        )
 
     def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
         return self._gather(indices, lambda local: ("get_attr", (attr_name, local)))

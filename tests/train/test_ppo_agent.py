@@ -16,8 +16,15 @@ def _tiny_model(game: str, env_kwargs: dict | None = None):
     from sb3_contrib import MaskablePPO
 
     env = SingleSeatEnv(game, env_kwargs or {})
-    return MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, seed=0, device="cpu",
-                       policy_kwargs={"net_arch": [32, 32]})
+    return MaskablePPO(
+        "MlpPolicy",
+        env,
+        n_steps=32,
+        batch_size=32,
+        seed=0,
+        device="cpu",
+        policy_kwargs={"net_arch": [32, 32]},
+    )
 
 
 @pytest.fixture(scope="module")

@@ -19,10 +19,14 @@ def _tri_palki_available() -> bool:
     return True
 
 
-needs_tri_palki = pytest.mark.skipif(not _tri_palki_available(), reason="tri_palki_v0 not available")
+needs_tri_palki = pytest.mark.skipif(
+    not _tri_palki_available(), reason="tri_palki_v0 not available"
+)
 
 
-def _play(env: SingleSeatEnv, seed: int, rng: np.random.Generator) -> tuple[float, dict, list[np.ndarray]]:
+def _play(
+    env: SingleSeatEnv, seed: int, rng: np.random.Generator
+) -> tuple[float, dict, list[np.ndarray]]:
     obs, info = env.reset(seed=seed)
     total, observations = 0.0, [obs]
     while True:
@@ -54,7 +58,9 @@ def test_check_env_tri_palki() -> None:
 @pytest.mark.parametrize("shaping", [False, True])
 def test_paston_rewards_sum_to_scaled_table_score(shaping: bool) -> None:
     scale = 0.05
-    env = SingleSeatEnv("paston", {"shaping": shaping, "reward_scale": scale}, opponents=["random", "heuristic"])
+    env = SingleSeatEnv(
+        "paston", {"shaping": shaping, "reward_scale": scale}, opponents=["random", "heuristic"]
+    )
     rng = np.random.default_rng(1)
     ended_by_opponent = 0
     for seed in range(150):
@@ -124,7 +130,10 @@ def test_snapshots_join_the_pool(tmp_path) -> None:
 
     rng = np.random.default_rng(0)
     policy = NumpyPolicy(
-        [rng.normal(size=(16, 367)).astype(np.float32), rng.normal(size=(45, 16)).astype(np.float32)],
+        [
+            rng.normal(size=(16, 367)).astype(np.float32),
+            rng.normal(size=(45, 16)).astype(np.float32),
+        ],
         [np.zeros(16, np.float32), np.zeros(45, np.float32)],
         "tanh",
         {"game": "paston"},
@@ -142,7 +151,9 @@ def test_snapshots_join_the_pool(tmp_path) -> None:
 
 
 def test_factory_pickles() -> None:
-    factory = SingleSeatEnvFactory("paston", {"shaping": True, "reward_scale": 0.05}, (("random", 1.0), ("heuristic", 2.0)))
+    factory = SingleSeatEnvFactory(
+        "paston", {"shaping": True, "reward_scale": 0.05}, (("random", 1.0), ("heuristic", 2.0))
+    )
     env = pickle.loads(pickle.dumps(factory))()
     assert isinstance(env, SingleSeatEnv) and env.observation_space.shape == (367,)
 
@@ -151,7 +162,9 @@ def test_batched_vec_env_matches_dummy() -> None:
     from folkcards.train.vec_env import BatchedSubprocVecEnv
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    factory = SingleSeatEnvFactory("paston", {"shaping": True}, (("random", 1.0), ("heuristic", 1.0)))
+    factory = SingleSeatEnvFactory(
+        "paston", {"shaping": True}, (("random", 1.0), ("heuristic", 1.0))
+    )
     dummy = DummyVecEnv([factory] * 3)
     batched = BatchedSubprocVecEnv([factory] * 3, n_workers=2)
     try:
@@ -166,7 +179,9 @@ def test_batched_vec_env_matches_dummy() -> None:
                 actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
                 obs, rewards, dones, infos = venv.step(actions)
                 steps += [obs, rewards, dones]
-                steps += [info["terminal_observation"] for info in infos if "terminal_observation" in info]
+                steps += [
+                    info["terminal_observation"] for info in infos if "terminal_observation" in info
+                ]
             assert venv.env_method("snapshot_count", indices=[2]) == [0]
             assert venv.get_attr("game") == ["paston"] * 3
             trajectories.append(steps)
@@ -180,7 +195,9 @@ def test_batched_vec_env_matches_dummy() -> None:
 def test_truncation_is_bootstrapped_or_penalised() -> None:
     rng = np.random.default_rng(4)
     plain = SingleSeatEnv("tri_palki", {"max_turns": 6}, opponents=["random"])
-    penalised = SingleSeatEnv("tri_palki", {"max_turns": 6}, opponents=["random"], truncation_reward=-1.0)
+    penalised = SingleSeatEnv(
+        "tri_palki", {"max_turns": 6}, opponents=["random"], truncation_reward=-1.0
+    )
     seen = 0
     for seed in range(30):
         for env in (plain, penalised):
@@ -188,7 +205,9 @@ def test_truncation_is_bootstrapped_or_penalised() -> None:
             total, done = 0.0, False
             while not done:
                 legal = np.flatnonzero(env.action_masks())
-                _, reward, terminated, truncated, info = env.step(int(legal[rng.integers(len(legal))]))
+                _, reward, terminated, truncated, info = env.step(
+                    int(legal[rng.integers(len(legal))])
+                )
                 total += reward
                 done = terminated or truncated
             if info.get("outcome") == "truncated":
@@ -196,5 +215,7 @@ def test_truncation_is_bootstrapped_or_penalised() -> None:
                 if env is plain:
                     assert truncated and not terminated and total == 0.0
                 else:
-                    assert terminated and not truncated and total == -1.0 and info["truncated_by_env"]
+                    assert (
+                        terminated and not truncated and total == -1.0 and info["truncated_by_env"]
+                    )
     assert seen > 0

@@ -14,7 +14,12 @@ SHIPPED = sorted(CONFIGS.glob("*/ppo_*.yaml"))
 
 def test_all_four_configs_are_shipped() -> None:
     names = {f"{p.parent.name}/{p.name}" for p in SHIPPED}
-    assert {"paston/ppo_quick.yaml", "paston/ppo_full.yaml", "tri_palki/ppo_quick.yaml", "tri_palki/ppo_full.yaml"} <= names
+    assert {
+        "paston/ppo_quick.yaml",
+        "paston/ppo_full.yaml",
+        "tri_palki/ppo_quick.yaml",
+        "tri_palki/ppo_full.yaml",
+    } <= names
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -38,7 +43,10 @@ def test_defaults_are_valid() -> None:
         ({"algorithim": {}}, "unknown group"),
         ({"algorithm": {"n_step": 5}}, r"unknown key\(s\) \['n_step'\] in group 'algorithm'"),
         ({"run": {"total_step": 5}}, "known keys"),
-        ({"env": {"game": "paston", "num_players": 4}}, r"unknown key\(s\) \['num_players'\] in group 'env'"),
+        (
+            {"env": {"game": "paston", "num_players": 4}},
+            r"unknown key\(s\) \['num_players'\] in group 'env'",
+        ),
         ({"env": {"game": "chess"}}, "env.game"),
         ({"env": {"reward_scale": -1}}, "reward_scale"),
         ({"opponents": {"pool": [{"spec": "nobody"}]}}, "unknown agent"),

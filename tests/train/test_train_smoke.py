@@ -49,12 +49,31 @@ def test_cli_run_writes_everything_and_the_model_plays(tmp_path: Path) -> None:
     quick = tmp_path / "quick.yaml"
     quick.write_text(yaml.safe_dump(data))
     run_dir = tmp_path / "run"
-    code = main([
-        "--config", str(quick), "--total-steps", "512", "--n-envs", "2",
-        "--run-dir", str(run_dir), "--seed", "3", "--no-progress",
-    ])
+    code = main(
+        [
+            "--config",
+            str(quick),
+            "--total-steps",
+            "512",
+            "--n-envs",
+            "2",
+            "--run-dir",
+            str(run_dir),
+            "--seed",
+            "3",
+            "--no-progress",
+        ]
+    )
     assert code == 0
-    for name in ("config.yaml", "model.zip", "model.json", "eval.csv", "train_log.csv", "learning_curve.png", "state.json"):
+    for name in (
+        "config.yaml",
+        "model.zip",
+        "model.json",
+        "eval.csv",
+        "train_log.csv",
+        "learning_curve.png",
+        "state.json",
+    ):
         assert (run_dir / name).is_file(), name
     assert any((run_dir / "tb").iterdir())
     meta = json.loads((run_dir / "model.json").read_text())
@@ -92,8 +111,14 @@ def test_snapshots_checkpoints_resume(tmp_path: Path) -> None:
     config.opponents.max_snapshots = 1
     logs: list[str] = []
     run_dir = train(config, tmp_path / "run", log=logs.append)
-    assert sorted(p.name for p in (run_dir / "snapshots").iterdir()) == ["snapshot_000000256.npz", "snapshot_000000512.npz"]
-    assert [p.name for p in sorted((run_dir / "checkpoints").glob("*.zip"))] == ["model_000000256.zip", "model_000000512.zip"]
+    assert sorted(p.name for p in (run_dir / "snapshots").iterdir()) == [
+        "snapshot_000000256.npz",
+        "snapshot_000000512.npz",
+    ]
+    assert [p.name for p in sorted((run_dir / "checkpoints").glob("*.zip"))] == [
+        "model_000000256.zip",
+        "model_000000512.zip",
+    ]
     evals = _rows(run_dir / "eval.csv")
     assert [int(r["step"]) for r in evals] == [256, 512] and evals[0]["method"] == "duplicate"
     assert all(np.isfinite(float(r["mean_score"])) for r in evals)
@@ -122,7 +147,13 @@ def test_same_seed_same_run_for_any_vectorisation(tmp_path: Path) -> None:
     runs = []
     for name, vec_env, eval_deals in (("a", "dummy", 0), ("b", "dummy", 0), ("c", "batched", 1)):
         # run c also evaluates (a tournament loads the model: torch's RNG must not move)
-        config = _tiny(eval_deals=eval_deals, checkpoint_every=0, vec_env=vec_env, n_workers=2, tensorboard=False)
+        config = _tiny(
+            eval_deals=eval_deals,
+            checkpoint_every=0,
+            vec_env=vec_env,
+            n_workers=2,
+            tensorboard=False,
+        )
         runs.append(train(config, tmp_path / name, log=lambda _line: None))
     assert len(_rows(runs[2] / "eval.csv")) == 2
     first = _params(runs[0])
@@ -149,6 +180,8 @@ def test_tri_palki_tiny_run(tmp_path: Path) -> None:
     from folkcards.train.evaluation import play_scores
 
     env = tri_palki_v0.raw_env()
-    agents = {f"player_{i}": make_agent("heuristic", "tri_palki", f"player_{i}", i) for i in range(1, 4)}
+    agents = {
+        f"player_{i}": make_agent("heuristic", "tri_palki", f"player_{i}", i) for i in range(1, 4)
+    }
     play_scores(env, {"player_0": agent, **agents}, 0)
     assert len(_rows(run_dir / "eval.csv")) == 1
