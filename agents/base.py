@@ -44,6 +44,52 @@ class Agent:
         return f"{type(self).__name__}(game={self.game!r}, seat={self.seat!r})"
 
 
+def legal_actions(observation: dict[str, np.ndarray]) -> list[int]:
+    """The legal action ids of an observation dict; ``ValueError`` if the agent is not to act."""
+    legal = [int(a) for a in np.flatnonzero(observation["action_mask"])]
+    if not legal:
+        raise ValueError("the action mask has no legal action: this agent is not to act")
+    return legal
+
+
+class RuleBasedAgent(Agent):
+    """An agent that decodes its observation and chooses by rules, never failing a game.
+
+    Subclasses set ``game_name`` and implement ``_decide(vector, legal)``. A forced move is played
+    without thinking; if the rules raise or choose an illegal move, ``_fallback(legal)`` is
+    played instead, unless ``strict`` is set (tests set it to surface bugs).
+    """
+
+    game_name = ""
+    strict = False
+
+    def __init__(self, game: str | None = None, seat: str = "player_0", seed: int | None = None):
+        game = game or self.game_name
+        if game != self.game_name:
+            raise ValueError(f"{type(self).__name__} plays {self.game_name}, not {game!r}")
+        super().__init__(game, seat, seed)
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        legal = legal_actions(observation)
+        if len(legal) == 1:
+            return legal[0]
+        try:
+            action = self._decide(np.asarray(observation["observation"]), legal)
+        except Exception:  # a heuristic bug must never stop a game
+            if self.strict:
+                raise
+            action = None
+        if action is None or action not in legal:
+            action = self._fallback(legal)
+        return action
+
+    def _decide(self, vector: np.ndarray, legal: list[int]) -> int | None:
+        raise NotImplementedError
+
+    def _fallback(self, legal: list[int]) -> int:
+        return legal[0]
+
+
 def register_agent(kind: str, factory: AgentFactory) -> None:
     """Make ``make_agent("kind[:arg]", ...)`` build ``factory(game=, seat=, seed=, arg=)``."""
     _FACTORIES[kind] = factory

@@ -60,7 +60,7 @@ from itertools import combinations
 import numpy as np
 
 from ..envs.paston.observation import PastonView, decode
-from .base import Agent
+from .base import RuleBasedAgent
 
 # Action ids (api.md): kept local so that the agent depends only on the observation module.
 PASS = 32
@@ -360,11 +360,11 @@ def defence_value(tricks: float, sigma: float, sole: bool, factor: int) -> float
     return factor * sum(p * s for p, s in zip(probs, table, strict=True))
 
 
-class PastonHeuristicAgent(Agent):
+class PastonHeuristicAgent(RuleBasedAgent):
     """Rule-based Paston player; see the module docstring for the rules it follows."""
 
     name = "heuristic"
-    strict = False  # re-raise instead of falling back to a legal action (for tests)
+    game_name = "paston"
 
     def __init__(
         self,
@@ -374,8 +374,6 @@ class PastonHeuristicAgent(Agent):
         params: PastonParams | None = None,
     ):
         super().__init__(game, seat, seed)
-        if game != "paston":
-            raise ValueError(f"PastonHeuristicAgent plays paston, not {game!r}")
         self.params = params or PastonParams()
 
     def _declarer_value(self, hand: int, gone: int, level: int, bidding: bool = False) -> float:
@@ -387,23 +385,8 @@ class PastonHeuristicAgent(Agent):
         tricks = p.declarer_scale * raw + p.declarer_shift
         return contract_value(tricks, level, p.bid_sigma if bidding else p.declarer_sigma)
 
-    def act(self, observation: dict[str, np.ndarray]) -> int:
-        mask = np.asarray(observation["action_mask"])
-        legal = [int(a) for a in np.flatnonzero(mask)]
-        if not legal:
-            raise ValueError("the action mask has no legal action: this agent is not to act")
-        if len(legal) == 1:
-            return legal[0]
-        view = decode(observation["observation"])
-        try:
-            action = self._choose(view, legal)
-        except Exception:  # a heuristic bug must never stop a game (tests set strict)
-            if self.strict:
-                raise
-            action = None
-        if action is None or action not in legal:
-            action = legal[0]
-        return action
+    def _decide(self, vector: np.ndarray, legal: list[int]) -> int | None:
+        return self._choose(decode(vector), legal)
 
     # --- dispatch ----------------------------------------------------------------------------
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Agent
+from .base import Agent, legal_actions
 
 
 class RandomAgent(Agent):
@@ -13,7 +13,5 @@ class RandomAgent(Agent):
     name = "random"
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
-        legal = np.flatnonzero(observation["action_mask"])
-        if len(legal) == 0:
-            raise ValueError("the action mask has no legal action: this agent is not to act")
-        return int(legal[self.rng.integers(len(legal))])
+        legal = legal_actions(observation)
+        return legal[int(self.rng.integers(len(legal)))]

@@ -35,7 +35,7 @@ from functools import cache
 import numpy as np
 
 from ..envs.tri_palki.observation import TriPalkiView, decode
-from .base import Agent
+from .base import RuleBasedAgent
 
 PASS = 0
 SWAP_BASE = 1
@@ -106,11 +106,11 @@ def _one_suit(cards: list[int]) -> bool:
     return len({_suit(c) for c in cards}) == 1
 
 
-class TriPalkiHeuristicAgent(Agent):
+class TriPalkiHeuristicAgent(RuleBasedAgent):
     """Rule-based Tri Palki player; see the module docstring for the rules it follows."""
 
     name = "heuristic"
-    strict = False  # re-raise instead of falling back to a legal action (for tests)
+    game_name = "tri_palki"
 
     def __init__(
         self,
@@ -120,30 +120,15 @@ class TriPalkiHeuristicAgent(Agent):
         params: TriPalkiParams | None = None,
     ):
         super().__init__(game, seat, seed)
-        if game != "tri_palki":
-            raise ValueError(f"TriPalkiHeuristicAgent plays tri_palki, not {game!r}")
         self.params = params or TriPalkiParams()
 
-    def act(self, observation: dict[str, np.ndarray]) -> int:
-        mask = np.asarray(observation["action_mask"])
-        legal = [int(a) for a in np.flatnonzero(mask)]
-        if not legal:
-            raise ValueError("the action mask has no legal action: this agent is not to act")
-        if len(legal) == 1:
-            return legal[0]
+    def _decide(self, vector: np.ndarray, legal: list[int]) -> int | None:
         if ANNOUNCE in legal:
             return ANNOUNCE
-        obs = np.asarray(observation["observation"])
-        try:
-            view = decode(obs)
-            action = self._choose(view, legal)
-        except Exception:  # a heuristic bug must never stop a game (tests set strict)
-            if self.strict:
-                raise
-            action = None
-        if action is None or action not in legal:
-            action = PASS if PASS in legal else legal[0]
-        return action
+        return self._choose(decode(vector), legal)
+
+    def _fallback(self, legal: list[int]) -> int:
+        return PASS if PASS in legal else legal[0]
 
     # --- evaluation --------------------------------------------------------------------------
 
