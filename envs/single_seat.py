@@ -10,8 +10,7 @@ plays every other seat with opponents drawn from an :class:`OpponentPool`:
   ``"heuristic"``, ``"ppo:PATH"``) or ``"self"`` — a frozen snapshot of the learner
   (:class:`~folkcards.agents.ppo_agent.NumpyPolicy` ``.npz`` files added with
   :meth:`SingleSeatEnv.add_snapshot`; the newest ``max_snapshots`` are kept and drawn uniformly;
-  ``"self"`` is left out while there is none). A ``"heuristic"`` spec falls back to
-  ``"random"`` (with a warning) while that kind is not registered.
+  ``"self"`` is left out while there is none).
 - **Spaces.** ``observation_space`` is the AEC ``observation`` Box of the learner; the action
   space is ``Discrete(num_actions)``; :meth:`~SingleSeatEnv.action_masks` gives the learner's
   current mask (all zeros once the episode is over), as sb3-contrib's MaskablePPO expects.
@@ -41,7 +40,6 @@ plays every other seat with opponents drawn from an :class:`OpponentPool`:
 from __future__ import annotations
 
 import importlib
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,36 +61,6 @@ def make_aec_env(game: str, **kwargs: Any) -> Any:
         raise ValueError(f"unknown game {game!r}; choose from {', '.join(GAMES)}")
     module = importlib.import_module(f"folkcards.envs.{game}_v0")
     return module.raw_env(**kwargs)
-
-
-_WARNED: set[tuple[str, str]] = set()
-_AVAILABLE: dict[tuple[str, str], str] = {}
-
-
-def available_spec(spec: str, game: str) -> str:
-    """``spec`` itself, or ``"random"`` for a ``heuristic`` spec while no heuristic exists for ``game``."""
-    key = (spec, game)
-    if key in _AVAILABLE:
-        return _AVAILABLE[key]
-    from folkcards.agents import agent_kinds, make_agent
-
-    resolved = spec
-    if spec.partition(":")[0] == "heuristic":
-        reason = None
-        if "heuristic" not in agent_kinds():
-            reason = "agent kind 'heuristic' is not registered yet"
-        else:
-            try:
-                make_agent(spec, game)
-            except (ImportError, NotImplementedError) as exc:
-                reason = f"the {game} heuristic is not available ({exc})"
-        if reason is not None:
-            resolved = "random"
-            if key not in _WARNED:
-                _WARNED.add(key)
-                warnings.warn(f"{reason}: using 'random' instead of {spec!r}", stacklevel=2)
-    _AVAILABLE[key] = resolved
-    return resolved
 
 
 @dataclass(frozen=True)
@@ -201,7 +169,7 @@ class OpponentPool:
             return self._agents[key]
         key = (spec, seat)
         if key not in self._agents:
-            self._agents[key] = make_agent(available_spec(spec, self.game), self.game, seat)
+            self._agents[key] = make_agent(spec, self.game, seat)
         return self._agents[key]
 
 
@@ -438,6 +406,5 @@ __all__ = [
     "OpponentPool",
     "SingleSeatEnv",
     "SingleSeatEnvFactory",
-    "available_spec",
     "make_aec_env",
 ]

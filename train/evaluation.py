@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from folkcards.envs.single_seat import available_spec, make_aec_env
+from folkcards.envs.single_seat import make_aec_env
 
 MAX_ACTIONS = 1_000_000
 
@@ -128,7 +128,7 @@ def evaluate_duplicate(
     if deals < 1:
         raise ValueError("deals must be >= 1")
     started = time.perf_counter()
-    spec = available_spec(opponent, game)
+    spec = opponent
     env = make_aec_env(game, **score_env_kwargs(game, env_kwargs))
     seats = list(env.possible_agents)
     rng = np.random.default_rng(seed)
@@ -188,7 +188,7 @@ def evaluate_tournament(
     if deals < 1:
         raise ValueError("deals must be >= 1")
     started = time.perf_counter()
-    spec = available_spec(opponent, game)
+    spec = opponent
     kwargs = score_env_kwargs(game, env_kwargs)
     num_players = 3 if game == "paston" else int(kwargs.get("num_players", 4))
     entrants = [Entrant("learner", f"ppo:{Path(model_path).resolve()}")]
