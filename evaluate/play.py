@@ -59,37 +59,61 @@ def _normalize(text: str) -> str:
 # --- Paston -------------------------------------------------------------------------------------
 
 
-class PastonTable:
-    """Paston from one seat's point of view: what to show, how to read a typed move."""
+class _SeatTable:
+    """One seat's point of view of a game: seats, names, and the results of finished episodes."""
 
-    game = "paston"
-    episode_word = "deal"
+    game = ""
+    episode_word = ""
+    record_key = ""  # where record() keeps its episodes: "deals" or "rounds"
 
-    def __init__(self, env: Any, seat: int, labels: list[str]):
-        from folkcards.envs.cards import PASTON_CARDS
-        from folkcards.envs.paston import rules
-        from folkcards.envs.paston.observation import decode
-
+    def __init__(self, env: Any, seat: int, labels: list[str], cards: Any, rules: Any, decode: Any):
         self.env = env
         self.raw = env.unwrapped
         self.seat = seat
         self.labels = labels
-        self.cards = PASTON_CARDS
+        self.n = len(env.possible_agents)
+        self.cards = cards
         self.rules = rules
         self.decode = decode
         self.me = env.possible_agents[seat]
-        self.session_totals = [0, 0, 0]
         self._results_seen = 0
 
-    # seats -------------------------------------------------------------------------------------
     def abs_seat(self, rel: int) -> int:
-        return (self.seat + rel) % 3
+        return (self.seat + rel) % self.n
 
     def who(self, seat: int) -> str:
         return self.labels[seat]
 
     def sym(self, card: int) -> str:
         return self.cards.symbol(card)
+
+    def _new_results(self) -> list[str]:
+        """Summaries of the episodes finished since the last call."""
+        done = [e for e in self.raw.record()[self.record_key] if e.get("result")]
+        out = []
+        for episode in done[self._results_seen :]:
+            out.extend(self._summary(episode["result"]))
+        self._results_seen = len(done)
+        return out
+
+    def _summary(self, result: dict[str, dict[str, Any]]) -> list[str]:
+        raise NotImplementedError
+
+
+class PastonTable(_SeatTable):
+    """Paston from one seat's point of view: what to show, how to read a typed move."""
+
+    game = "paston"
+    episode_word = "deal"
+    record_key = "deals"
+
+    def __init__(self, env: Any, seat: int, labels: list[str]):
+        from folkcards.envs.cards import PASTON_CARDS
+        from folkcards.envs.paston import rules
+        from folkcards.envs.paston.observation import decode
+
+        super().__init__(env, seat, labels, PASTON_CARDS, rules, decode)
+        self.session_totals = [0, 0, 0]
 
     def hand_text(self, cards: Sequence[int]) -> str:
         groups = []
@@ -271,16 +295,7 @@ class PastonTable:
             f"New deal; dealer {self.who(self.abs_seat(v.dealer))}, first bidder {self.who(self.abs_seat(v.first_bidder))}"
         ]
 
-    def _new_results(self) -> list[str]:
-        deals = self.raw.record()["deals"]
-        done = [d for d in deals if d.get("result")]
-        out = []
-        for deal in done[self._results_seen :]:
-            out.extend(self._deal_summary(deal["result"]))
-        self._results_seen = len(done)
-        return out
-
-    def _deal_summary(self, result: dict[str, dict[str, Any]]) -> list[str]:
+    def _summary(self, result: dict[str, dict[str, Any]]) -> list[str]:
         names = self.env.possible_agents
         first = result[names[0]]
         outcome = first["outcome"]
@@ -325,36 +340,19 @@ class PastonTable:
 # --- Tri Palki ----------------------------------------------------------------------------------
 
 
-class TriPalkiTable:
+class TriPalkiTable(_SeatTable):
     """Tri Palki from one seat's point of view."""
 
     game = "tri_palki"
     episode_word = "round"
+    record_key = "rounds"
 
     def __init__(self, env: Any, seat: int, labels: list[str]):
         from folkcards.envs.cards import TRI_PALKI_CARDS
         from folkcards.envs.tri_palki import rules
         from folkcards.envs.tri_palki.observation import decode
 
-        self.env = env
-        self.raw = env.unwrapped
-        self.seat = seat
-        self.labels = labels
-        self.n = len(env.possible_agents)
-        self.cards = TRI_PALKI_CARDS
-        self.rules = rules
-        self.decode = decode
-        self.me = env.possible_agents[seat]
-        self._results_seen = 0
-
-    def abs_seat(self, rel: int) -> int:
-        return (self.seat + rel) % self.n
-
-    def who(self, seat: int) -> str:
-        return self.labels[seat]
-
-    def sym(self, card: int) -> str:
-        return self.cards.symbol(card)
+        super().__init__(env, seat, labels, TRI_PALKI_CARDS, rules, decode)
 
     def cards_text(self, cards: Sequence[int]) -> str:
         return " ".join(self.sym(c) for c in cards) or "—"
@@ -533,16 +531,7 @@ class TriPalkiTable:
             f"New {'match' if self.raw.episode == 'match' else 'round'}; dealer {self.who(self.abs_seat(v.dealer))}"
         ]
 
-    def _new_results(self) -> list[str]:
-        rounds = self.raw.record()["rounds"]
-        done = [r for r in rounds if r.get("result")]
-        out = []
-        for rnd in done[self._results_seen :]:
-            out.extend(self._round_summary(rnd["result"]))
-        self._results_seen = len(done)
-        return out
-
-    def _round_summary(self, result: dict[str, dict[str, Any]]) -> list[str]:
+    def _summary(self, result: dict[str, dict[str, Any]]) -> list[str]:
         names = self.env.possible_agents
         any_info = next(iter(result.values()))
         outcome = {
