@@ -42,12 +42,31 @@ def test_missing_file_is_a_clear_error(tmp_path) -> None:
 
 
 def test_packaged_model_convention() -> None:
-    if (MODELS_DIR / "paston_ppo.zip").exists():
-        pytest.skip("a Paston model is committed")
-    with pytest.raises(PPOModelError, match="paston_ppo.zip"):
-        make_agent("ppo:paston", "paston")
-    with pytest.raises(PPOModelError, match="paston_ppo.zip"):
-        make_agent("ppo", "paston")
+    """``ppo:paston`` and plain ``ppo`` load the committed model; a game without one says which file."""
+    assert (MODELS_DIR / "paston_ppo.zip").exists(), "the trained Paston model is committed"
+    assert make_agent("ppo:paston", "paston").game == "paston"
+    assert make_agent("ppo", "paston").game == "paston"
+    if not (MODELS_DIR / "tri_palki_ppo.zip").exists():
+        with pytest.raises(PPOModelError, match="tri_palki_ppo.zip"):
+            make_agent("ppo", "tri_palki")
+
+
+def test_committed_paston_model_plays_legal_moves() -> None:
+    """The committed model plays whole deals out of the box, always within the mask."""
+    from folkcards.envs import paston_v0
+
+    env = paston_v0.raw_env()
+    agents = {name: make_agent("ppo:paston", "paston", seat=name) for name in env.possible_agents}
+    for seed in range(20):
+        env.reset(seed=seed)
+        for name in env.agent_iter():
+            observation, _, termination, truncation, _ = env.last()
+            if termination or truncation:
+                env.step(None)
+                continue
+            action = agents[name].act(observation)
+            assert observation["action_mask"][action] == 1
+            env.step(action)
 
 
 def test_wrong_game_is_a_clear_error(paston_model, tmp_path) -> None:
