@@ -94,7 +94,7 @@ During a turn the mask is ids 0–10 (all always legal); when the announcement i
 ## Observation
 
 Relative to the observer (relative seat 0 = self, then clockwise over all seats, eliminated ones
-included), so its length depends on `num_players`: `120 + 45 · num_players`.
+included), so its length depends on `num_players`: `121 + 45 · num_players`.
 
 {_size_table()}
 

@@ -339,7 +339,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
     # --- observations and state ----------------------------------------------------------------
 
     def _observation(self, seat: int) -> np.ndarray:
-        return obs_mod.encode(self._round, seat, self._sticks)
+        return obs_mod.encode(self._round, seat, self._sticks, self.max_turns)
 
     def state_round(self) -> TriPalkiRound:
         """The full engine state of the current round (for tests and debugging, never for agents)."""

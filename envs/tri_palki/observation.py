@@ -2,10 +2,10 @@
 
 The vector is relative to the observer: relative seat 0 is the observer, then clockwise over
 *all* seats (eliminated ones included), so its size depends on the number of players:
-``120 + 45 * num_players`` (300 for 4 players). It holds exactly what the observer may know
+``121 + 45 * num_players`` (301 for 4 players). It holds exactly what the observer may know
 (``tri_palki.md`` §9): its own hand, the centre, the washed cards, the reserve count, the cards
 each seat is publicly known to hold from swaps, sticks, eliminations, the dealer, whose turn it
-is, the announcement, the final turns and the consecutive passes. Never another hand's hidden
+is, the announcement, the final turns, the consecutive passes and the turns taken this round. Never another hand's hidden
 cards, the reserve order, or whether another player was offered (or declined) the announcement:
 while a player decides, the others see the table as it will be if that player declines.
 
@@ -87,6 +87,7 @@ def observation_layout(num_players: int) -> tuple[tuple[str, int, str], ...]:
             1,
             "1 if one more pass ends the round (no announcement, passes = survivors − 1)",
         ),
+        ("turns", 1, "turns taken in this round ÷ max_turns: how near the round is to truncation"),
         (
             "phase",
             3,
@@ -110,7 +111,7 @@ def _offsets(num_players: int) -> dict[str, int]:
 
 
 def observation_size(num_players: int) -> int:
-    """Length of the observation vector: ``120 + 45 * num_players``."""
+    """Length of the observation vector: ``121 + 45 * num_players``."""
     return _offsets(num_players)["_size"]
 
 
@@ -124,10 +125,13 @@ def observation_offsets(num_players: int) -> dict[str, int]:
 _CARD_PIECE_SLICE = np.s_[:, :NUM_CARDS]
 
 
-def encode(rnd: TriPalkiRound, observer: int, sticks: list[int]) -> np.ndarray:
+def encode(
+    rnd: TriPalkiRound, observer: int, sticks: list[int], max_turns: int | None = None
+) -> np.ndarray:
     """The observation vector of seat ``observer`` (float32, :func:`observation_size`).
 
-    ``sticks`` holds every seat's sticks, 4 for an eliminated seat.
+    ``sticks`` holds every seat's sticks, 4 for an eliminated seat; ``max_turns`` is the env's
+    truncation limit (the ``turns`` piece stays 0 without it).
     """
     n = rnd.num_seats
     o = _offsets(n)
@@ -147,10 +151,13 @@ def encode(rnd: TriPalkiRound, observer: int, sticks: list[int]) -> np.ndarray:
     ones = []
     phase = rnd.phase
     to_act = rnd.to_act
+    turns = rnd.turns
     if phase == ANNOUNCE_DECISION and to_act != observer:
-        # The offer and the answer are private: show the table as after a decline.
+        # The offer and the answer are private: show the table as after a decline (which
+        # completes the decider's turn).
         phase = ACTION
         to_act = rnd.left[to_act]
+        turns += 1
     reserve = rnd.reserve_count
     obs[o["reserve_count"]] = reserve / MAX_RESERVE
     if reserve < 3:
@@ -179,6 +186,8 @@ def encode(rnd: TriPalkiRound, observer: int, sticks: list[int]) -> np.ndarray:
         ones.append(o["pass_ends_round"])
     obs[o["passes"]] = (rnd.passes if rnd.announcer < 0 else 0) / PASSES_SCALE
     ones.append(o["phase"] + phase)
+    if max_turns:
+        obs[o["turns"]] = min(1.0, turns / max_turns)
     hand = rnd.hands[observer]
     if hand:
         info = TRIPLES[hand]
@@ -211,6 +220,7 @@ class TriPalkiView:
     phase: str  # "action", "announce" or "over"
     hand_value: int
     hand_kind: str | None  # "normal", "safe", "three_aces", or None without a hand
+    turn_fraction: float = 0.0  # turns taken this round ÷ max_turns
 
     @property
     def survivors(self) -> int:
@@ -286,6 +296,7 @@ def decode(obs: np.ndarray, num_players: int | None = None) -> TriPalkiView:
         phase=PHASE_NAMES[phase if phase is not None else OVER],
         hand_value=round(float(obs[o["hand_value"]]) * VALUE_SCALE),
         hand_kind=KIND_NAMES[kind] if kind is not None else None,
+        turn_fraction=float(obs[o["turns"]]),
     )
 
 
@@ -316,6 +327,7 @@ def encode_view(view: TriPalkiView) -> np.ndarray:
     obs[o["passes"]] = view.passes / PASSES_SCALE
     obs[o["pass_ends_round"]] = float(view.pass_ends_round)
     obs[o["phase"] + PHASE_NAMES.index(view.phase)] = 1.0
+    obs[o["turns"]] = view.turn_fraction
     obs[o["hand_value"]] = view.hand_value / VALUE_SCALE
     if view.hand_kind is not None:
         obs[o["hand_kind"] + KIND_NAMES.index(view.hand_kind)] = 1.0

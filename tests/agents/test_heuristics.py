@@ -182,7 +182,7 @@ def test_tri_palki_hidden_cards_change_nothing(kind):
             rnd = env.state_round()
             sticks = list(env.sticks.values())
             other = _permute_tri_palki_hidden(rnd, seat, rng)
-            vec = tri_obs.encode(other, seat, sticks)
+            vec = tri_obs.encode(other, seat, sticks, env.max_turns)
             assert np.array_equal(vec, obs["observation"])
             obs2 = {"observation": vec, "action_mask": obs["action_mask"].copy()}
             a1 = make_agent(kind, "tri_palki", name, seed=episode).act(obs)

@@ -100,7 +100,7 @@ def test_spaces_are_built_once_and_shaped_per_contract(num_players):
     space = env.observation_space("player_0")
     assert space is env.observation_space("player_1")
     assert space["observation"].shape == (observation_size(num_players),)
-    assert observation_size(num_players) == 120 + 45 * num_players
+    assert observation_size(num_players) == 121 + 45 * num_players
     assert space["action_mask"].shape == (13,)
     assert env.action_space("player_1").n == 13
 
@@ -501,3 +501,22 @@ def test_docstring_page_is_generated():
         "## Version history",
     ):
         assert needle in doc
+
+
+def test_observation_shows_how_near_the_round_is_to_truncation():
+    """The `turns` piece is the turns taken this round ÷ max_turns (public: everyone counts them)."""
+    env = tri_palki_v0.raw_env(num_players=4, max_turns=50)
+    env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    seen = set()
+    for _agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        view = tri_palki_v0.decode(obs["observation"], 4)
+        assert view.turn_fraction == pytest.approx(env.state_round().turns / 50)
+        seen.add(round(view.turn_fraction * 50))
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(rng.choice(legal)))
+    assert len(seen) > 5
