@@ -113,6 +113,7 @@ class CardGameAECEnv(AECEnv):
                 f"legal now are {self._legal_names(seat)}"
             )
         self._cumulative_rewards[agent] = 0
+        self._clear_step_rewards()
         self._apply(seat, action_id)
         self._accumulate_rewards()
         if self.render_mode == "human":
@@ -156,6 +157,7 @@ class CardGameAECEnv(AECEnv):
         pass
 
     def _clear_step_rewards(self) -> None:
+        """``rewards`` holds only what the step being applied pays."""
         for name in self.rewards:
             self.rewards[name] = 0.0
 

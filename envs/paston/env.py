@@ -224,9 +224,6 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     def _apply(self, seat: int, action: int) -> None:
         deal = self._deal
-        rewards = self.rewards
-        for agent in rewards:
-            rewards[agent] = 0.0
         tricks_before = deal.trick_count
         deal.apply(action)
         self._actions.append((self.possible_agents[seat], action))

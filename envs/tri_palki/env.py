@@ -237,9 +237,6 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     def _apply(self, seat: int, action: int) -> None:
         rnd = self._round
-        rewards = self.rewards
-        for agent in rewards:
-            rewards[agent] = 0.0
         rnd.apply(action)
         agent = self.possible_agents[seat]
         self._actions.append((agent, action))

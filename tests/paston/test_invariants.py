@@ -106,7 +106,6 @@ def run_games(num_games: int, seed: int) -> None:
         sums = dict.fromkeys(env.possible_agents, 0.0)
         totals = [0, 0, 0]
         deals_seen = 0
-        last_dealer_rotation = None
         for agent in env.agent_iter():
             obs, reward, term, trunc, info = env.last()
             sums[agent] += reward
@@ -133,8 +132,6 @@ def run_games(num_games: int, seed: int) -> None:
             else:
                 assert nxt["dealer"] == previous["first_bidder"]
                 assert nxt["first_bidder"] == (nxt["dealer"] + 1) % 3
-            last_dealer_rotation = nxt
-        del last_dealer_rotation
         assert deals[0]["first_deal"] is True
         assert record["totals"] == totals
         assert [sums[a] for a in env.possible_agents] == pytest.approx(totals)
