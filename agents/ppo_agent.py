@@ -14,9 +14,11 @@ gives the same action as ``model.predict(obs, action_masks=mask, deterministic=T
 whose policy is not a plain MLP fall back to ``model.predict``.
 
 Every model saved by ``folkcards train`` has a sidecar ``<name>.json`` (game, env arguments,
-observation size, number of actions, training steps); loading checks it against the agent's
-game, and without it checks the number of actions and, at the first ``act``, the observation
-size. Torch and stable-baselines3 are imported only when a ``.zip`` is loaded.
+observation size, number of actions, training steps, feature set); loading checks it against
+the agent's game, and without it checks the number of actions and, at the first ``act``, the
+observation size. A model trained with a :mod:`~folkcards.agents.features` set gets the same
+derived features appended to each observation before its network, so it still plays from the
+plain observation. Torch and stable-baselines3 are imported only when a ``.zip`` is loaded.
 
 :class:`NumpyPolicy` is also the format of the self-play snapshots used during training
 (``.npz`` files that load without torch).
@@ -313,9 +315,17 @@ class PolicyAgent(Agent):
         self.deterministic = deterministic
         self.label = label or self.name
         self._checked = False
+        features = policy.meta.get("features")
+        self._features = None
+        if features:
+            from .features import get_feature_set
+
+            self._features = get_feature_set(str(features), game)
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
         vector = observation["observation"]
+        if self._features is not None:
+            vector = self._features(vector)
         if not self._checked:
             if np.shape(vector) != (self.policy.obs_size,):
                 meta = self.policy.meta

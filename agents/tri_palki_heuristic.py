@@ -102,6 +102,19 @@ def _key_score(key: tuple[int, int, int]) -> float:
     return value + (mask * 4 + suit) / (512.0 * 4.0)
 
 
+@dataclass(frozen=True)
+class ActionAssessment:
+    """How the heuristic sees one swap: the hand it leaves and the score it gives it."""
+
+    action: int
+    value: int  # value of the hand after the swap
+    kind: str  # normal / safe / three_aces
+    score: float  # hand score + potential + wash bonus/penalty - feeding cost
+    washes: bool  # the centre left behind is one suit
+    ends_round: bool  # ... and the reserve cannot replace it
+    feed: float  # the feeding cost included in score
+
+
 def _one_suit(cards: list[int]) -> bool:
     return len({_suit(c) for c in cards}) == 1
 
@@ -199,16 +212,16 @@ class TriPalkiHeuristicAgent(RuleBasedAgent):
 
     # --- choice ------------------------------------------------------------------------------
 
-    def _choose(self, view: TriPalkiView, legal: list[int]) -> int:
+    def assess(self, view: TriPalkiView, legal: list[int]) -> tuple[float, list[ActionAssessment]]:
+        """The score of keeping the hand and an :class:`ActionAssessment` of every legal swap.
+
+        Needs a three-card hand and a three-card centre; the scores are the heuristic's own
+        (hand key, potential, wash bonus or round end, feeding cost).
+        """
         p = self.params
         hand = view.hand
         centre = view.centre
-        if len(hand) != 3 or len(centre) != 3:
-            return PASS
-        value, _, kind = hand_info(tuple(hand))
         final = view.announced  # after an announcement this is my last turn
-        if kind in ("safe", "three_aces"):
-            return PASS  # never break a special hand
         # cards that may still come to the centre: not mine, not washed, not known elsewhere
         seen = set(hand) | set(centre) | set(view.washed)
         for r in range(1, view.num_players):
@@ -219,7 +232,7 @@ class TriPalkiHeuristicAgent(RuleBasedAgent):
                 pool_by_suit[_suit(card)].append(card)
 
         keep = self._hand_score(hand, pool_by_suit, final)
-        options: list[tuple[float, int]] = []
+        options: list[ActionAssessment] = []
         for action in legal:
             if action == PASS or action > SWAP_ALL:
                 continue
@@ -232,36 +245,40 @@ class TriPalkiHeuristicAgent(RuleBasedAgent):
                 given = [hand[h]]
             score = self._hand_score(new_hand, pool_by_suit, final)
             nv, _, nk = hand_info(tuple(sorted(new_hand)))
-            if _one_suit(new_centre):
-                if view.reserve_low:
+            washes = _one_suit(new_centre)
+            ends_round = washes and view.reserve_low
+            if washes:
+                if ends_round:
                     # the round ends at once with this hand
                     score += 3.0 if nk != "normal" or nv >= p.end_round else -3.0
                 else:
                     score += p.wash_bonus
                     new_centre = []  # washed: the given cards leave the game
-            score -= self._feed_cost(view, given, new_centre)
-            options.append((score, action))
+            feed = self._feed_cost(view, given, new_centre)
+            options.append(ActionAssessment(action, nv, nk, score - feed, washes, ends_round, feed))
+        return keep, options
+
+    def _choose(self, view: TriPalkiView, legal: list[int]) -> int:
+        p = self.params
+        hand = view.hand
+        if len(hand) != 3 or len(view.centre) != 3:
+            return PASS
+        value, _, kind = hand_info(tuple(hand))
+        if kind in ("safe", "three_aces"):
+            return PASS  # never break a special hand
+        keep, options = self.assess(view, legal)
         if not options:
             return PASS
-        best_score, best_action = max(options)
-        best_hand = self._hand_after(best_action, hand, centre)
-        bv, _, bk = hand_info(tuple(sorted(best_hand)))
-        reaches_top = bk != "normal" or bv >= 31
-        if final:
-            return best_action if best_score > keep else PASS
+        best = max(options, key=lambda o: (o.score, o.action))
+        reaches_top = best.kind != "normal" or best.value >= 31
+        if view.announced:  # final turn: only the final hand matters
+            return best.action if best.score > keep else PASS
         if value >= 31:
             return PASS
         if value >= p.strong and not reaches_top:
             return PASS
         if view.pass_ends_round and value >= p.end_round and not reaches_top:
             return PASS
-        if best_score > keep + p.min_gain:
-            return best_action
+        if best.score > keep + p.min_gain:
+            return best.action
         return PASS
-
-    @staticmethod
-    def _hand_after(action: int, hand: list[int], centre: list[int]) -> list[int]:
-        if action == SWAP_ALL:
-            return list(centre)
-        h, c = divmod(action - SWAP_BASE, 3)
-        return [x for x in hand if x != hand[h]] + [centre[c]]

@@ -11,7 +11,8 @@ plays every other seat with opponents drawn from an :class:`OpponentPool`:
   (:class:`~folkcards.agents.ppo_agent.NumpyPolicy` ``.npz`` files added with
   :meth:`SingleSeatEnv.add_snapshot`; the newest ``max_snapshots`` are kept and drawn uniformly;
   ``"self"`` is left out while there is none).
-- **Spaces.** ``observation_space`` is the AEC ``observation`` Box of the learner; the action
+- **Spaces.** ``observation_space`` is the AEC ``observation`` Box of the learner (extended by
+  the derived features of ``features=NAME``, a :mod:`folkcards.agents.features` set); the action
   space is ``Discrete(num_actions)``; :meth:`~SingleSeatEnv.action_masks` gives the learner's
   current mask (all zeros once the episode is over), as sb3-contrib's MaskablePPO expects.
 - **Rewards.** Every reward that belongs to the learner reaches it: the reward of a ``step``
@@ -27,6 +28,22 @@ plays every other seat with opponents drawn from an :class:`OpponentPool`:
   truncation, so without it stalling a round is a way to avoid sticks; ``-1.0`` makes a
   truncation as bad as a stick). ``info`` then holds the learner's AEC infos (``deal_score``,
   ``tricks``, ... / ``stick``, ``sticks``, ...) plus ``seat`` (and ``truncated_by_env``).
+- **Duplicate baseline** (``duplicate_baseline=SPEC``, off by default). The learner's final
+  reward becomes its own result minus what the agent ``SPEC`` (e.g. ``"heuristic"``) gets in
+  the learner's seat on the same deal against the same opponents making the same random choices
+  (``info["baseline_return"]``). The term does not depend on the learner's actions, so the
+  policy gradient keeps its expectation while the luck of the deal cancels: when the learner
+  plays as the baseline would, its episode's rewards sum to exactly 0. Rewards then sum to the
+  learner's score *minus* the baseline's, not to the table score. The baseline's deal is played
+  (in a second env, from the start) only if the learner chose differently from it at some
+  decision; otherwise it is the learner's own episode. This assumes the opponents' only state
+  is their random generator, as for every built-in agent.
+- **Repeated positions** (``repeat_penalty=p``, 0 by default). In Tri Palki a player can
+  swap a card out and back again while everyone else passes: the round never ends and is
+  truncated at ``max_turns``. A sampling policy soon breaks such a cycle at no cost, so it never
+  learns that its greedy (argmax) version would stall forever. With ``p > 0`` the learner's
+  action that brings it back to a decision it has already faced in this episode (the same
+  observation apart from the turn counter) is rewarded ``-p``.
 - **Illegal actions** (``check_env`` samples unmasked actions) end the episode with
   ``illegal_reward`` and ``info["illegal_action"] = True``.
 - **Episodes without a decision.** A deal that ends before the learner ever acts (a Tri Palki
@@ -191,6 +208,9 @@ class SingleSeatEnv(gym.Env):
         snapshots: Sequence[str] = (),
         render_mode: str | None = None,
         truncation_reward: float | None = None,
+        features: str | None = None,
+        duplicate_baseline: str | None = None,
+        repeat_penalty: float = 0.0,
     ):
         super().__init__()
         self.game = game
@@ -198,7 +218,15 @@ class SingleSeatEnv(gym.Env):
         self.aec = make_aec_env(game, **self.env_kwargs)
         self.seats = list(self.aec.possible_agents)
         box = self.aec.observation_space(self.seats[0])["observation"]
-        self.observation_space = spaces.Box(box.low, box.high, box.shape, np.float32)
+        self.features = None
+        if features is None:
+            self.observation_space = spaces.Box(box.low, box.high, box.shape, np.float32)
+        else:
+            from folkcards.agents.features import get_feature_set
+
+            self.features = get_feature_set(features, game)
+            size = self.features.size(box.shape[0])
+            self.observation_space = spaces.Box(-np.inf, np.inf, (size,), np.float32)
         self.num_actions = int(self.aec.action_space(self.seats[0]).n)
         self.action_space = spaces.Discrete(self.num_actions)
         self.fixed_seat = None if seat is None else self._seat_name(seat)
@@ -215,6 +243,28 @@ class SingleSeatEnv(gym.Env):
         self._mask = np.zeros(self.num_actions, dtype=bool)
         self._done = True
         self._carry = 0.0
+        self.duplicate_baseline = duplicate_baseline
+        self._baseline_agents: dict[str, Any] = {}
+        self._baseline_states: dict[str, Any] = {}  # the generators' states at the deal's start
+        self._deal: tuple[int, dict[str, Any] | None] = (0, None)
+        self._deviated = False
+        self._episode_return = 0.0
+        self._shadow: Any = None
+        if not repeat_penalty >= 0:
+            raise ValueError(f"repeat_penalty must be >= 0, got {repeat_penalty!r}")
+        self.repeat_penalty = float(repeat_penalty)
+        self._positions: set[bytes] = set()
+        self._repeated = False
+        self._turn_counter: int | None = None
+        if game == "tri_palki":
+            from folkcards.envs.tri_palki.observation import observation_offsets
+
+            self._turn_counter = observation_offsets(len(self.seats))["turns"]
+        if duplicate_baseline is not None:
+            from folkcards.agents import make_agent
+
+            for seat_name in self.seats:  # fails early on an unknown spec
+                self._baseline_agents[seat_name] = make_agent(duplicate_baseline, game, seat_name)
 
     # --- helpers ----------------------------------------------------------------------------
 
@@ -231,8 +281,9 @@ class SingleSeatEnv(gym.Env):
             f"seat must be one of {self.seats} or an index below {len(self.seats)}, got {seat!r}"
         )
 
-    def _learner_finished(self) -> bool:
-        aec, learner = self.aec, self.learner
+    def _learner_finished(self, aec: Any = None) -> bool:
+        aec = self.aec if aec is None else aec
+        learner = self.learner
         return (
             learner not in aec.agents
             or aec.terminations.get(learner, True)
@@ -250,6 +301,8 @@ class SingleSeatEnv(gym.Env):
             agent = aec.agent_selection
             if agent == learner:
                 self._obs = aec.observe(learner)
+                if self.repeat_penalty:
+                    self._note_position(self._obs["observation"])
                 self._mask = self._obs["action_mask"].astype(bool)
                 return
             if aec.terminations[agent] or aec.truncations[agent]:
@@ -258,10 +311,54 @@ class SingleSeatEnv(gym.Env):
                 aec.step(self.opponents[agent].act(aec.observe(agent)))
         raise RuntimeError(f"the opponents made {MAX_OPPONENT_ACTIONS} actions in a row")
 
+    def _note_position(self, vector: np.ndarray) -> None:
+        position = np.array(vector, dtype=np.float32)
+        if self._turn_counter is not None:
+            position[self._turn_counter] = 0.0
+        key = position.tobytes()
+        self._repeated = key in self._positions
+        self._positions.add(key)
+
+    def _baseline_result(self) -> float:
+        """What the baseline agent gets in the learner's seat on this episode's deal, played from
+        the start in a second env with every generator as it was at the start; the generators
+        are left as they were found."""
+        if self._shadow is None:
+            self._shadow = make_aec_env(self.game, **self.env_kwargs)
+        aec, learner = self._shadow, self.learner
+        baseline = self._baseline_agents[learner]
+        table = {**self.opponents, learner: baseline}
+        current = {s: a.rng.bit_generator.state for s, a in table.items()}
+        for seat_name, agent in table.items():
+            agent.rng.bit_generator.state = self._baseline_states[seat_name]
+        deal_seed, options = self._deal
+        aec.reset(seed=deal_seed, options=options)
+        total = float(aec._cumulative_rewards[learner])
+        for _ in range(MAX_OPPONENT_ACTIONS):
+            if self._learner_finished(aec):
+                break
+            agent = aec.agent_selection
+            if aec.terminations[agent] or aec.truncations[agent]:
+                aec.step(None)
+            else:
+                aec.step(table[agent].act(aec.observe(agent)))
+            total += float(aec.rewards.get(learner, 0.0))
+        if self._truncated(aec) and self.truncation_reward is not None:
+            total += self.truncation_reward
+        for seat_name, agent in table.items():
+            agent.rng.bit_generator.state = current[seat_name]
+        return total
+
+    def _truncated(self, aec: Any) -> bool:
+        learner = self.learner
+        return bool(aec.truncations.get(learner, False)) and not aec.terminations.get(
+            learner, False
+        )
+
     def _observation(self) -> np.ndarray:
-        if self._done:
-            return np.asarray(self.aec.observe(self.learner)["observation"], dtype=np.float32)
-        return np.asarray(self._obs["observation"], dtype=np.float32)
+        raw = self.learner_observation()
+        vector = np.asarray(raw["observation"], dtype=np.float32)
+        return vector if self.features is None else self.features(vector)
 
     def _final_info(self) -> dict[str, Any]:
         info = dict(self.aec.infos.get(self.learner, {}))
@@ -285,7 +382,8 @@ class SingleSeatEnv(gym.Env):
                 self.learner = self.fixed_seat
             else:
                 self.learner = self.seats[int(rng.integers(len(self.seats)))]
-            self.aec.reset(seed=int(rng.integers(2**63)), options=options or None)
+            deal_seed = int(rng.integers(2**63))
+            self.aec.reset(seed=deal_seed, options=options or None)
             others = [s for s in self.seats if s != self.learner]
             if opponent_specs is not None:
                 if isinstance(opponent_specs, str) or len(opponent_specs) != len(others):
@@ -298,7 +396,18 @@ class SingleSeatEnv(gym.Env):
                 }
             else:
                 self.opponents = self.pool.draw(rng, others)
+            if self.duplicate_baseline is not None:
+                baseline = self._baseline_agents[self.learner]
+                baseline.rng = np.random.default_rng(int(rng.integers(2**63)))
+                baseline.reset()
+                self._deal = (deal_seed, options or None)
+                self._deviated = False
+                self._baseline_states = {
+                    s: a.rng.bit_generator.state
+                    for s, a in {**self.opponents, self.learner: baseline}.items()
+                }
             self._done = False
+            self._positions.clear()
             self._play_opponents()
             if not self._done:
                 break
@@ -308,6 +417,7 @@ class SingleSeatEnv(gym.Env):
             )
         # Anything credited before the learner's first action joins its first step's reward.
         self._carry = float(self.aec._cumulative_rewards[self.learner])
+        self._episode_return = 0.0
         info = {
             "seat": self.learner,
             "opponents": {s: _describe(a) for s, a in self.opponents.items()},
@@ -333,20 +443,35 @@ class SingleSeatEnv(gym.Env):
             info = self._final_info()
             info["illegal_action"] = True
             return self._observation(), self.illegal_reward, True, False, info
+        if self.duplicate_baseline is not None and not self._deviated:
+            expected = self._baseline_agents[self.learner].act(self._obs)
+            self._deviated = expected != action_id
         self.aec.step(action_id)
         self._play_opponents()
         reward = float(self.aec._cumulative_rewards[self.learner]) + self._carry
         self._carry = 0.0
+        penalty = self.repeat_penalty if self._repeated else 0.0
+        self._repeated = False
         if not self._done:
-            return self._observation(), reward, False, False, {}
-        truncated = bool(
-            self.aec.truncations.get(self.learner, False)
-        ) and not self.aec.terminations.get(self.learner, False)
+            self._episode_return += reward
+            return self._observation(), reward - penalty, False, False, {}
+        truncated = self._truncated(self.aec)
         info = self._final_info()
         if truncated and self.truncation_reward is not None:
             info["truncated_by_env"] = True
-            return self._observation(), reward + self.truncation_reward, True, False, info
+            reward += self.truncation_reward
+        if self.duplicate_baseline is not None:
+            own = self._episode_return + reward
+            baseline = self._baseline_result() if self._deviated else own
+            info["baseline_return"] = baseline
+            reward -= baseline
+        if truncated and self.truncation_reward is not None:
+            return self._observation(), reward, True, False, info
         return self._observation(), reward, not truncated, truncated, info
+
+    def learner_observation(self) -> dict[str, np.ndarray]:
+        """The learner's AEC observation dict (``observation`` and ``action_mask``) now."""
+        return self.aec.observe(self.learner) if self._done else self._obs
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions now (bool; all False once the episode is over)."""
@@ -385,6 +510,9 @@ class SingleSeatEnvFactory:
     illegal_reward: float = -1.0
     snapshots: tuple[str, ...] = ()
     truncation_reward: float | None = None
+    features: str | None = None
+    duplicate_baseline: str | None = None
+    repeat_penalty: float = 0.0
 
     def __call__(self) -> SingleSeatEnv:
         return SingleSeatEnv(
@@ -398,6 +526,9 @@ class SingleSeatEnvFactory:
             illegal_reward=self.illegal_reward,
             snapshots=self.snapshots,
             truncation_reward=self.truncation_reward,
+            features=self.features,
+            duplicate_baseline=self.duplicate_baseline,
+            repeat_penalty=self.repeat_penalty,
         )
 
 

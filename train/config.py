@@ -1,4 +1,4 @@
-"""Training configuration: YAML with four groups, parsed into dataclasses.
+"""Training configuration: YAML with five groups, parsed into dataclasses.
 
 .. code-block:: yaml
 
@@ -7,6 +7,11 @@
       illegal_reward: -1.0  # SingleSeatEnv: reward for an unmasked action (never with masking)
       truncation_reward: null  # null: a truncated episode is bootstrapped; a number: it ends
                                # with that reward (see SingleSeatEnv; Tri Palki configs use -1)
+      features: null        # a folkcards.agents.features set appended to the observation
+                            # (e.g. tri_palki_actions); saved in the model's metadata
+      duplicate_baseline: null  # an agent spec: the learner's final reward is its result minus
+                                # that agent's on the same deal in its seat (see SingleSeatEnv)
+      repeat_penalty: 0.0   # reward -p for coming back to a decision already faced this episode
       # every other key is an argument of folkcards.envs.<game>_v0.raw_env, checked against its
       # signature: paston: episode, shaping, reward_scale, reward, max_deals;
       # tri_palki: num_players, episode, reward, max_turns
@@ -38,6 +43,14 @@
       net_arch: [256, 256]  # or {pi: [...], vf: [...]}
       activation: tanh      # tanh | relu
       ortho_init: true
+    pretrain:               # optional behaviour cloning before PPO (see train/pretrain.py)
+      expert: null          # a make_agent spec (e.g. heuristic); null: no pretraining
+      samples: 200000       # expert decisions collected (learner seat played by the expert)
+      epochs: 4
+      batch_size: 1024
+      learning_rate: 1.0e-3
+      value: true           # also fit the value head to the returns of those episodes
+      holdout: 0.05         # share of samples kept out to report the agreement with the expert
     run:
       total_steps: 200000   # learner decisions (environment steps)
       seed: 0
@@ -85,6 +98,9 @@ class EnvConfig:
     game: str = "paston"
     illegal_reward: float = -1.0
     truncation_reward: float | None = None
+    features: str | None = None
+    duplicate_baseline: str | None = None
+    repeat_penalty: float = 0.0
     kwargs: dict[str, Any] = field(default_factory=dict)
 
 
@@ -124,6 +140,17 @@ class AlgorithmConfig:
 
 
 @dataclass
+class PretrainConfig:
+    expert: str | None = None
+    samples: int = 200_000
+    epochs: int = 4
+    batch_size: int = 1024
+    learning_rate: float = 1.0e-3
+    value: bool = True
+    holdout: float = 0.05
+
+
+@dataclass
 class RunConfig:
     total_steps: int = 200_000
     seed: int = 0
@@ -149,6 +176,7 @@ class TrainConfig:
     env: EnvConfig = field(default_factory=EnvConfig)
     opponents: OpponentsConfig = field(default_factory=OpponentsConfig)
     algorithm: AlgorithmConfig = field(default_factory=AlgorithmConfig)
+    pretrain: PretrainConfig = field(default_factory=PretrainConfig)
     run: RunConfig = field(default_factory=RunConfig)
 
     @property
@@ -180,6 +208,9 @@ class TrainConfig:
             "game": self.env.game,
             "illegal_reward": self.env.illegal_reward,
             "truncation_reward": self.env.truncation_reward,
+            "features": self.env.features,
+            "duplicate_baseline": self.env.duplicate_baseline,
+            "repeat_penalty": self.env.repeat_penalty,
             **copy.deepcopy(self.env.kwargs),
         }
         return {
@@ -189,6 +220,7 @@ class TrainConfig:
                 "pool": [{"spec": o.spec, "weight": o.weight} for o in self.opponents.pool],
             },
             "algorithm": dataclasses.asdict(self.algorithm),
+            "pretrain": dataclasses.asdict(self.pretrain),
             "run": dataclasses.asdict(self.run),
         }
 
@@ -203,6 +235,7 @@ _GROUPS = {
     "env": EnvConfig,
     "opponents": OpponentsConfig,
     "algorithm": AlgorithmConfig,
+    "pretrain": PretrainConfig,
     "run": RunConfig,
 }
 
@@ -244,7 +277,14 @@ def config_from_dict(data: dict[str, Any], source: str = "config") -> TrainConfi
 def _build_group(name: str, cls: type, raw: dict[str, Any], source: str) -> Any:
     raw = dict(raw)
     if name == "env":
-        known = {"game", "illegal_reward", "truncation_reward"}
+        known = {
+            "game",
+            "illegal_reward",
+            "truncation_reward",
+            "features",
+            "duplicate_baseline",
+            "repeat_penalty",
+        }
         kwargs = {k: raw.pop(k) for k in list(raw) if k not in known}
         if "kwargs" in kwargs and isinstance(kwargs["kwargs"], dict):  # the dataclass form
             kwargs.update(kwargs.pop("kwargs"))
@@ -255,6 +295,11 @@ def _build_group(name: str, cls: type, raw: dict[str, Any], source: str) -> Any:
             truncation_reward=None
             if truncation is None
             else _float(truncation, "env.truncation_reward", source),
+            features=None if raw.get("features") is None else str(raw["features"]),
+            duplicate_baseline=None
+            if raw.get("duplicate_baseline") is None
+            else str(raw["duplicate_baseline"]),
+            repeat_penalty=_float(raw.get("repeat_penalty", 0.0), "env.repeat_penalty", source),
             kwargs=kwargs,
         )
     fields = {f.name for f in dataclasses.fields(cls)}
@@ -332,7 +377,7 @@ def validate(config: TrainConfig, source: str = "config") -> None:
     unknown = set(env.kwargs) - set(allowed)
     _check(
         not unknown,
-        f"unknown key(s) {sorted(unknown)} in group 'env' for {env.game}; known keys: game, illegal_reward, truncation_reward, {', '.join(allowed)}",
+        f"unknown key(s) {sorted(unknown)} in group 'env' for {env.game}; known keys: game, illegal_reward, truncation_reward, features, duplicate_baseline, repeat_penalty, {', '.join(allowed)}",
         source,
     )
     try:  # let the env itself validate its arguments
@@ -341,10 +386,48 @@ def validate(config: TrainConfig, source: str = "config") -> None:
         make_aec_env(env.game, **env.kwargs)
     except ValueError as exc:
         raise ConfigError(f"{source}: env: {exc}") from exc
+    if env.features is not None:
+        from folkcards.agents.features import get_feature_set
+
+        try:
+            get_feature_set(env.features, env.game)
+        except ValueError as exc:
+            raise ConfigError(f"{source}: env.features: {exc}") from exc
 
     from folkcards.agents import agent_kinds
 
     kinds = set(agent_kinds()) | {"heuristic", "self"}
+    _check(env.repeat_penalty >= 0, "env.repeat_penalty must be >= 0", source)
+    if env.duplicate_baseline is not None:
+        _check(
+            env.duplicate_baseline.partition(":")[0] in kinds - {"self"},
+            f"env.duplicate_baseline: unknown agent {env.duplicate_baseline!r}; kinds: {', '.join(sorted(kinds - {'self'}))}",
+            source,
+        )
+    pre = config.pretrain
+    if pre.expert is not None:
+        _check(
+            isinstance(pre.expert, str) and pre.expert.partition(":")[0] in kinds - {"self"},
+            f"pretrain.expert: unknown agent {pre.expert!r}; kinds: {', '.join(sorted(kinds - {'self'}))}",
+            source,
+        )
+        for key in ("samples", "epochs", "batch_size"):
+            _check(
+                _is_int(getattr(pre, key)) and getattr(pre, key) >= 1,
+                f"pretrain.{key} must be an integer >= 1",
+                source,
+            )
+        _check(
+            _is_num(pre.learning_rate) and pre.learning_rate > 0,
+            "pretrain.learning_rate must be > 0",
+            source,
+        )
+        _check(isinstance(pre.value, bool), "pretrain.value must be true or false", source)
+        _check(
+            _is_num(pre.holdout) and 0 <= pre.holdout < 1,
+            "pretrain.holdout must be a number in [0, 1)",
+            source,
+        )
     for entry in opp.pool:
         kind = entry.spec.partition(":")[0]
         _check(
@@ -514,6 +597,7 @@ __all__ = [
     "EnvConfig",
     "OpponentConfig",
     "OpponentsConfig",
+    "PretrainConfig",
     "RunConfig",
     "TrainConfig",
     "config_from_dict",

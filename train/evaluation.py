@@ -258,8 +258,11 @@ def evaluate_model(
     env_kwargs: dict[str, Any] | None = None,
     method: str = "tournament",
     model_path: str | os.PathLike[str] | None = None,
+    features: str | None = None,
 ) -> EvalResult:
     """Evaluate a MaskablePPO model (deterministic masked predictions) by ``method``.
+
+    ``features``: the :mod:`folkcards.agents.features` set the model was trained with.
 
     ``tournament`` needs the model on disk: ``model_path`` (a ``.zip`` with its sidecar), else
     the model is saved to a temporary file. Without the tournament module, ``duplicate`` is used.
@@ -278,6 +281,7 @@ def evaluate_model(
                     "game": game,
                     "obs_size": int(model.observation_space.shape[0]),
                     "num_actions": int(model.action_space.n),
+                    "features": features,
                 },
             )
             return evaluate_tournament(path, game, opponent, deals, seed, env_kwargs)
@@ -286,9 +290,9 @@ def evaluate_model(
     from folkcards.agents.ppo_agent import NumpyPolicy, PolicyAgent, _TorchPolicy
 
     try:
-        policy: Any = NumpyPolicy.from_sb3(model, {"game": game})
+        policy: Any = NumpyPolicy.from_sb3(model, {"game": game, "features": features})
     except ValueError:
-        policy = _TorchPolicy(model, {"game": game})
+        policy = _TorchPolicy(model, {"game": game, "features": features})
 
     def learner(seat: str, agent_seed: int) -> PolicyAgent:
         return PolicyAgent(game, seat, agent_seed, policy=policy, label="learner")

@@ -172,6 +172,9 @@ def env_factory(config: TrainConfig, snapshots: tuple[str, ...] = ()) -> SingleS
         illegal_reward=config.env.illegal_reward,
         snapshots=snapshots,
         truncation_reward=config.env.truncation_reward,
+        features=config.env.features,
+        duplicate_baseline=config.env.duplicate_baseline,
+        repeat_penalty=config.env.repeat_penalty,
     )
 
 
@@ -254,6 +257,7 @@ def model_metadata(config: TrainConfig, model: Any) -> dict[str, Any]:
         "obs_size": int(model.observation_space.shape[0]),
         "num_actions": int(model.action_space.n),
         "num_timesteps": int(model.num_timesteps),
+        "features": config.env.features,
         "algorithm": "MaskablePPO",
         "folkcards_version": __version__,
     }
@@ -464,7 +468,12 @@ def make_callback(config: TrainConfig, run_dir: Path, log: Callable[[str], None]
             self.snapshot_dir.mkdir(parents=True, exist_ok=True)
             path = self.snapshot_dir / f"snapshot_{self.num_timesteps:09d}.npz"
             NumpyPolicy.from_sb3(
-                self.model, {"game": config.env.game, "num_timesteps": self.num_timesteps}
+                self.model,
+                {
+                    "game": config.env.game,
+                    "num_timesteps": self.num_timesteps,
+                    "features": config.env.features,
+                },
             ).save(path)
             self.training_env.env_method("add_snapshot", str(path.resolve()))
             return path
@@ -518,6 +527,7 @@ def make_callback(config: TrainConfig, run_dir: Path, log: Callable[[str], None]
                 seed=config.run.eval_seed,
                 env_kwargs=config.env.kwargs,
                 method=config.run.eval_method,
+                features=config.env.features,
             )
 
     return RunCallback()
@@ -650,6 +660,11 @@ def train(
             log(f"resuming {run_path.name} from {resume_from.name} at {start_steps} steps")
         else:
             model = make_model(config, venv, None)
+            if config.pretrain.expert is not None:
+                from .pretrain import pretrain
+
+                workers = max(1, config.resolved_vec_env()[1])
+                pretrain(model, config, env_factory(config), run_path, workers, log)
         model.set_logger(configure(str(run_path / "tb"), ["tensorboard"] if tensorboard else []))
         callback = make_callback(config, run_path, log)
         log(

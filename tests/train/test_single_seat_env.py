@@ -219,3 +219,90 @@ def test_truncation_is_bootstrapped_or_penalised() -> None:
                         terminated and not truncated and total == -1.0 and info["truncated_by_env"]
                     )
     assert seen > 0
+
+
+def _episode_reward(env, seed: int, policy) -> tuple[float, dict]:
+    env.reset(seed=seed)
+    total, done, info = 0.0, False, {}
+    while not done:
+        observation = env.learner_observation()
+        _, reward, terminated, truncated, info = env.step(policy(env, observation))
+        total += reward
+        done = terminated or truncated
+    return total, info
+
+
+@pytest.mark.parametrize("game", ["paston", "tri_palki"])
+def test_duplicate_baseline_subtracts_the_baselines_result_on_the_same_deal(game: str) -> None:
+    """reward(with baseline) = reward(learner) − reward(heuristic in the learner's seat), for
+    the same seat, deal and opponents' random choices; exactly 0 when the learner plays as the
+    baseline would."""
+    from folkcards.agents import make_agent
+
+    pool = (("random", 1.0), ("heuristic", 1.0))
+    plain = SingleSeatEnv(game, opponents=pool, truncation_reward=-1.0)
+    dup = SingleSeatEnv(
+        game, opponents=pool, truncation_reward=-1.0, duplicate_baseline="heuristic"
+    )
+    experts = {s: make_agent("heuristic", game, s) for s in plain.seats}
+
+    def heuristic(env, observation):
+        return experts[env.learner].act(observation)
+
+    def random_policy(seed):
+        rng = np.random.default_rng(seed)
+        return lambda env, observation: int(rng.choice(np.flatnonzero(observation["action_mask"])))
+
+    nonzero = 0
+    for seed in range(40):
+        assert _episode_reward(dup, seed, heuristic)[0] == pytest.approx(0.0, abs=1e-9)
+        mine, _ = _episode_reward(plain, seed, random_policy(seed))
+        base, _ = _episode_reward(plain, seed, heuristic)
+        diff, info = _episode_reward(dup, seed, random_policy(seed))
+        assert diff == pytest.approx(mine - base, abs=1e-9)
+        assert info["baseline_return"] == pytest.approx(base, abs=1e-9)
+        nonzero += diff != 0
+    assert nonzero > 5
+
+
+def test_repeat_penalty_marks_returns_to_a_decision_already_faced() -> None:
+    """Same seed and actions with and without the penalty: the rewards differ by exactly -p on
+    the steps after which the learner faces an observation (turn counter aside) seen before."""
+    from folkcards.envs.tri_palki.observation import observation_offsets
+
+    turns = observation_offsets(4)["turns"]
+    pool = (("heuristic", 1.0),)
+    plain = SingleSeatEnv("tri_palki", opponents=pool, truncation_reward=-1.0)
+    penalised = SingleSeatEnv(
+        "tri_palki", opponents=pool, truncation_reward=-1.0, repeat_penalty=0.25
+    )
+    repeats = 0
+    for seed in range(30):
+        plain.reset(seed=seed)
+        penalised.reset(seed=seed)
+        seen = set()
+        rng = np.random.default_rng(seed)
+        done = False
+        while not done:
+            vector = plain.learner_observation()["observation"].copy()
+            vector[turns] = 0
+            seen.add(vector.tobytes())
+            mask = plain.action_masks()
+            # swap the first hand card with the first centre card (which undoes itself when the
+            # others pass), now and then anything legal
+            action = 1 if mask[1] and rng.random() < 0.9 else int(rng.choice(np.flatnonzero(mask)))
+            _, r_plain, term, trunc, _ = plain.step(action)
+            _, r_pen, term2, trunc2, _ = penalised.step(action)
+            assert (term, trunc) == (term2, trunc2)
+            done = term or trunc
+            if done:
+                assert r_pen == r_plain
+                continue
+            after = plain.learner_observation()["observation"].copy()
+            after[turns] = 0
+            repeated = after.tobytes() in seen
+            assert r_pen == pytest.approx(r_plain - (0.25 if repeated else 0.0))
+            repeats += repeated
+    assert repeats > 20
+    with pytest.raises(ValueError, match="repeat_penalty"):
+        SingleSeatEnv("tri_palki", repeat_penalty=-1.0)

@@ -30,6 +30,8 @@ def _tiny(game: str = "paston", **run):
     config.run.eval_every = 256
     config.run.eval_deals = 4
     config.run.progress_bar = False
+    config.pretrain.samples = 300
+    config.pretrain.epochs = 1
     for key, value in run.items():
         setattr(config.run, key, value)
     return config

@@ -1,0 +1,138 @@
+"""Derived observation features for learned agents: computed from the observation vector only.
+
+A feature set maps a game's observation vector to a longer vector: the observation itself
+followed by quantities a network would otherwise have to learn to compute from card bits.
+Everything comes from ``decode(observation)``, so a feature set sees exactly what the player
+sees and cannot leak anything. A model trained with a feature set records its name in its
+metadata (``features``), and :class:`~folkcards.agents.ppo_agent.PolicyAgent` applies the same
+set before its network, so saved models stay usable through the plain observation API.
+
+Feature sets (``FEATURE_SETS``):
+
+- ``tri_palki_actions`` — Tri Palki. Global: the hand's value / 31 and whether it is special,
+  whether a pass ends the round, whether the reserve is low, whether it is a final turn after an
+  announcement, and for every other seat the value / 31 of its publicly known cards' best suit
+  and how many of its cards are known / 3. Then for each of the 11 moves (pass, the 9 single
+  swaps, swap all): legal, the value / 31 of the hand it leaves, special hand, the rule-based
+  heuristic's score of the move minus its score of keeping the hand (/ 10, clipped to ±2;
+  hand key, two-card potential, wash bonus, feeding cost), whether it washes the centre,
+  whether it ends the round, and its feeding cost / 10.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..envs.tri_palki.observation import decode as decode_tri_palki
+from ..envs.tri_palki.observation import observation_size as tri_palki_observation_size
+from .tri_palki_heuristic import (
+    NUM_RANKS,
+    POINTS,
+    SWAP_ALL,
+    TriPalkiHeuristicAgent,
+    hand_info,
+)
+
+TRI_PALKI_MOVES = SWAP_ALL + 1  # pass, nine single swaps, swap all
+_MOVE_FEATURES = 7
+_GLOBAL_FEATURES = 5
+_SEAT_FEATURES = 2
+
+
+@dataclass(frozen=True)
+class FeatureSet:
+    """A named observation transform: ``extra_size(obs_size)`` extra elements, ``transform``."""
+
+    name: str
+    game: str
+    extra_size: Callable[[int], int]
+    transform: Callable[[np.ndarray], np.ndarray]
+
+    def size(self, obs_size: int) -> int:
+        return obs_size + self.extra_size(obs_size)
+
+    def __call__(self, observation: np.ndarray) -> np.ndarray:
+        return self.transform(observation)
+
+
+def _tri_palki_players(obs_size: int) -> int:
+    for n in range(2, 12):
+        if tri_palki_observation_size(n) == obs_size:
+            return n
+    raise ValueError(f"{obs_size} is not the size of a Tri Palki observation")
+
+
+def _tri_palki_extra(obs_size: int) -> int:
+    n = _tri_palki_players(obs_size)
+    return _GLOBAL_FEATURES + _SEAT_FEATURES * (n - 1) + _MOVE_FEATURES * TRI_PALKI_MOVES
+
+
+_ASSESSOR = TriPalkiHeuristicAgent()
+
+
+def _known_value(cards: list[int]) -> int:
+    by_suit = [0, 0, 0, 0]
+    for card in cards:
+        by_suit[card // NUM_RANKS] += POINTS[card % NUM_RANKS]
+    return max(by_suit)
+
+
+def tri_palki_actions(observation: np.ndarray) -> np.ndarray:
+    """The ``tri_palki_actions`` feature vector (observation first); see the module docstring."""
+    obs = np.asarray(observation, dtype=np.float32)
+    view = decode_tri_palki(obs)
+    n = view.num_players
+    extra = np.zeros(_tri_palki_extra(obs.shape[0]), dtype=np.float32)
+    if len(view.hand) == 3 and len(view.centre) == 3:
+        value, _, kind = hand_info(tuple(sorted(view.hand)))
+        special = kind != "normal"
+        extra[0] = value / 31.0
+        extra[1] = special
+        extra[2] = view.pass_ends_round
+        extra[3] = view.reserve_low
+        extra[4] = view.announced
+        for r in range(1, n):
+            base = _GLOBAL_FEATURES + _SEAT_FEATURES * (r - 1)
+            known = view.known[r]
+            extra[base] = _known_value(known) / 31.0
+            extra[base + 1] = len(known) / 3.0
+        moves = _GLOBAL_FEATURES + _SEAT_FEATURES * (n - 1)
+        playable = float(view.phase == "action")  # else only announce / decline are legal
+        keep, options = _ASSESSOR.assess(view, list(range(1, TRI_PALKI_MOVES)))
+        row = extra[moves : moves + _MOVE_FEATURES]
+        row[:] = (playable, value / 31.0, special, 0.0, 0.0, view.pass_ends_round, 0.0)
+        for option in options:
+            start = moves + _MOVE_FEATURES * option.action
+            extra[start : start + _MOVE_FEATURES] = (
+                playable,
+                option.value / 31.0,
+                option.kind != "normal",
+                np.clip((option.score - keep) / 10.0, -2.0, 2.0),
+                option.washes,
+                option.ends_round,
+                option.feed / 10.0,
+            )
+    return np.concatenate([obs, extra])
+
+
+FEATURE_SETS: dict[str, FeatureSet] = {
+    "tri_palki_actions": FeatureSet(
+        "tri_palki_actions", "tri_palki", _tri_palki_extra, tri_palki_actions
+    ),
+}
+
+
+def get_feature_set(name: str, game: str | None = None) -> FeatureSet:
+    """The feature set called ``name``; ``ValueError`` if unknown or made for another game."""
+    if name not in FEATURE_SETS:
+        raise ValueError(f"unknown feature set {name!r}; known: {', '.join(FEATURE_SETS)}")
+    features = FEATURE_SETS[name]
+    if game is not None and features.game != game:
+        raise ValueError(f"feature set {name!r} is for {features.game}, not {game}")
+    return features
+
+
+__all__ = ["FEATURE_SETS", "FeatureSet", "get_feature_set", "tri_palki_actions"]

@@ -1,0 +1,110 @@
+"""Behaviour cloning before PPO (train/pretrain.py) and training with a feature set."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from folkcards.agents import make_agent  # noqa: E402
+from folkcards.envs.single_seat import SingleSeatEnvFactory  # noqa: E402
+from folkcards.envs.tri_palki.observation import observation_size  # noqa: E402
+from folkcards.train.config import ConfigError, config_from_dict, load_config  # noqa: E402
+from folkcards.train.pretrain import behaviour_clone, collect_demonstrations  # noqa: E402
+
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+RAW = observation_size(4)
+
+
+def _factory(features: str | None = "tri_palki_actions") -> SingleSeatEnvFactory:
+    return SingleSeatEnvFactory(
+        game="tri_palki",
+        env_kwargs={"num_players": 4},
+        opponents=(("heuristic", 1.0), ("random", 1.0)),
+        truncation_reward=-1.0,
+        features=features,
+    )
+
+
+def test_demonstrations_are_the_experts_legal_choices_with_their_returns() -> None:
+    data = collect_demonstrations(_factory(), "heuristic", 800, seed=3)
+    assert len(data) > 600
+    assert data.observations.shape[1] > RAW
+    expert = make_agent("heuristic", "tri_palki")
+    for obs, mask, action in zip(data.observations, data.masks, data.actions, strict=True):
+        assert mask[action]
+        assert expert.act({"observation": obs[:RAW], "action_mask": mask.astype(np.int8)}) == action
+    # one reward per round (a stick: -1; a truncated round: -1 too), so with gamma = 1 every
+    # decision's return is its round's result, and both results occur
+    assert set(np.unique(data.returns)) == {-1.0, 0.0}
+
+
+def test_demonstrations_do_not_depend_on_the_worker_count() -> None:
+    one = collect_demonstrations(_factory(None), "heuristic", 400, seed=5, workers=1)
+    two = collect_demonstrations(_factory(None), "heuristic", 400, seed=5, workers=2)
+    for name in ("observations", "masks", "actions", "returns"):
+        np.testing.assert_array_equal(getattr(one, name), getattr(two, name))
+    other = collect_demonstrations(_factory(None), "heuristic", 400, seed=6, workers=1)
+    assert not np.array_equal(one.actions[:200], other.actions[:200])
+
+
+def test_behaviour_cloning_learns_the_experts_choices() -> None:
+    from sb3_contrib import MaskablePPO
+
+    data = collect_demonstrations(_factory(), "heuristic", 4000, seed=0)
+    model = MaskablePPO("MlpPolicy", _factory()(), n_steps=64, batch_size=64, seed=0, device="cpu")
+    first = behaviour_clone(model, data, epochs=1, batch_size=256, log=lambda _line: None)
+    later = behaviour_clone(model, data, epochs=4, batch_size=256, log=lambda _line: None)
+    assert later["policy_loss"] < first["policy_loss"]
+    assert later["agreement"] > max(first["agreement"], 0.7)
+
+
+def test_a_run_with_features_and_pretraining_plays_as_a_ppo_agent(tmp_path: Path) -> None:
+    from folkcards.envs import tri_palki_v0
+    from folkcards.train.evaluation import play_scores
+    from folkcards.train.ppo import train
+
+    config = load_config(CONFIGS / "tri_palki" / "ppo_quick.yaml")
+    config.env.features = "tri_palki_actions"
+    config.pretrain.expert = "heuristic"
+    config.pretrain.samples = 600
+    config.pretrain.epochs = 1
+    config.algorithm.n_steps = 64
+    config.algorithm.batch_size = 64
+    config.run.n_envs = 2
+    config.run.vec_env = "dummy"
+    config.run.total_steps = 128
+    config.run.eval_deals = 2
+    config.run.eval_every = 0
+    config.run.checkpoint_every = 0
+    config.run.progress_bar = False
+    config.run.tensorboard = False
+    run_dir = train(config, tmp_path / "run", log=lambda _line: None)
+    meta = json.loads((run_dir / "model.json").read_text())
+    assert meta["features"] == "tri_palki_actions" and meta["obs_size"] > RAW
+    assert json.loads((run_dir / "pretrain.json").read_text())["samples"] >= 600
+    agent = make_agent(f"ppo:{run_dir / 'model.zip'}", "tri_palki", "player_0", 0)
+    env = tri_palki_v0.raw_env()
+    others = {f"player_{i}": make_agent("heuristic", "tri_palki", f"player_{i}") for i in (1, 2, 3)}
+    play_scores(env, {"player_0": agent, **others}, 0)  # the raw observation goes in
+
+
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ({"env": {"game": "tri_palki", "features": "nope"}}, "env.features: unknown feature set"),
+        ({"env": {"game": "paston", "features": "tri_palki_actions"}}, "not paston"),
+        ({"pretrain": {"expert": "nobody"}}, "pretrain.expert"),
+        ({"pretrain": {"expert": "heuristic", "samples": 0}}, "pretrain.samples"),
+        ({"pretrain": {"expert": "heuristic", "holdout": 1.5}}, "pretrain.holdout"),
+        ({"pretrain": {"expers": "heuristic"}}, "unknown key"),
+        ({"env": {"duplicate_baseline": "nobody"}}, "env.duplicate_baseline: unknown agent"),
+    ],
+)
+def test_bad_feature_and_pretrain_settings_are_clear_errors(data: dict, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        config_from_dict(data)

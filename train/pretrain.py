@@ -1,0 +1,240 @@
+"""Behaviour cloning before PPO: start the policy from an expert's decisions.
+
+With ``pretrain.expert`` set (e.g. ``heuristic``), :func:`pretrain` runs before the first PPO
+update of a new run:
+
+1. :func:`collect_demonstrations` plays ``samples`` learner decisions in the training env (same
+   seats, opponent pool and feature set as PPO will see; "self" entries are skipped since no
+   snapshot exists yet), the learner's seat played by the expert. It records the observation the
+   network sees, the action mask, the expert's action and the return from that decision to the
+   end of the episode (γ = ``algorithm.gamma``). Collection is split over worker processes, each
+   with its own seed derived from ``run.seed``: the data do not depend on the worker count.
+2. :func:`behaviour_clone` fits the policy to the expert's actions (masked cross-entropy,
+   ``MaskableActorCriticPolicy.evaluate_actions``) and, with ``value: true``, the value head to
+   the returns, so the first PPO advantages are not driven by an untrained critic.
+
+The agreement with the expert on the held-out samples and the losses are logged and written to
+``pretrain.json`` in the run directory.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from folkcards.envs.single_seat import SingleSeatEnvFactory
+
+from .config import TrainConfig
+
+CHUNKS = 8  # collection is split into this many seeded chunks, whatever the worker count
+
+
+@dataclass
+class Demonstrations:
+    """Expert decisions: observations, masks, actions and returns-to-go (row-aligned)."""
+
+    observations: np.ndarray
+    masks: np.ndarray
+    actions: np.ndarray
+    returns: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+    @classmethod
+    def concatenate(cls, parts: list[Demonstrations]) -> Demonstrations:
+        return cls(
+            np.concatenate([p.observations for p in parts]),
+            np.concatenate([p.masks for p in parts]),
+            np.concatenate([p.actions for p in parts]),
+            np.concatenate([p.returns for p in parts]),
+        )
+
+
+def _collect_chunk(args: tuple[SingleSeatEnvFactory, str, int, int, float]) -> Demonstrations:
+    """At least ``samples`` expert decisions from one env seeded ``seed``, in whole episodes."""
+    from folkcards.agents import make_agent
+
+    factory, expert_spec, samples, seed, gamma = args
+    env = factory()
+    env.pool.entries = tuple(e for e in env.pool.entries if e.spec != "self") or env.pool.entries
+    expert = make_agent(expert_spec, env.game, env.seats[0], seed=seed)
+    obs_rows: list[np.ndarray] = []
+    mask_rows: list[np.ndarray] = []
+    actions: list[int] = []
+    returns: list[float] = []
+    obs, _ = env.reset(seed=seed)
+    episode_start = 0
+    rewards: list[float] = []
+    while len(actions) < samples or len(returns) < len(actions):  # whole episodes only
+        raw = env.learner_observation()
+        expert.seat = env.learner
+        action = int(expert.act(raw))
+        obs_rows.append(obs)
+        mask_rows.append(env.action_masks())
+        actions.append(action)
+        obs, reward, terminated, truncated, _ = env.step(action)
+        rewards.append(float(reward))
+        if terminated or truncated:
+            to_go = 0.0
+            for reward in reversed(rewards):
+                to_go = reward + gamma * to_go
+                returns.append(to_go)
+            returns[episode_start:] = returns[episode_start:][::-1]
+            episode_start = len(returns)
+            rewards = []
+            expert.reset()
+            if len(actions) < samples:
+                obs, _ = env.reset()
+    return Demonstrations(
+        np.asarray(obs_rows, dtype=np.float32),
+        np.asarray(mask_rows, dtype=bool),
+        np.asarray(actions, dtype=np.int64),
+        np.asarray(returns, dtype=np.float32),
+    )
+
+
+def collect_demonstrations(
+    factory: SingleSeatEnvFactory,
+    expert: str,
+    samples: int,
+    seed: int,
+    gamma: float = 1.0,
+    workers: int = 1,
+) -> Demonstrations:
+    """At least ``samples`` expert decisions (whole episodes) in envs built by ``factory``."""
+    per_chunk = -(-samples // CHUNKS)
+    jobs = [(factory, expert, per_chunk, seed * 1000 + i, gamma) for i in range(CHUNKS)]
+    if workers <= 1:
+        parts = [_collect_chunk(job) for job in jobs]
+    else:
+        with mp.get_context("spawn").Pool(workers) as pool:
+            parts = pool.map(_collect_chunk, jobs)
+    return Demonstrations.concatenate(parts)
+
+
+def behaviour_clone(
+    model: Any,
+    data: Demonstrations,
+    epochs: int = 4,
+    batch_size: int = 1024,
+    learning_rate: float = 1e-3,
+    value: bool = True,
+    holdout: float = 0.05,
+    seed: int = 0,
+    log: Callable[[str], None] = print,
+) -> dict[str, float]:
+    """Fit ``model.policy`` to the expert's actions (and returns); returns the final metrics."""
+    import torch
+    import torch.nn.functional as F
+
+    policy = model.policy
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(len(data))
+    n_hold = int(round(len(data) * holdout))
+    hold, fit = order[:n_hold], order[n_hold:]
+
+    def tensors(idx: np.ndarray) -> tuple[torch.Tensor, ...]:
+        return (
+            torch.as_tensor(data.observations[idx]),
+            torch.as_tensor(data.masks[idx]),
+            torch.as_tensor(data.actions[idx]),
+            torch.as_tensor(data.returns[idx]),
+        )
+
+    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    metrics: dict[str, float] = {}
+    policy.set_training_mode(True)
+    for epoch in range(epochs):
+        rng.shuffle(fit)
+        policy_losses, value_losses = [], []
+        for start in range(0, len(fit), batch_size):
+            obs, masks, actions, returns = tensors(fit[start : start + batch_size])
+            values, log_prob, _ = policy.evaluate_actions(obs, actions, action_masks=masks)
+            policy_loss = -log_prob.mean()
+            value_loss = F.mse_loss(values.flatten(), returns)
+            loss = policy_loss + (value_loss if value else 0.0)
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+            optimizer.step()
+            policy_losses.append(policy_loss.item())
+            value_losses.append(value_loss.item())
+        metrics = {
+            "epoch": epoch + 1,
+            "policy_loss": float(np.mean(policy_losses)),
+            "value_loss": float(np.mean(value_losses)),
+        }
+        if n_hold:
+            metrics.update(_holdout_metrics(policy, *tensors(hold)))
+        log(
+            "pretrain epoch {epoch}: policy loss {policy_loss:.4f}, value loss {value_loss:.4f}".format(
+                **metrics
+            )
+            + (
+                f", agreement with the expert on held-out decisions {metrics['agreement']:.2%}"
+                if n_hold
+                else ""
+            )
+        )
+    policy.set_training_mode(False)
+    return metrics
+
+
+def _holdout_metrics(policy: Any, obs: Any, masks: Any, actions: Any, returns: Any) -> dict:
+    import torch
+
+    policy.set_training_mode(False)
+    with torch.no_grad():
+        distribution = policy.get_distribution(obs, action_masks=masks.numpy())
+        predicted = distribution.distribution.probs.argmax(dim=1)
+        values = policy.predict_values(obs).flatten()
+    policy.set_training_mode(True)
+    return {
+        "agreement": float((predicted == actions).float().mean()),
+        "holdout_value_mse": float(((values - returns) ** 2).mean()),
+    }
+
+
+def pretrain(
+    model: Any,
+    config: TrainConfig,
+    factory: SingleSeatEnvFactory,
+    run_dir: Path,
+    workers: int,
+    log: Callable[[str], None] = print,
+) -> dict[str, float]:
+    """Collect demonstrations and clone them into ``model``; writes ``run_dir/pretrain.json``."""
+    pre = config.pretrain
+    assert pre.expert is not None
+    log(f"pretraining: collecting {pre.samples} decisions of {pre.expert!r} ({workers} workers)")
+    data = collect_demonstrations(
+        factory,
+        pre.expert,
+        pre.samples,
+        seed=config.run.seed,
+        gamma=config.algorithm.gamma,
+        workers=workers,
+    )
+    metrics = behaviour_clone(
+        model,
+        data,
+        epochs=pre.epochs,
+        batch_size=pre.batch_size,
+        learning_rate=pre.learning_rate,
+        value=pre.value,
+        holdout=pre.holdout,
+        seed=config.run.seed,
+        log=log,
+    )
+    metrics["samples"] = len(data)
+    (run_dir / "pretrain.json").write_text(json.dumps(metrics, indent=2) + "\n")
+    return metrics
+
+
+__all__ = ["Demonstrations", "behaviour_clone", "collect_demonstrations", "pretrain"]
