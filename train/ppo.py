@@ -315,7 +315,9 @@ def _truncate_csv(path: Path, fields: list[str], max_step: int) -> None:
 
 
 def plot_learning_curve(run_dir: Path, title: str = "") -> Path | None:
-    """Draw ``learning_curve.png`` from ``eval.csv`` and ``train_log.csv``."""
+    """Draw ``learning_curve.png`` from ``eval.csv`` and ``train_log.csv``: the evaluation
+    scores, the learner's paired advantage over the evaluation opponent (± 95% CI) and the
+    training score."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -329,7 +331,7 @@ def plot_learning_curve(run_dir: Path, title: str = "") -> Path | None:
     ]
     if not evals and not train_rows:
         return None
-    fig, axes = plt.subplots(2, 1, figsize=(8, 7), sharex=True)
+    fig, axes = plt.subplots(3, 1, figsize=(8, 9.5), sharex=True)
     ax = axes[0]
     if evals:
         x = [int(float(r["step"])) for r in evals]
@@ -345,6 +347,17 @@ def plot_learning_curve(run_dir: Path, title: str = "") -> Path | None:
     ax.set_title(title or run_dir.name)
     ax.grid(alpha=0.3)
     ax = axes[1]
+    if evals:
+        x = [int(float(r["step"])) for r in evals]
+        adv = np.array([float(r["advantage"]) for r in evals])
+        adv_ci = np.nan_to_num(np.array([float(r["advantage_ci95"]) for r in evals]))
+        ax.errorbar(x, adv, yerr=adv_ci, marker="o", capsize=3, color="tab:green")
+        ax.axhline(0.0, color="grey", linewidth=1)
+    ax.set_ylabel(
+        f"advantage over {evals[-1]['opponent'] if evals else 'opponent'}\n(paired, ± 95% CI)"
+    )
+    ax.grid(alpha=0.3)
+    ax = axes[2]
     if train_rows:
         x = [int(float(r["step"])) for r in train_rows]
         y = np.array([float(r["mean_score"]) for r in train_rows])

@@ -42,21 +42,21 @@ def test_missing_file_is_a_clear_error(tmp_path) -> None:
 
 
 def test_packaged_model_convention() -> None:
-    """``ppo:paston`` and plain ``ppo`` load the committed model; a game without one says which file."""
-    assert (MODELS_DIR / "paston_ppo.zip").exists(), "the trained Paston model is committed"
-    assert make_agent("ppo:paston", "paston").game == "paston"
-    assert make_agent("ppo", "paston").game == "paston"
-    if not (MODELS_DIR / "tri_palki_ppo.zip").exists():
-        with pytest.raises(PPOModelError, match="tri_palki_ppo.zip"):
-            make_agent("ppo", "tri_palki")
+    """``ppo:<game>`` and plain ``ppo`` load the committed model of each game."""
+    for game in ("paston", "tri_palki"):
+        assert (MODELS_DIR / f"{game}_ppo.zip").exists(), f"the trained {game} model is committed"
+        assert (MODELS_DIR / f"{game}_ppo.json").exists(), f"the {game} model's metadata too"
+        assert make_agent(f"ppo:{game}", game).game == game
+        assert make_agent("ppo", game).game == game
 
 
-def test_committed_paston_model_plays_legal_moves() -> None:
-    """The committed model plays whole deals out of the box, always within the mask."""
-    from folkcards.envs import paston_v0
+@pytest.mark.parametrize("game", ["paston", "tri_palki"])
+def test_committed_model_plays_legal_moves(game: str) -> None:
+    """The committed model plays whole deals/rounds out of the box, always within the mask."""
+    import importlib
 
-    env = paston_v0.raw_env()
-    agents = {name: make_agent("ppo:paston", "paston", seat=name) for name in env.possible_agents}
+    env = importlib.import_module(f"folkcards.envs.{game}_v0").raw_env()
+    agents = {name: make_agent(f"ppo:{game}", game, seat=name) for name in env.possible_agents}
     for seed in range(20):
         env.reset(seed=seed)
         for name in env.agent_iter():
