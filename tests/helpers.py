@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -32,6 +32,29 @@ def play_random_episode(
         if on_step is not None:
             on_step(env, agent, action)
     return totals
+
+
+def walk_decisions(
+    env: Any,
+    seeds: Iterable[int],
+    choose: Callable[[str, dict], int],
+    on_reset: Callable[[], None] | None = None,
+) -> Iterator[tuple[str, dict, int]]:
+    """For each seed, reset ``env`` and play it to the end, the seat to move playing
+    ``choose(seat, observation)``; yields ``(seat, observation, action)`` before each live step
+    (a consumer may inspect the observation; the action is then taken)."""
+    for seed in seeds:
+        env.reset(seed=seed)
+        if on_reset is not None:
+            on_reset()
+        for seat in env.agent_iter():
+            observation, _, termination, truncation, _ = env.last()
+            if termination or truncation:
+                env.step(None)
+                continue
+            action = choose(seat, observation)
+            yield seat, observation, action
+            env.step(action)
 
 
 def cards_text(names: str) -> list[str]:

@@ -10,6 +10,7 @@ from folkcards.agents.features import FEATURE_SETS, get_feature_set
 from folkcards.envs import tri_palki_v0
 from folkcards.envs.tri_palki.observation import decode, observation_size
 
+from ..helpers import walk_decisions
 from ..tri_palki.spec_helpers import hand_kind, hand_value
 
 FEATURES = get_feature_set("tri_palki_actions", "tri_palki")
@@ -23,16 +24,19 @@ def _states(num_players: int = 4, rounds: int = 40, seed: int = 0):
     seats = env.possible_agents
     heuristics = {s: make_agent("heuristic", "tri_palki", s, i) for i, s in enumerate(seats)}
     randoms = {s: make_agent("random", "tri_palki", s, seed + i) for i, s in enumerate(seats)}
-    for game in range(rounds):
-        env.reset(seed=seed + game)
-        for seat in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            choice = heuristics[seat].act(obs)
-            yield obs, choice
-            env.step(choice if game % 2 else randoms[seat].act(obs))
+    choices: list[int] = []  # the heuristic's answer in the last state
+    played = [0]  # rounds started
+
+    def choose(seat: str, obs: dict) -> int:
+        choices[:] = [heuristics[seat].act(obs)]
+        # every other round is played by random agents, for more varied states
+        return choices[0] if played[0] % 2 else randoms[seat].act(obs)
+
+    def count_round() -> None:
+        played[0] += 1
+
+    for _, obs, _ in walk_decisions(env, range(seed, seed + rounds), choose, count_round):
+        yield obs, choices[0]
 
 
 def _move_rows(vector: np.ndarray, num_players: int) -> np.ndarray:

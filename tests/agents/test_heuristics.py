@@ -16,6 +16,8 @@ from folkcards.envs import paston_v0, tri_palki_v0
 from folkcards.envs.paston import observation as paston_obs
 from folkcards.envs.tri_palki import observation as tri_obs
 
+from ..helpers import walk_decisions
+
 KINDS = ["random", "heuristic"]
 
 
@@ -30,23 +32,25 @@ def _explore(env, agent_kind: str, game: str, episodes: int, seed: int, mix: flo
     for agent in agents.values():
         agent.strict = True  # a heuristic must not need its fallback
     checked = 0
-    for episode in range(episodes):
-        env.reset(seed=seed * 1000 + episode)
+
+    def choose(name: str, obs: dict) -> int:
+        nonlocal checked
+        action = agents[name].act(obs)
+        assert isinstance(action, int)
+        assert obs["action_mask"][action] == 1, f"{agent_kind} chose illegal {action}"
+        checked += 1
+        if rng.random() < mix:
+            legal = np.flatnonzero(obs["action_mask"])
+            action = int(legal[rng.integers(len(legal))])
+        return action
+
+    def reset_agents() -> None:
         for agent in agents.values():
             agent.reset()
-        for name in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            action = agents[name].act(obs)
-            assert isinstance(action, int)
-            assert obs["action_mask"][action] == 1, f"{agent_kind} chose illegal {action}"
-            checked += 1
-            if rng.random() < mix:
-                legal = np.flatnonzero(obs["action_mask"])
-                action = int(legal[rng.integers(len(legal))])
-            env.step(action)
+
+    seeds = range(seed * 1000, seed * 1000 + episodes)
+    for _ in walk_decisions(env, seeds, choose, reset_agents):
+        pass
     return checked
 
 
@@ -244,18 +248,11 @@ def _actions(game: str, kind: str, seed: int, episodes: int) -> list[int]:
     agents = {
         a: make_agent(kind, game, a, seed=seed + i) for i, a in enumerate(env.possible_agents)
     }
-    taken = []
-    for episode in range(episodes):
-        env.reset(seed=seed + episode)
-        for name in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            action = agents[name].act(obs)
-            taken.append(action)
-            env.step(action)
-    return taken
+    seeds = range(seed, seed + episodes)
+    return [
+        action
+        for _, _, action in walk_decisions(env, seeds, lambda name, obs: agents[name].act(obs))
+    ]
 
 
 @pytest.mark.parametrize("game", ["paston", "tri_palki"])

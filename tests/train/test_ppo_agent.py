@@ -11,6 +11,8 @@ from folkcards.agents import make_agent  # noqa: E402
 from folkcards.agents.ppo_agent import MODELS_DIR, NumpyPolicy, PPOModelError, write_sidecar  # noqa: E402
 from folkcards.envs.single_seat import SingleSeatEnv  # noqa: E402
 
+from ..helpers import walk_decisions  # noqa: E402
+
 
 def _tiny_model(game: str, env_kwargs: dict | None = None):
     from sb3_contrib import MaskablePPO
@@ -57,16 +59,13 @@ def test_committed_model_plays_legal_moves(game: str) -> None:
 
     env = importlib.import_module(f"folkcards.envs.{game}_v0").raw_env()
     agents = {name: make_agent(f"ppo:{game}", game, seat=name) for name in env.possible_agents}
-    for seed in range(20):
-        env.reset(seed=seed)
-        for name in env.agent_iter():
-            observation, _, termination, truncation, _ = env.last()
-            if termination or truncation:
-                env.step(None)
-                continue
-            action = agents[name].act(observation)
-            assert observation["action_mask"][action] == 1
-            env.step(action)
+    played = 0
+    for _seat, observation, action in walk_decisions(
+        env, range(20), lambda name, obs: agents[name].act(obs)
+    ):
+        assert observation["action_mask"][action] == 1
+        played += 1
+    assert played > 100
 
 
 def test_wrong_game_is_a_clear_error(paston_model, tmp_path) -> None:
