@@ -14,9 +14,15 @@
 ``eval.csv``                the periodic evaluation vs ``run.eval_opponent`` (tournament or
                             duplicate, see :mod:`.evaluation`): score ± 95% CI, baseline,
                             advantage, share of truncated games
-``learning_curve.png``      evaluation score (± 95% CI) and training score against steps
+``learning_curve.png``      evaluation score (± 95% CI), the paired advantage over the
+                            evaluation opponent (± 95% CI) and training score against steps
+``pretrain.json``           with ``pretrain.expert``: the behaviour cloning's losses, its
+                            agreement with the expert on held-out decisions, the samples
 ``state.json``              steps done, the latest checkpoint, whether the run finished
 ==========================  ===========================================================
+
+**Before PPO.** With ``pretrain.expert`` set, a new run first clones the expert's decisions
+(:mod:`.pretrain`); a resumed run does not repeat it.
 
 **Resume.** ``train(config, run_dir, resume=True)`` continues a run from its newest model
 (``model.zip`` or the latest checkpoint, whichever has more steps) up to ``run.total_steps``
