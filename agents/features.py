@@ -28,13 +28,7 @@ import numpy as np
 
 from ..envs.tri_palki.observation import decode as decode_tri_palki
 from ..envs.tri_palki.observation import observation_size as tri_palki_observation_size
-from .tri_palki_heuristic import (
-    NUM_RANKS,
-    POINTS,
-    SWAP_ALL,
-    TriPalkiHeuristicAgent,
-    hand_info,
-)
+from .tri_palki_heuristic import SWAP_ALL, TriPalkiHeuristicAgent, hand_info, suit_value
 
 TRI_PALKI_MOVES = SWAP_ALL + 1  # pass, nine single swaps, swap all
 _MOVE_FEATURES = 7
@@ -65,19 +59,15 @@ def _tri_palki_players(obs_size: int) -> int:
     raise ValueError(f"{obs_size} is not the size of a Tri Palki observation")
 
 
+def _tri_palki_extra_for(num_players: int) -> int:
+    return _GLOBAL_FEATURES + _SEAT_FEATURES * (num_players - 1) + _MOVE_FEATURES * TRI_PALKI_MOVES
+
+
 def _tri_palki_extra(obs_size: int) -> int:
-    n = _tri_palki_players(obs_size)
-    return _GLOBAL_FEATURES + _SEAT_FEATURES * (n - 1) + _MOVE_FEATURES * TRI_PALKI_MOVES
+    return _tri_palki_extra_for(_tri_palki_players(obs_size))
 
 
 _ASSESSOR = TriPalkiHeuristicAgent()
-
-
-def _known_value(cards: list[int]) -> int:
-    by_suit = [0, 0, 0, 0]
-    for card in cards:
-        by_suit[card // NUM_RANKS] += POINTS[card % NUM_RANKS]
-    return max(by_suit)
 
 
 def tri_palki_actions(observation: np.ndarray) -> np.ndarray:
@@ -85,7 +75,7 @@ def tri_palki_actions(observation: np.ndarray) -> np.ndarray:
     obs = np.asarray(observation, dtype=np.float32)
     view = decode_tri_palki(obs)
     n = view.num_players
-    extra = np.zeros(_tri_palki_extra(obs.shape[0]), dtype=np.float32)
+    extra = np.zeros(_tri_palki_extra_for(n), dtype=np.float32)
     if len(view.hand) == 3 and len(view.centre) == 3:
         value, _, kind = hand_info(tuple(sorted(view.hand)))
         special = kind != "normal"
@@ -97,7 +87,7 @@ def tri_palki_actions(observation: np.ndarray) -> np.ndarray:
         for r in range(1, n):
             base = _GLOBAL_FEATURES + _SEAT_FEATURES * (r - 1)
             known = view.known[r]
-            extra[base] = _known_value(known) / 31.0
+            extra[base] = suit_value(known) / 31.0
             extra[base + 1] = len(known) / 3.0
         moves = _GLOBAL_FEATURES + _SEAT_FEATURES * (n - 1)
         playable = float(view.phase == "action")  # else only announce / decline are legal

@@ -194,6 +194,15 @@ class _TorchPolicy:
         return int(action)
 
 
+def policy_from_model(model: Any, meta: dict[str, Any]) -> NumpyPolicy | _TorchPolicy:
+    """The policy of a loaded MaskablePPO model: its numpy mirror when the network is a plain
+    MLP, else ``model.predict`` behind the same interface."""
+    try:
+        return NumpyPolicy.from_sb3(model, meta)
+    except ValueError:
+        return _TorchPolicy(model, meta)
+
+
 # --- model files ------------------------------------------------------------------------------
 
 
@@ -283,10 +292,7 @@ def load_policy(
             f"agent {shown!r}: {path} and its metadata disagree on the observation size"
         )
     info = {"game": game, **meta, "obs_size": int(shape[0]), "num_actions": int(num_actions)}
-    try:
-        policy: NumpyPolicy | _TorchPolicy = NumpyPolicy.from_sb3(model, info)
-    except ValueError:
-        policy = _TorchPolicy(model, info)
+    policy = policy_from_model(model, info)
     _CACHE[key] = policy
     return policy
 
@@ -359,11 +365,7 @@ class PPOAgent(PolicyAgent):
         if game not in GAMES:
             raise ValueError(f"unknown game {game!r}; choose from {', '.join(GAMES)}")
         if model is not None:
-            info = {"game": game}
-            try:
-                policy: NumpyPolicy | _TorchPolicy = NumpyPolicy.from_sb3(model, info)
-            except ValueError:
-                policy = _TorchPolicy(model, info)
+            policy = policy_from_model(model, {"game": game})
             label = "ppo:<model>"
         else:
             resolved = resolve_model_path(None if path is None else str(path), game)
@@ -388,6 +390,7 @@ __all__ = [
     "PolicyAgent",
     "load_policy",
     "make_ppo_agent",
+    "policy_from_model",
     "read_sidecar",
     "resolve_model_path",
     "sidecar_path",

@@ -96,6 +96,14 @@ def hand_info(cards: tuple[int, ...]) -> tuple[int, tuple[int, int, int], str]:
     return best[0], best, kind
 
 
+def suit_value(cards: list[int]) -> int:
+    """The best one-suit sum of points among any number of cards (0 without cards)."""
+    by_suit = [0, 0, 0, 0]
+    for card in cards:
+        by_suit[_suit(card)] += POINTS[_rank(card)]
+    return max(by_suit)
+
+
 def _key_score(key: tuple[int, int, int]) -> float:
     """The comparison key as one float: the value, then a fraction for ranks and suit."""
     value, mask, suit = key
@@ -196,7 +204,7 @@ class TriPalkiHeuristicAgent(RuleBasedAgent):
                 same = [c for c in known if _suit(c) == _suit(card)]
                 if len(same) < 2:
                     continue  # only a suit of two known cards is completed by one card
-                base = max(sum(POINTS[_rank(c)] for c in known if _suit(c) == s) for s in range(4))
+                base = suit_value(known)
                 with_card = sum(POINTS[_rank(c)] for c in same[:2]) + POINTS[_rank(card)]
                 gain = max(gain, with_card - base)
             cost += gain * (p.feed + (p.next_feed if r == next_seat else 0.0))

@@ -456,8 +456,9 @@ class SingleSeatEnv(gym.Env):
             self._episode_return += reward
             return self._observation(), reward - penalty, False, False, {}
         truncated = self._truncated(self.aec)
+        truncation_scored = truncated and self.truncation_reward is not None
         info = self._final_info()
-        if truncated and self.truncation_reward is not None:
+        if truncation_scored:
             info["truncated_by_env"] = True
             reward += self.truncation_reward
         if self.duplicate_baseline is not None:
@@ -465,7 +466,7 @@ class SingleSeatEnv(gym.Env):
             baseline = self._baseline_result() if self._deviated else own
             info["baseline_return"] = baseline
             reward -= baseline
-        if truncated and self.truncation_reward is not None:
+        if truncation_scored:
             return self._observation(), reward, True, False, info
         return self._observation(), reward, not truncated, truncated, info
 

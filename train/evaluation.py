@@ -287,12 +287,9 @@ def evaluate_model(
             return evaluate_tournament(path, game, opponent, deals, seed, env_kwargs)
     if method not in ("tournament", "duplicate"):
         raise ValueError(f"unknown evaluation method {method!r}: tournament or duplicate")
-    from folkcards.agents.ppo_agent import NumpyPolicy, PolicyAgent, _TorchPolicy
+    from folkcards.agents.ppo_agent import PolicyAgent, policy_from_model
 
-    try:
-        policy: Any = NumpyPolicy.from_sb3(model, {"game": game, "features": features})
-    except ValueError:
-        policy = _TorchPolicy(model, {"game": game, "features": features})
+    policy = policy_from_model(model, {"game": game, "features": features})
 
     def learner(seat: str, agent_seed: int) -> PolicyAgent:
         return PolicyAgent(game, seat, agent_seed, policy=policy, label="learner")

@@ -69,8 +69,7 @@ def _collect_chunk(args: tuple[SingleSeatEnvFactory, str, int, int, float]) -> D
     actions: list[int] = []
     returns: list[float] = []
     obs, _ = env.reset(seed=seed)
-    episode_start = 0
-    rewards: list[float] = []
+    rewards: list[float] = []  # of the episode under way
     while len(actions) < samples or len(returns) < len(actions):  # whole episodes only
         raw = env.learner_observation()
         expert.seat = env.learner
@@ -81,12 +80,11 @@ def _collect_chunk(args: tuple[SingleSeatEnvFactory, str, int, int, float]) -> D
         obs, reward, terminated, truncated, _ = env.step(action)
         rewards.append(float(reward))
         if terminated or truncated:
-            to_go = 0.0
+            to_go, backwards = 0.0, []
             for reward in reversed(rewards):
                 to_go = reward + gamma * to_go
-                returns.append(to_go)
-            returns[episode_start:] = returns[episode_start:][::-1]
-            episode_start = len(returns)
+                backwards.append(to_go)
+            returns.extend(reversed(backwards))
             rewards = []
             expert.reset()
             if len(actions) < samples:
