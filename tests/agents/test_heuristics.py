@@ -147,26 +147,24 @@ def test_paston_hidden_cards_change_nothing(kind):
     rng = np.random.default_rng(5)
     env = paston_v0.raw_env()
     compared = 0
-    for episode in range(40):
-        env.reset(seed=500 + episode)
-        for name in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            seat = env.agent_seat[name]
-            deal = env.state_deal()
-            other = _permute_paston_hidden(deal, seat, rng)
-            obs2 = {
-                "observation": paston_obs.encode(other, seat),
-                "action_mask": obs["action_mask"].copy(),
-            }
-            assert np.array_equal(obs2["observation"], obs["observation"])
-            a1 = make_agent(kind, "paston", name, seed=episode).act(obs)
-            a2 = make_agent(kind, "paston", name, seed=episode).act(obs2)
-            assert a1 == a2
-            compared += 1
-            env.step(a1)
+
+    def compare(name: str, obs: dict) -> int:
+        nonlocal compared
+        seat = env.agent_seat[name]
+        other = _permute_paston_hidden(env.state_deal(), seat, rng)
+        obs2 = {
+            "observation": paston_obs.encode(other, seat),
+            "action_mask": obs["action_mask"].copy(),
+        }
+        assert np.array_equal(obs2["observation"], obs["observation"])
+        a1 = make_agent(kind, "paston", name, seed=compared).act(obs)
+        a2 = make_agent(kind, "paston", name, seed=compared).act(obs2)
+        assert a1 == a2
+        compared += 1
+        return a1
+
+    for _ in walk_decisions(env, range(500, 540), compare):
+        pass
     assert compared > 300
 
 
@@ -175,25 +173,22 @@ def test_tri_palki_hidden_cards_change_nothing(kind):
     rng = np.random.default_rng(6)
     env = tri_palki_v0.raw_env(num_players=4, max_turns=80)
     compared = 0
-    for episode in range(25):
-        env.reset(seed=600 + episode)
-        for name in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            seat = env.agent_seat[name]
-            rnd = env.state_round()
-            sticks = list(env.sticks.values())
-            other = _permute_tri_palki_hidden(rnd, seat, rng)
-            vec = tri_obs.encode(other, seat, sticks, env.max_turns)
-            assert np.array_equal(vec, obs["observation"])
-            obs2 = {"observation": vec, "action_mask": obs["action_mask"].copy()}
-            a1 = make_agent(kind, "tri_palki", name, seed=episode).act(obs)
-            a2 = make_agent(kind, "tri_palki", name, seed=episode).act(obs2)
-            assert a1 == a2
-            compared += 1
-            env.step(a1)
+
+    def compare(name: str, obs: dict) -> int:
+        nonlocal compared
+        seat = env.agent_seat[name]
+        other = _permute_tri_palki_hidden(env.state_round(), seat, rng)
+        vec = tri_obs.encode(other, seat, list(env.sticks.values()), env.max_turns)
+        assert np.array_equal(vec, obs["observation"])
+        obs2 = {"observation": vec, "action_mask": obs["action_mask"].copy()}
+        a1 = make_agent(kind, "tri_palki", name, seed=compared).act(obs)
+        a2 = make_agent(kind, "tri_palki", name, seed=compared).act(obs2)
+        assert a1 == a2
+        compared += 1
+        return a1
+
+    for _ in walk_decisions(env, range(600, 625), compare):
+        pass
     assert compared > 200
 
 
