@@ -8,11 +8,14 @@ from pathlib import Path
 
 import pytest
 
-# shared/ lies beside the repository (here and in CI's fresh clone)
-VECTORS = Path(__file__).resolve().parents[2] / "shared" / "spec" / "vectors"
-
 GAMES = {"paston": "paston_episodes.jsonl", "tri_palki": "tri_palki_episodes.jsonl"}
 BAD_INPUT = {"paston": "paston_bad_input.json", "tri_palki": "tri_palki_bad_input.json"}
+
+# The referee's files in shared/ beside the repository when it is there; else the copy in
+# tests/vectors/ (kept identical to shared/ by test_vendored_copy_matches_shared).
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "spec" / "vectors"
+VENDORED = Path(__file__).resolve().parent / "vectors"
+VECTORS = SHARED if SHARED.is_dir() else VENDORED
 
 
 def _episodes(game: str) -> list[dict]:
@@ -75,3 +78,11 @@ def test_referee_bad_input_raises_value_error(game: str):
         with pytest.raises(ValueError):
             env = module.raw_env(**case.get("env_kwargs", {}))
             env.reset(seed=0, options=case.get("options"))
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="no shared/ beside the repository")
+def test_vendored_copy_matches_shared():
+    for name in [*GAMES.values(), *BAD_INPUT.values()]:
+        assert (VENDORED / name).read_bytes() == (SHARED / name).read_bytes(), (
+            f"tests/vectors/{name} differs from {SHARED / name}; refresh the copy"
+        )
