@@ -1,0 +1,1 @@
+"""Imperfect-information tools: belief sampling over hidden cards and the Paston open-hand solver."""
