@@ -11,7 +11,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from folkcards.envs.paston import rules as paston
 from folkcards.envs.tri_palki import rules as tri
 
