@@ -85,12 +85,9 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 import yaml
+from folkcards.evaluate.config import ConfigError, load_yaml
 
 GAMES = ("paston", "tri_palki")
-
-
-class ConfigError(ValueError):
-    """A training configuration is malformed."""
 
 
 @dataclass
@@ -242,14 +239,7 @@ _GROUPS = {
 
 def load_config(path: str | os.PathLike[str]) -> TrainConfig:
     """Read and validate a YAML config file."""
-    path = Path(path)
-    if not path.is_file():
-        raise ConfigError(f"config file not found: {path}")
-    try:
-        data = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
-    return config_from_dict(data or {}, source=str(path))
+    return config_from_dict(load_yaml(path), source=str(path))
 
 
 def config_from_dict(data: dict[str, Any], source: str = "config") -> TrainConfig:

@@ -82,3 +82,16 @@ def test_cli_help_and_errors(tmp_path: Path, capsys) -> None:
     with pytest.raises(SystemExit):
         main([])  # --config or --resume is required
     assert main(["--resume", str(tmp_path)]) == 2  # not a run directory
+
+
+def test_malformed_yaml_is_one_clear_line(tmp_path: Path, capsys) -> None:
+    """Issue 10 #5: a YAML syntax error is one line naming the file and the place, as for
+    ``tournament``, not the parser's multi-line message."""
+    from folkcards.train.cli import main
+
+    bad = tmp_path / "broken.yaml"
+    bad.write_text("run:\n  total_steps: [1, 2\n  seed: 0\n")
+    assert main(["--config", str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert "broken.yaml" in err and "not valid YAML" in err and "line " in err
