@@ -1,0 +1,591 @@
+"""Belief sampling for Paston: complete deals consistent with one player's observation.
+
+Usage::
+
+    from folkcards.search import paston_belief as pb
+    context = pb.public_context(env, "player_1")        # public history, seat, first-deal flag
+    worlds = pb.sample_worlds(obs, 64, rng, **context)  # obs = env.observe("player_1")
+    env_w = worlds[0].to_env()                          # a raw env at the same decision point
+    worlds[0].hands, worlds[0].trick, worlds[0].trump    # what an open-hand solver needs
+
+**What is sampled.** A :class:`PastonWorld` is the complete hidden state: the three dealt hands,
+the prikup and the declarer's discards so far, from which the current hands follow (all masks,
+absolute seats). ``sample_worlds`` draws from the exact posterior of the engine's deal
+procedure given everything the observer knows, treating the players' choices (bids, discards,
+whist) as uninformative: each consistent world has probability proportional to its prior
+weight under :func:`folkcards.envs.paston.rules.random_deal`. Policy-informed beliefs are
+:func:`weight_worlds` plus :func:`folkcards.search.belief.resample` on top.
+
+**The deal distribution (checked against the engine).** ``random_deal`` draws a uniform
+permutation of the 32 cards, reshuffles while the bottom card (deck position 31, which goes to
+the dealer) is 7♠, deals, and starts again while a dealt hand is a six-spade hand (7–Q♠ without
+K♠/A♠) or, on a game's first deal, J♠ and 7♠ both lie in the prikup. Every split of the cards
+into hands and prikup comes from the same number of permutations, and when the dealer holds 7♠
+exactly 1 in 10 of them has it at position 31, so the prior weight of a split is 9/10 if the
+dealer's dealt hand holds 7♠, else 1, and 0 for a redealt split. Constraints used:
+
+- hand sizes; the cards played by each seat; the observer's own hand (and, for the declarer,
+  the prikup and discards);
+- revealed voids (the ``voids`` piece): a seat void in a suit holds none of it now (the
+  declarer's discards are not constrained: they were made before play);
+- the prikup is any 2 of the declarer's 12 cards (dealt hand + prikup), played cards included;
+- all-pass: the declarer is the holder of J♠ in the dealt hand, or of 7♠ with J♠ in the
+  prikup (after a redeal, J♠ and 7♠ are both in the prikup);
+- a game's first deal (``first_deal``): the first bidder is designated the same way, and J♠ and
+  7♠ are not both in the prikup;
+- no dealt hand is a six-spade hand; the 9/10 weight above.
+
+**How.** The unknown cards are split among the hidden slots (hands now, the prikup before it
+is taken, the discards) uniformly among the splits that respect the voids and sizes, exactly,
+by :class:`folkcards.search.belief.PartitionSampler`; a non-declarer observer's world also picks
+which 2 of the declarer's 12 cards were the prikup, uniformly. The deal constraints then accept
+the draw with probability equal to its prior weight (1, 9/10 or 0). This rejection step is the
+only one: it is fast except where the designation rules reject most draws (e.g. an all-pass
+declarer who turned out void in spades while J♠ is unseen), and after ``10_000 + 1000 * n``
+draws without enough acceptances ``ValueError`` reports an inconsistent input.
+
+**History.** The observation does not hold the order of play, and during the discard phase
+others cannot tell whether the declarer has discarded one card yet. ``history`` is the current
+deal's actions in order (ints, or ``[agent, action]`` pairs as in ``record()["deals"][-1]
+["actions"]``); the declarer's discards are hidden from the others, so a non-declarer's
+history may hold anything (e.g. ``None``) in their place and the world's own discards are used.
+:func:`public_context` builds it from an env. It is needed to build a world's env
+(:meth:`PastonWorld.to_env`) and, in the discard phase, to sample; otherwise optional.
+
+**Policy weighting.** :func:`weight_worlds` replays each world's deal and multiplies, for every
+action of a player other than the observer (bids, passes, the declarer's discards and contract,
+whist/pass, plays), the probability that ``policy`` gives that action at that player's
+observation in the world, smoothed as ``(1 - epsilon) * p + epsilon / legal_count`` so that a
+deterministic heuristic (0/1 probabilities) never rules a world out. The normalised weights go
+to :func:`folkcards.search.belief.resample` (or serve as importance weights directly).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from math import log
+from typing import Any
+
+import numpy as np
+
+from ..envs._aec import bits_to_mask
+from ..envs.cards import PASTON_CARDS, mask_to_cards
+from ..envs.paston import observation as obs_mod
+from ..envs.paston.rules import (
+    ALL_CARDS,
+    DISCARD,
+    NUM_ACTIONS,
+    NUM_SEATS,
+    SEVEN_OF_SPADES,
+    PastonDeal,
+    has_six_spades,
+    left_of,
+    right_of,
+    spade_designee,
+)
+from .belief import (
+    PartitionSampler,
+    check_attempts,
+    check_count,
+    check_epsilon,
+    check_rng,
+    check_seat,
+    likelihood_factor,
+    normalise_log_weights,
+    observation_vector,
+    policy_probabilities,
+    resample,
+)
+
+__all__ = [
+    "PastonWorld",
+    "sample_worlds",
+    "public_context",
+    "weight_worlds",
+    "resample",
+    "DEALER_SEVEN_WEIGHT",
+]
+
+DEALER_SEVEN_WEIGHT = 0.9
+"""Prior weight of a deal where the dealer holds 7♠ (the bottom card is never 7♠)."""
+
+HistoryItem = Any  # an action id, None (a hidden discard), or an [agent, action] pair
+
+
+def _popcount(mask: int) -> int:
+    return bin(mask).count("1")
+
+
+@dataclass(frozen=True)
+class PastonWorld:
+    """One complete hidden state consistent with an observation. Seats are absolute; cards
+    are 32-bit masks (``1 << card_id``)."""
+
+    observer: int
+    dealer: int
+    first_bidder: int
+    first_deal: bool
+    totals: tuple[int, int, int] | None  # game mode totals, else None
+    dealt_hands: tuple[int, int, int]
+    prikup: int
+    discards: int  # the declarer's discards made so far
+    hands: tuple[int, int, int]  # every seat's cards now (the declarer's include the prikup)
+    played: tuple[int, int, int]
+    trick: tuple[tuple[int, int], ...]  # (seat, card) of the current trick, in play order
+    declarer: int | None
+    trump: int | None
+    active: tuple[int, ...]  # seats in the play (declarer and whisters), () before it
+    to_act: int | None
+    tricks: tuple[int, int, int]
+    history: tuple[HistoryItem, ...] | None = field(default=None, compare=False, repr=False)
+
+    def hand_cards(self, seat: int) -> list[int]:
+        """The card ids seat ``seat`` holds now."""
+        return mask_to_cards(self.hands[seat])
+
+    def deal_option(self) -> dict[str, list[str]]:
+        """The env's ``reset(options={"deal": ...})`` value for this world's deal."""
+        return {
+            "hands": [[PASTON_CARDS.name(c) for c in mask_to_cards(h)] for h in self.dealt_hands],
+            "prikup": [PASTON_CARDS.name(c) for c in mask_to_cards(self.prikup)],
+        }
+
+    def reset_options(self) -> dict[str, Any]:
+        """All reset options that recreate this deal (``deal``, ``dealer``; game mode extras)."""
+        options: dict[str, Any] = {"dealer": self.dealer, "deal": self.deal_option()}
+        if self.totals is not None:
+            options["totals"] = list(self.totals)
+            options["first_deal"] = self.first_deal
+        return options
+
+    def actions(self, history: Sequence[HistoryItem] | None = None) -> list[int]:
+        """The concrete action ids of ``history`` in this world (hidden discards filled in)."""
+        return _replay(self, history)[1]
+
+    def to_engine(self, history: Sequence[HistoryItem] | None = None) -> PastonDeal:
+        """A :class:`PastonDeal` engine state at the observed decision point."""
+        return _replay(self, history)[0]
+
+    def to_env(self, history: Sequence[HistoryItem] | None = None, **env_kwargs: Any) -> Any:
+        """A ``paston_v0.raw_env`` reset with this world's deal and stepped through
+        ``history`` (default: the history given to :func:`sample_worlds`). ``env_kwargs`` go to
+        ``raw_env``; ``episode="game"`` is implied when the observation was a game's."""
+        from ..envs.paston.env import raw_env
+
+        actions = self.actions(history)
+        if self.totals is not None:
+            env_kwargs.setdefault("episode", "game")
+        env = raw_env(**env_kwargs)
+        env.reset(seed=0, options=self.reset_options())
+        for action in actions:
+            env.step(action)
+        return env
+
+
+def _history_items(history: Any) -> list[tuple[int | None, Any]]:
+    """``[(seat or None, action), ...]`` from ints / None / ``[agent, action]`` pairs."""
+    if isinstance(history, (str, bytes, dict)) or not hasattr(history, "__iter__"):
+        raise ValueError(f"history must be a list of actions, got {history!r}")
+    items: list[tuple[int | None, Any]] = []
+    for item in history:
+        if isinstance(item, (list, tuple)):
+            if len(item) != 2:
+                raise ValueError(
+                    f"a history entry must be an action or [agent, action], got {item!r}"
+                )
+            items.append((check_seat(item[0], NUM_SEATS, "history agent"), item[1]))
+        else:
+            items.append((None, item))
+    return items
+
+
+def _replay(
+    world: PastonWorld, history: Sequence[HistoryItem] | None
+) -> tuple[PastonDeal, list[int]]:
+    if history is None:
+        history = world.history
+    if history is None:
+        raise ValueError("this world needs the deal's history (list of actions) to be replayed")
+    deal = PastonDeal(world.dealt_hands, world.prikup, world.dealer, world.first_bidder)
+    hidden_discards = mask_to_cards(world.discards)
+    actions: list[int] = []
+    for seat, raw in _history_items(history):
+        if deal.to_act < 0:
+            raise ValueError("history goes on after the deal is over")
+        if seat is not None and seat != deal.to_act:
+            raise ValueError(f"history: player_{seat} acts where player_{deal.to_act} is to act")
+        if deal.phase == DISCARD and deal.to_act != world.observer:
+            if not hidden_discards:
+                raise ValueError("history has more discards than the world")
+            action = hidden_discards.pop(0)
+        else:
+            if isinstance(raw, (bool, np.bool_)) or not isinstance(raw, (int, np.integer)):
+                raise ValueError(f"history action {raw!r} is not an action id")
+            action = int(raw)
+        if not 0 <= action < NUM_ACTIONS or not deal.legal_bits() >> action & 1:
+            raise ValueError(
+                f"history action {action} is illegal for player_{deal.to_act} in this world"
+            )
+        deal.apply(action)
+        actions.append(action)
+    return deal, actions
+
+
+# --- the sampler -------------------------------------------------------------------------------
+
+
+@dataclass
+class _Plan:
+    observer: int
+    dealer: int
+    first_bidder: int
+    first_deal: bool
+    all_pass: bool
+    declarer: int | None
+    case: str  # "auction", "declarer", "defender"
+    sampler: PartitionSampler
+    own_dealt: int  # the observer's dealt hand (cases "declarer" and "defender")
+    hand_o: int
+    played: tuple[int, int, int]
+    prikup: int  # known prikup (case "declarer")
+    discards: int  # known discards (case "declarer")
+    others: tuple[int, ...]  # seats of the sampler's hand slots
+    base: dict[str, Any]
+
+
+def _bits(cards: Sequence[int]) -> int:
+    mask = 0
+    for card in cards:
+        mask |= 1 << card
+    return mask
+
+
+def _check_card_pieces(vector: np.ndarray) -> None:
+    pieces = vector[: obs_mod.CARD_PIECES_SIZE]
+    if not np.all((pieces == 0) | (pieces == 1)):
+        raise ValueError("the observation's card pieces must be 0 or 1")
+
+
+def _plan(vector: np.ndarray, history: Any, observer: Any, first_deal: Any) -> _Plan:
+    o = check_seat(observer, NUM_SEATS)
+    _check_card_pieces(vector)
+    view = obs_mod.decode(vector)
+
+    def absolute(rel: int) -> int:
+        return (o + rel) % NUM_SEATS
+
+    dealer = absolute(view.dealer)
+    first_bidder = absolute(view.first_bidder)
+    game = view.totals is not None
+    totals = None
+    if view.totals is not None:
+        totals = tuple(int(round(view.totals[(s - o) % NUM_SEATS])) for s in range(NUM_SEATS))
+    if first_deal is not None and not isinstance(first_deal, (bool, np.bool_)):
+        raise ValueError(f"first_deal must be True, False or None, got {first_deal!r}")
+    if not game:
+        if first_deal:
+            raise ValueError(
+                "first_deal=True applies to game mode only (a deal-mode deal never is)"
+            )
+        is_first = False
+    elif first_deal is not None:
+        is_first = bool(first_deal)
+        if not is_first and first_bidder != left_of(dealer):
+            raise ValueError("first_deal=False, but the first bidder is not the dealer's left")
+    elif first_bidder != left_of(dealer):
+        is_first = True
+    elif totals is not None and any(totals):
+        is_first = False
+    else:
+        raise ValueError(
+            "cannot tell from the observation whether this is the game's first deal: "
+            "pass first_deal=True or False"
+        )
+    if not is_first and first_bidder != left_of(dealer):
+        raise ValueError("the first bidder is not the dealer's left on a later deal")
+
+    played = [0, 0, 0]
+    voids = [0, 0, 0]
+    for r in range(NUM_SEATS):
+        played[absolute(r)] = _bits(view.played[r])
+        voids[absolute(r)] = sum(1 << s for s in range(4) if view.voids[r][s])
+    hand_o = _bits(view.hand)
+    seen = hand_o
+    for mask in played:
+        if seen & mask:
+            raise ValueError("the observation shows a card both in hand and played")
+        seen |= mask
+    declarer = absolute(view.declarer) if view.declarer is not None else None
+    items = _history_items(history) if history is not None else None
+    base = {
+        "observer": o,
+        "dealer": dealer,
+        "first_bidder": first_bidder,
+        "first_deal": is_first,
+        "totals": totals,
+        "played": tuple(played),
+        "trick": tuple((absolute(r), c) for r, c in view.trick),
+        "declarer": declarer,
+        "trump": view.trump,
+        "active": (),
+        "to_act": absolute(view.to_act) if view.to_act is not None else None,
+        "tricks": tuple(view.tricks[(s - o) % NUM_SEATS] for s in range(NUM_SEATS)),
+        "history": tuple(history) if history is not None else None,
+    }
+    if view.phase == "play" or (view.phase == "over" and any(view.whist)):
+        whisters = [absolute(r) for r in range(NUM_SEATS) if view.whist[r]]
+        if declarer is not None:
+            base["active"] = tuple(sorted([declarer, *whisters]))
+    x, y = left_of(o), right_of(o)
+    if declarer is None:
+        if any(played) or view.phase not in ("auction", "over"):
+            raise ValueError("the observation has no declarer but is past the auction")
+        if _popcount(hand_o) != 10:
+            raise ValueError(f"the observer holds {_popcount(hand_o)} cards in the auction, not 10")
+        sampler = PartitionSampler(mask_to_cards(ALL_CARDS & ~hand_o), [10, 10, 2], [0, 0, 0], 8)
+        return _Plan(
+            o,
+            dealer,
+            first_bidder,
+            is_first,
+            view.all_pass,
+            None,
+            "auction",
+            sampler,
+            hand_o,
+            hand_o,
+            tuple(played),
+            0,
+            0,
+            (x, y),
+            base,
+        )
+    if declarer == o:
+        prikup = _bits(view.prikup)
+        discards = _bits(view.discards)
+        if _popcount(prikup) != 2:
+            raise ValueError("the declarer's observation must show the two prikup cards")
+        if discards & (hand_o | seen) or prikup & ~(hand_o | played[o] | discards):
+            raise ValueError("the declarer's prikup and discards contradict the hand")
+        own_dealt = (hand_o | played[o] | discards) & ~prikup
+        if _popcount(own_dealt) != 10:
+            raise ValueError("the declarer's hand, plays and discards do not add up to 12 cards")
+        unknown = ALL_CARDS & ~(hand_o | discards | played[0] | played[1] | played[2])
+        sizes = [10 - _popcount(played[x]), 10 - _popcount(played[y])]
+        sampler = PartitionSampler(mask_to_cards(unknown), sizes, [voids[x], voids[y]], 8)
+        return _Plan(
+            o,
+            dealer,
+            first_bidder,
+            is_first,
+            view.all_pass,
+            declarer,
+            "declarer",
+            sampler,
+            own_dealt,
+            hand_o,
+            tuple(played),
+            prikup,
+            discards,
+            (x, y),
+            base,
+        )
+    d = declarer
+    other = x if d == y else y
+    if view.phase == "discard":
+        if items is None:
+            raise ValueError(
+                "in the discard phase the history is needed to tell how many cards the "
+                "declarer has discarded"
+            )
+        k = sum(1 for _, a in items if a is None or (isinstance(a, (int, np.integer)) and a < 32))
+        if k > 1:
+            raise ValueError(
+                "history has the declarer's discards finished but the phase is discard"
+            )
+    else:
+        k = 2
+    own_dealt = hand_o | played[o]
+    if _popcount(own_dealt) != 10:
+        raise ValueError("the observer's hand and plays do not add up to 10 cards")
+    unknown = ALL_CARDS & ~(hand_o | played[0] | played[1] | played[2])
+    sizes = [10 - _popcount(played[other]), 12 - k - _popcount(played[d]), k]
+    sampler = PartitionSampler(mask_to_cards(unknown), sizes, [voids[other], voids[d], 0], 8)
+    return _Plan(
+        o,
+        dealer,
+        first_bidder,
+        is_first,
+        view.all_pass,
+        d,
+        "defender",
+        sampler,
+        own_dealt,
+        hand_o,
+        tuple(played),
+        0,
+        0,
+        (other, d),
+        base,
+    )
+
+
+def _draw(plan: _Plan, rng: np.random.Generator) -> PastonWorld | None:
+    """One candidate world, or ``None`` if the deal constraints reject it."""
+    masks = plan.sampler.sample(rng)
+    o = plan.observer
+    played = plan.played
+    dealt = [0, 0, 0]
+    hands = [0, 0, 0]
+    discards = 0
+    if plan.case == "auction":
+        x, y = plan.others
+        dealt[o], dealt[x], dealt[y] = plan.own_dealt, masks[0], masks[1]
+        prikup = masks[2]
+        hands = list(dealt)
+    elif plan.case == "declarer":
+        x, y = plan.others
+        prikup, discards = plan.prikup, plan.discards
+        dealt[o] = plan.own_dealt
+        dealt[x] = masks[0] | played[x]
+        dealt[y] = masks[1] | played[y]
+        hands[o], hands[x], hands[y] = plan.hand_o, masks[0], masks[1]
+    else:
+        x, d = plan.others
+        discards = masks[2]
+        twelve = masks[1] | played[d] | discards
+        cards = mask_to_cards(twelve)
+        i = int(rng.integers(12))
+        j = int(rng.integers(11))
+        if j >= i:
+            j += 1
+        prikup = (1 << cards[i]) | (1 << cards[j])
+        dealt[o] = plan.own_dealt
+        dealt[x] = masks[0] | played[x]
+        dealt[d] = twelve & ~prikup
+        hands[o], hands[x], hands[d] = plan.hand_o, masks[0], masks[1]
+    for seat in range(NUM_SEATS):
+        if has_six_spades(dealt[seat]):
+            return None
+    if plan.first_deal and spade_designee(dealt) != plan.first_bidder:
+        return None
+    if plan.all_pass:
+        designee = spade_designee(dealt)
+        if designee != (plan.declarer if plan.declarer is not None else -1):
+            return None
+    if dealt[plan.dealer] >> SEVEN_OF_SPADES & 1 and rng.random() >= DEALER_SEVEN_WEIGHT:
+        return None
+    return PastonWorld(
+        dealt_hands=(dealt[0], dealt[1], dealt[2]),
+        prikup=prikup,
+        discards=discards,
+        hands=(hands[0], hands[1], hands[2]),
+        **plan.base,
+    )
+
+
+def sample_worlds(
+    observation: Any,
+    n: int,
+    rng: np.random.Generator,
+    *,
+    history: Sequence[HistoryItem] | None = None,
+    observer: int | str = 0,
+    first_deal: bool | None = None,
+) -> list[PastonWorld]:
+    """``n`` worlds drawn independently from the exact posterior given one observation.
+
+    :param observation: the observer's vector, or its ``{"observation": ..., ...}`` dict.
+    :param n: how many worlds.
+    :param rng: a numpy Generator; the same seed and inputs give the same worlds.
+    :param history: the deal's actions so far (see the module docstring); stored in each
+        world for :meth:`PastonWorld.to_env`; required in the discard phase.
+    :param observer: the observer's absolute seat (int or ``"player_k"``); the observation is
+        relative, so seats in the worlds are absolute only with this given.
+    :param first_deal: game mode only: whether this is the game's first deal (the J♠/7♠
+        first-bidder rule); inferred when the observation tells, else required.
+    """
+    vector = observation_vector(observation, lambda s: s == obs_mod.OBSERVATION_SIZE, "Paston")
+    n = check_count(n)
+    rng = check_rng(rng)
+    plan = _plan(vector, history, observer, first_deal)
+    worlds: list[PastonWorld] = []
+    attempts = 0
+    limit = 10_000 + 1000 * n
+    while len(worlds) < n:
+        attempts += 1
+        world = _draw(plan, rng)
+        if world is not None:
+            worlds.append(world)
+        elif attempts >= limit:
+            check_attempts(len(worlds), n, attempts, limit)
+    return worlds
+
+
+def public_context(env: Any, observer: int | str) -> dict[str, Any]:
+    """``history``, ``observer`` and ``first_deal`` for :func:`sample_worlds`, as ``observer``
+    knows them at the table: the current deal's actions with the declarer's discards replaced
+    by ``None`` unless ``observer`` is the declarer."""
+    raw = getattr(env, "unwrapped", env)
+    o = check_seat(observer, NUM_SEATS)
+    deal = raw.state_deal()
+    history: list[Any] = []
+    cards_seen = 0
+    for seat, action in deal.history:
+        if action < 32 and deal.declarer >= 0 and cards_seen < 2:
+            cards_seen += 1  # the first two card actions of a deal are the discards
+            history.append([f"player_{seat}", action if seat == o else None])
+        else:
+            history.append([f"player_{seat}", action])
+    record = raw.record()
+    first_deal = record["deals"][-1]["first_deal"] if raw.episode == "game" else None
+    return {"history": history, "observer": o, "first_deal": first_deal}
+
+
+def log_likelihoods(
+    worlds: Sequence[PastonWorld],
+    policy: Any,
+    *,
+    epsilon: float = 0.05,
+    history: Sequence[HistoryItem] | None = None,
+) -> np.ndarray:
+    """Per world, the log-probability of the other players' actions under ``policy``."""
+    epsilon = check_epsilon(epsilon)
+    out = np.empty(len(worlds))
+    for index, world in enumerate(worlds):
+        actions = world.actions(history)
+        deal = PastonDeal(world.dealt_hands, world.prikup, world.dealer, world.first_bidder)
+        totals = list(world.totals) if world.totals is not None else None
+        total = 0.0
+        for action in actions:
+            seat = deal.to_act
+            bits = deal.legal_bits()
+            legal_count = _popcount(bits)
+            if seat != world.observer and legal_count > 1:
+                obs = {
+                    "observation": obs_mod.encode(deal, seat, totals),
+                    "action_mask": bits_to_mask(bits, NUM_ACTIONS),
+                }
+                probs = policy_probabilities(policy, obs)
+                factor = likelihood_factor(probs, action, legal_count, epsilon)
+                if factor <= 0:
+                    total = -np.inf
+                    break
+                total += log(factor)
+            deal.apply(action)
+        out[index] = total
+    return out
+
+
+def weight_worlds(
+    worlds: Sequence[PastonWorld],
+    policy: Any,
+    *,
+    epsilon: float = 0.05,
+    history: Sequence[HistoryItem] | None = None,
+) -> np.ndarray:
+    """Normalised weights of ``worlds``: the likelihood of the other players' actions under
+    ``policy`` (see the module docstring). ``policy``: an ``action_probabilities`` object, a
+    callable ``observation -> probabilities``, or an agent with ``act``."""
+    return normalise_log_weights(log_likelihoods(worlds, policy, epsilon=epsilon, history=history))
