@@ -51,6 +51,10 @@ class GameSpec:
     higher_is_better: bool  # of the per-seat score
     heuristic: str  # "module:Class" of the default rule-based agent
     round_word: str = field(default="deal")  # "deal" or "round": what one hand of play is called
+    # "module:function" giving the start index of each named observation piece for n players
+    observation_offsets: str | None = None
+    # the observation piece that only counts turns (a clock, not part of the position), if any
+    turn_counter: str | None = None
 
     @property
     def fixed_players(self) -> bool:
@@ -86,6 +90,14 @@ class GameSpec:
                 f"got {num_players!r}"
             )
         return int(num_players)
+
+    def turn_counter_index(self, num_players: int) -> int | None:
+        """Index of the observation's turn counter for ``num_players``; ``None`` if it has none."""
+        if self.observation_offsets is None or self.turn_counter is None:
+            return None
+        module, _, function = self.observation_offsets.partition(":")
+        offsets = getattr(importlib.import_module(module), function)(num_players)
+        return int(offsets[self.turn_counter])
 
     def env_module(self) -> ModuleType:
         """The public env module (``folkcards.envs.paston_v0`` …)."""
@@ -153,6 +165,8 @@ GAMES: dict[str, GameSpec] = {
         higher_is_better=False,
         heuristic="folkcards.agents.tri_palki_heuristic:TriPalkiHeuristicAgent",
         round_word="round",
+        observation_offsets="folkcards.envs.tri_palki.observation:observation_offsets",
+        turn_counter="turns",
     ),
 }
 
