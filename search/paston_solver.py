@@ -1,0 +1,990 @@
+"""Open-hand (double-dummy) solver for the Paston card play.
+
+All hands are visible. The declarer maximises their number of tricks, the defenders (one or two)
+jointly minimise it. Rules (``shared/spec/paston.md`` §5-§6): follow suit if able, else trump if
+able, else any card; the highest trump wins, else the highest card of the led suit; the winner
+leads. With a sole defender only the declarer and that defender play, alternating; the passer's
+cards are out of play.
+
+Public API
+----------
+``Position(hands, trump, declarer, active=None, leader=None, trick=(), declarer_tricks=0)``
+    A play-phase position. ``hands``: three hands (int bitmasks over card ids ``8 * suit + rank``,
+    or lists of card ids / strings like ``"10H"``) holding the cards not yet played; ``trump``: a
+    suit 0..3 (or ``"S" "C" "D" "H"``, or a contract name such as ``"best_spades"``);
+    ``active``: the seats that play (all three, or the declarer and a sole defender);
+    ``leader``: the seat that led (or is to lead) the current trick (default the declarer);
+    ``trick``: the cards already played to the current trick, in order from the leader;
+    ``declarer_tricks``: tricks the declarer has already won. Bad input raises ``ValueError``.
+``Position.from_deal(deal)``
+    From any play-phase :class:`~folkcards.envs.paston.rules.PastonDeal` (for example
+    ``env.unwrapped.state_deal()``).
+``Position.first_lead(hands, trump, declarer, defenders)``
+    A full deal before the first lead: ten cards in each playing hand (discards removed), the
+    contract's trump and the seats that said whist (one or two). The declarer leads.
+``solve(position) -> int``
+    The declarer's total tricks in the deal (already won plus still to win) under optimal play.
+``move_values(position) -> dict[int, int]``
+    For every legal card of the seat to act: the declarer's total tricks after that card, with
+    optimal play afterwards.
+``best_moves(position) -> list[int]``
+    The legal cards that reach the optimum for the seat to act.
+``PastonSolver(tt_bits=20)``
+    The same three functions as methods, with a transposition table of ``2**tt_bits`` entries
+    kept by the object (the module functions share one default solver). Each top-level call
+    starts from an empty table, so results and timings do not depend on earlier calls.
+
+Algorithm
+---------
+Zero-window searches ("can the declarer still win at least ``t`` tricks?", as in Haglund's DDS),
+iterated over ``t`` by bisection, over an alpha-beta tree of single cards, compiled with numba
+(``@njit(cache=True)``; the first call in a fresh environment compiles for about 10-20 s, later
+processes load the cache). At trick boundaries a transposition table keyed on the *relative*
+ranks of the remaining cards (cards played in earlier tricks close the gaps) stores a lower and
+an upper bound on the declarer's remaining tricks and the best lead; positions that differ only
+in which cards were already played share an entry. Only one card of each run of rank-equivalent
+cards is searched (cards of one hand adjacent among the cards still in play, the current trick's
+cards counting as in play). Moves are ordered by the table's best move, then cheap heuristics
+(cash sure winners, win as cheaply as possible, else play low). A quick-tricks bound cuts the
+search when the side on lead can take enough top winners (or the other side cannot stop it).
+
+``folkcards.search.paston_solver_reference`` is a plain minimax used as the tests' oracle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from folkcards.envs.cards import PASTON_CARDS, SUIT_LETTERS, mask_to_cards
+from folkcards.envs.paston.rules import LEVEL_NAMES, LEVEL_TRUMP, PLAY, trick_winner
+
+__all__ = ["Position", "PastonSolver", "solve", "move_values", "best_moves", "legal_cards"]
+
+NUM_SEATS = 3
+NUM_TRICKS = 10
+_SUIT_MASK = 0xFF
+
+
+# --------------------------------------------------------------------------------------------
+# Positions
+# --------------------------------------------------------------------------------------------
+
+
+def _parse_hand(hand: Any, what: str) -> int:
+    if isinstance(hand, (int, np.integer)) and not isinstance(hand, bool):
+        value = int(hand)
+        if not 0 <= value < 1 << 32:
+            raise ValueError(f"{what} bitmask {value} is outside the 32 cards (0 <= mask < 2**32)")
+        return value
+    if isinstance(hand, str):
+        hand = hand.split()
+    cards = PASTON_CARDS.parse_cards(hand, what)
+    return sum(1 << card for card in cards)
+
+
+def _parse_trump(trump: Any) -> int:
+    if isinstance(trump, (int, np.integer)) and not isinstance(trump, bool):
+        if 0 <= int(trump) < 4:
+            return int(trump)
+    elif isinstance(trump, str):
+        key = trump.strip().lower().replace(" ", "_")
+        if key.upper() in SUIT_LETTERS and len(key) == 1:
+            return SUIT_LETTERS.index(key.upper())
+        if key in LEVEL_NAMES:
+            return LEVEL_TRUMP[LEVEL_NAMES.index(key)]
+    raise ValueError(
+        f"trump must be a suit 0..3, one of S/C/D/H or a contract name {LEVEL_NAMES}, got {trump!r}"
+    )
+
+
+def _parse_seat(seat: Any, what: str) -> int:
+    if isinstance(seat, (int, np.integer)) and not isinstance(seat, bool) and 0 <= seat < 3:
+        return int(seat)
+    raise ValueError(f"{what} must be a seat 0, 1 or 2, got {seat!r}")
+
+
+def _suit_of(card: int) -> int:
+    return card >> 3
+
+
+class Position:
+    """A Paston play-phase position with every hand visible (see the module docstring)."""
+
+    __slots__ = ("hands", "trump", "declarer", "active", "leader", "trick", "declarer_tricks")
+
+    def __init__(
+        self,
+        hands: Sequence[Any],
+        trump: Any,
+        declarer: int,
+        active: Iterable[int] | None = None,
+        leader: int | None = None,
+        trick: Iterable[Any] = (),
+        declarer_tricks: int = 0,
+    ):
+        if isinstance(hands, (str, bytes)) or len(hands) != NUM_SEATS:
+            raise ValueError(f"hands must be a sequence of 3 hands, got {hands!r}")
+        self.hands: tuple[int, int, int] = tuple(  # type: ignore[assignment]
+            _parse_hand(hand, f"hand of player_{seat}") for seat, hand in enumerate(hands)
+        )
+        self.trump: int = _parse_trump(trump)
+        self.declarer: int = _parse_seat(declarer, "declarer")
+        if active is None:
+            active = range(NUM_SEATS)
+        active_list = [_parse_seat(seat, "an active seat") for seat in active]
+        if len(set(active_list)) != len(active_list) or len(active_list) not in (2, 3):
+            raise ValueError(f"active must be 2 or 3 distinct seats, got {active_list}")
+        if self.declarer not in active_list:
+            raise ValueError(f"the declarer player_{self.declarer} must be an active seat")
+        self.active: tuple[int, ...] = tuple(sorted(active_list))
+        self.leader: int = self.declarer if leader is None else _parse_seat(leader, "leader")
+        if self.leader not in self.active:
+            raise ValueError(f"the leader player_{self.leader} is not an active seat")
+        if isinstance(trick, str):
+            trick = trick.split()
+        self.trick: tuple[int, ...] = tuple(
+            PASTON_CARDS.parse_cards(list(trick), "the current trick")
+        )
+        if isinstance(declarer_tricks, bool) or not isinstance(
+            declarer_tricks, (int, np.integer)
+        ):
+            raise ValueError(f"declarer_tricks must be an int, got {declarer_tricks!r}")
+        self.declarer_tricks: int = int(declarer_tricks)
+        self._validate()
+
+    # --- checks ------------------------------------------------------------------------------
+
+    def _validate(self) -> None:
+        seen = 0
+        for seat, hand in enumerate(self.hands):
+            if hand & seen:
+                card = PASTON_CARDS.name((hand & seen).bit_length() - 1)
+                raise ValueError(f"card {card} is in two hands (player_{seat} and another)")
+            seen |= hand
+        n_active = len(self.active)
+        if len(self.trick) >= n_active:
+            raise ValueError(
+                f"the current trick holds {len(self.trick)} cards; with {n_active} active seats "
+                f"a trick is complete at {n_active} and then cleared"
+            )
+        for card in self.trick:
+            if seen >> card & 1:
+                raise ValueError(f"card {PASTON_CARDS.name(card)} is both in a hand and in the trick")
+        order = self.play_order()
+        played = order[: len(self.trick)]
+        waiting = order[len(self.trick) :]
+        sizes = {seat: self.hands[seat].bit_count() for seat in self.active}
+        if self.trick:
+            size = sizes[waiting[0]]
+            if any(sizes[s] != size for s in waiting) or any(sizes[s] != size - 1 for s in played):
+                raise ValueError(
+                    f"hand sizes {self._sizes_text(sizes)} do not fit a trick in progress: seats "
+                    f"that played to it must hold one card fewer than the seats still to play"
+                )
+            left = size
+        else:
+            left = sizes[self.leader]
+            if any(sizes[s] != left for s in self.active):
+                raise ValueError(
+                    f"the active hands must hold equal numbers of cards at a trick boundary, "
+                    f"got {self._sizes_text(sizes)}"
+                )
+        if left > NUM_TRICKS:
+            raise ValueError(f"a hand holds {left} cards, more than the {NUM_TRICKS} tricks")
+        if self.trick and left == 0:
+            raise ValueError("a trick is in progress but the seats to play hold no cards")
+        done = NUM_TRICKS - left
+        if not 0 <= self.declarer_tricks <= done:
+            raise ValueError(
+                f"declarer_tricks={self.declarer_tricks} is impossible after {done} completed "
+                f"tricks"
+            )
+        if self.trick:
+            led = _suit_of(self.trick[0])
+            for seat, card in zip(played[1:], self.trick[1:]):
+                suit = _suit_of(card)
+                hand = self.hands[seat]
+                if suit != led and hand >> (8 * led) & _SUIT_MASK:
+                    raise ValueError(
+                        f"trick inconsistent: player_{seat} played {PASTON_CARDS.name(card)} "
+                        f"on a {SUIT_LETTERS[led]} lead while still holding {SUIT_LETTERS[led]}"
+                    )
+                if suit not in (led, self.trump) and hand >> (8 * self.trump) & _SUIT_MASK:
+                    raise ValueError(
+                        f"trick inconsistent: player_{seat} discarded {PASTON_CARDS.name(card)} "
+                        f"while still holding a trump"
+                    )
+
+    @staticmethod
+    def _sizes_text(sizes: dict[int, int]) -> str:
+        return ", ".join(f"player_{s}: {n}" for s, n in sorted(sizes.items()))
+
+    # --- derived facts -------------------------------------------------------------------------
+
+    def play_order(self) -> list[int]:
+        """The active seats in playing order, starting with the leader of the current trick."""
+        order = [self.leader]
+        while len(order) < len(self.active):
+            order.append(self.next_seat(order[-1]))
+        return order
+
+    def next_seat(self, seat: int) -> int:
+        """The active seat that plays after ``seat`` (clockwise, a passer skipped)."""
+        nxt = (seat + 1) % NUM_SEATS
+        if nxt not in self.active:
+            nxt = (nxt + 1) % NUM_SEATS
+        return nxt
+
+    @property
+    def to_act(self) -> int:
+        """The seat to play the next card."""
+        return self.play_order()[len(self.trick)]
+
+    @property
+    def sole_defender(self) -> bool:
+        return len(self.active) == 2
+
+    @property
+    def tricks_left(self) -> int:
+        """Tricks not yet completed, the current one included."""
+        return self.hands[self.to_act].bit_count()
+
+    def legal_mask(self) -> int:
+        """The legal cards of the seat to act, as a bitmask."""
+        hand = self.hands[self.to_act]
+        if self.trick:
+            follow = hand & (_SUIT_MASK << (8 * _suit_of(self.trick[0])))
+            if follow:
+                return follow
+            trumps = hand & (_SUIT_MASK << (8 * self.trump))
+            if trumps:
+                return trumps
+        return hand
+
+    def play(self, card: Any) -> Position:
+        """The position after the seat to act plays ``card`` (a legal card)."""
+        card = PASTON_CARDS.card_id(card)
+        if not self.legal_mask() >> card & 1:
+            raise ValueError(
+                f"{PASTON_CARDS.name(card)} is not a legal card for player_{self.to_act}"
+            )
+        seat = self.to_act
+        hands = list(self.hands)
+        hands[seat] &= ~(1 << card)
+        trick = [*self.trick, card]
+        if len(trick) < len(self.active):
+            return Position(hands, self.trump, self.declarer, self.active, self.leader, trick,
+                            self.declarer_tricks)
+        order = self.play_order()
+        winner = trick_winner(list(zip(order, trick)), self.trump)
+        won = self.declarer_tricks + (winner == self.declarer)
+        return Position(hands, self.trump, self.declarer, self.active, winner, (), won)
+
+    def play_hands(self) -> tuple[int, int, int]:
+        """The hands with a passer's cards taken out of play."""
+        return tuple(h if s in self.active else 0 for s, h in enumerate(self.hands))  # type: ignore[return-value]
+
+    def __repr__(self) -> str:
+        hands = [" ".join(PASTON_CARDS.name(c) for c in mask_to_cards(h)) for h in self.hands]
+        trick = " ".join(PASTON_CARDS.name(c) for c in self.trick)
+        return (
+            f"Position(hands={hands}, trump={SUIT_LETTERS[self.trump]!r}, declarer={self.declarer}, "
+            f"active={self.active}, leader={self.leader}, trick=[{trick}], "
+            f"declarer_tricks={self.declarer_tricks})"
+        )
+
+    # --- constructors --------------------------------------------------------------------------
+
+    @classmethod
+    def from_deal(cls, deal: Any) -> Position:
+        """The position of a play-phase engine state (``PastonDeal``)."""
+        if getattr(deal, "phase", None) != PLAY:
+            raise ValueError("from_deal needs a PastonDeal in the play phase")
+        trick = list(deal.trick)
+        leader = trick[0][0] if trick else deal.leader
+        return cls(
+            hands=list(deal.hands),
+            trump=deal.trump,
+            declarer=deal.declarer,
+            active=deal.active,
+            leader=leader,
+            trick=[card for _, card in trick],
+            declarer_tricks=deal.tricks[deal.declarer],
+        )
+
+    @classmethod
+    def first_lead(
+        cls, hands: Sequence[Any], trump: Any, declarer: int, defenders: Iterable[int]
+    ) -> Position:
+        """A full deal before the first lead: the declarer and the whisting defenders play."""
+        declarer = _parse_seat(declarer, "declarer")
+        defender_list = [_parse_seat(seat, "a defender") for seat in defenders]
+        if (
+            not 1 <= len(defender_list) <= 2
+            or len(set(defender_list)) != len(defender_list)
+            or declarer in defender_list
+        ):
+            raise ValueError(
+                f"defenders must be one or two seats other than the declarer, got {defender_list}"
+            )
+        position = cls(hands, trump, declarer, active=[declarer, *defender_list])
+        for seat in position.active:
+            count = position.hands[seat].bit_count()
+            if count != NUM_TRICKS:
+                raise ValueError(
+                    f"hand of player_{seat} holds {count} cards; a full deal has {NUM_TRICKS}"
+                )
+        return position
+
+
+def legal_cards(position: Position) -> list[int]:
+    """The legal cards of the seat to act, ascending."""
+    return mask_to_cards(position.legal_mask())
+
+
+# --------------------------------------------------------------------------------------------
+# Compiled kernels
+# --------------------------------------------------------------------------------------------
+
+# st: int64 parameters of one search
+_ST_TRUMP, _ST_DECL, _ST_NACT, _ST_NEXT, _ST_META = 0, 1, 2, 3, 6
+_ST_SIZE = 8
+# wk rows: per-ply search state (a ply is one card; the current trick's cards sit at the plies
+# just below the node's own)
+_F_NIN, _F_LEADER, _F_TARGET, _F_SEAT, _F_NMOV, _F_MI, _F_CARD = 0, 1, 2, 3, 4, 5, 6
+_F_K1, _F_K2, _F_IDX, _F_LO, _F_HI = 7, 8, 9, 10, 11
+_F_SIZE = 12
+_MAX_PLY = 40
+
+
+def _tables() -> np.ndarray:
+    """pext8[p * 256 + x]: the bits of x at the set positions of p, packed low."""
+    pext8 = np.zeros(256 * 256, dtype=np.uint8)
+    for p in range(256):
+        positions = [i for i in range(8) if p >> i & 1]
+        for x in range(256):
+            value = 0
+            for j, i in enumerate(positions):
+                if x >> i & 1:
+                    value |= 1 << j
+            pext8[p * 256 + x] = value
+    return pext8
+
+
+@njit(cache=True, inline="always")
+def _popcount(x):
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return (x * 0x0101010101010101) >> 56 & 0xFF
+
+
+@njit(cache=True)
+def _key(hands, leader, st, pext8):
+    """Relative-rank key of a trick-boundary position: (k1, k2)."""
+    present = hands[0] | hands[1] | hands[2]
+    c0 = 0
+    c1 = 0
+    c2 = 0
+    for s in range(4):
+        sh = 8 * s
+        p = (present >> sh) & 0xFF
+        if p == 0:
+            continue
+        base = p * 256
+        c0 |= np.int64(pext8[base + ((hands[0] >> sh) & 0xFF)]) << sh
+        c1 |= np.int64(pext8[base + ((hands[1] >> sh) & 0xFF)]) << sh
+        c2 |= np.int64(pext8[base + ((hands[2] >> sh) & 0xFF)]) << sh
+    k1 = c0 | (c1 << 32)
+    k2 = c2 | (leader << 32) | st[_ST_META]
+    return k1, k2
+
+
+@njit(cache=True, inline="always")
+def _slot(k1, k2, mask):
+    h = (k1 * -7046029254386353131) ^ (k2 * -4658895280553007687)
+    h ^= (h >> 29) & 0x7FFFFFFFF
+    return h & mask
+
+
+@njit(cache=True, inline="always")
+def _winner_key(card, led, trump):
+    suit = card >> 3
+    if suit == trump:
+        return 16 + (card & 7)
+    if suit == led:
+        return 8 + (card & 7)
+    return 0
+
+
+@njit(cache=True)
+def _legal(hand, led, trump):
+    """Legal cards of ``hand``; ``led`` is the led suit or -1 when leading."""
+    if led >= 0:
+        follow = hand & (0xFF << (8 * led))
+        if follow != 0:
+            return follow
+        trumps = hand & (0xFF << (8 * trump))
+        if trumps != 0:
+            return trumps
+    return hand
+
+
+@njit(cache=True)
+def _representatives(legal, present, out):
+    """One card (the highest) of each run of ``legal`` cards adjacent among ``present``."""
+    n = 0
+    for s in range(4):
+        sh = 8 * s
+        x = (legal >> sh) & 0xFF
+        if x == 0:
+            continue
+        p = (present >> sh) & 0xFF
+        in_run = False
+        for r in range(7, -1, -1):
+            if (p >> r) & 1:
+                if (x >> r) & 1:
+                    if not in_run:
+                        out[n] = sh + r
+                        n += 1
+                        in_run = True
+                else:
+                    in_run = False
+    return n
+
+
+@njit(cache=True)
+def _order_moves(moves, n, hands, wk, ply, n_in, seat, st, hint, scores):
+    """Sort moves[:n] by a heuristic score, best first (the hint card first)."""
+    trump = st[_ST_TRUMP]
+    decl = st[_ST_DECL]
+    nact = st[_ST_NACT]
+    my_side = seat == decl
+    present = hands[0] | hands[1] | hands[2]
+    opp = 0
+    partner = 0
+    for other in range(3):
+        if other == seat:
+            continue
+        if (other == decl) != my_side:
+            opp |= hands[other]
+        else:
+            partner |= hands[other]
+    if n_in == 0:
+        opp_trumps = (opp >> (8 * trump)) & 0xFF
+        for i in range(n):
+            c = moves[i]
+            s = c >> 3
+            r = c & 7
+            sh = 8 * s
+            suit_present = (present >> sh) & 0xFF
+            higher = suit_present >> (r + 1)
+            opp_suit = (opp >> sh) & 0xFF
+            if higher == 0:
+                # a top card: a sure winner unless an opponent ruffs
+                if s == trump or opp_suit != 0 or opp_trumps == 0:
+                    scores[i] = 200 + r
+                else:
+                    scores[i] = 20 + r
+            else:
+                part_suit = (partner >> sh) & 0xFF
+                if part_suit != 0 and part_suit > (opp_suit | (1 << r)):
+                    # partner holds the highest card here: lead low to it
+                    scores[i] = 150 - r
+                elif opp_suit == 0 and opp_trumps != 0 and s != trump:
+                    scores[i] = 10 - r
+                else:
+                    scores[i] = 100 - r - 2 * _popcount(higher)
+    else:
+        base = ply - n_in
+        led = wk[_F_CARD, base] >> 3
+        best_key = -1
+        best_seat = 0
+        for i in range(n_in):
+            k = _winner_key(wk[_F_CARD, base + i], led, trump)
+            if k > best_key:
+                best_key = k
+                best_seat = wk[_F_SEAT, base + i]
+        side_winning = (best_seat == decl) == my_side
+        last = n_in == nact - 1
+        for i in range(n):
+            c = moves[i]
+            r = c & 7
+            k = _winner_key(c, led, trump)
+            if side_winning:
+                scores[i] = 100 - r
+            elif k > best_key:
+                scores[i] = 200 - k if last else 150 + k
+            else:
+                scores[i] = 100 - r
+    for i in range(n):
+        if moves[i] == hint:
+            scores[i] = 1000
+    # insertion sort, descending score
+    for i in range(1, n):
+        m = moves[i]
+        sc = scores[i]
+        j = i - 1
+        while j >= 0 and scores[j] < sc:
+            moves[j + 1] = moves[j]
+            scores[j + 1] = scores[j]
+            j -= 1
+        moves[j + 1] = m
+        scores[j + 1] = sc
+
+
+@njit(cache=True)
+def _top_run(mine, present):
+    """How many of the highest cards among ``present`` (8-bit suit masks) ``mine`` holds."""
+    count = 0
+    r = 7
+    while r >= 0:
+        if (present >> r) & 1:
+            if (mine >> r) & 1:
+                count += 1
+            else:
+                break
+        r -= 1
+    return count
+
+
+@njit(cache=True)
+def _quick_tricks(hands, leader, st):
+    """A lower bound on the tricks the leader's side wins by cashing top cards from the leader.
+
+    First the leader's top trumps (each wins: nothing beats the highest trump). Then, only if no
+    opponent can hold a trump after those rounds, the leader's top cards of the side suits (nobody
+    can beat or ruff them); a partner who could be forced to ruff one limits the count to the
+    partner's length in that suit, so that the leader keeps the lead throughout.
+    """
+    trump = st[_ST_TRUMP]
+    decl = st[_ST_DECL]
+    my_side = leader == decl
+    present = hands[0] | hands[1] | hands[2]
+    mine = hands[leader]
+    tsh = 8 * trump
+    q = _top_run((mine >> tsh) & 0xFF, (present >> tsh) & 0xFF)
+    opp_trumps = 0
+    partner = -1
+    for other in range(3):
+        if other == leader or hands[other] == 0:
+            continue
+        if (other == decl) != my_side:
+            cnt = _popcount((hands[other] >> tsh) & 0xFF)
+            if cnt > opp_trumps:
+                opp_trumps = cnt
+        else:
+            partner = other
+    if opp_trumps > q:
+        return q
+    partner_ruffs = partner >= 0 and _popcount((hands[partner] >> tsh) & 0xFF) > q
+    for s in range(4):
+        if s == trump:
+            continue
+        sh = 8 * s
+        tops = _top_run((mine >> sh) & 0xFF, (present >> sh) & 0xFF)
+        if partner_ruffs:
+            length = _popcount((hands[partner] >> sh) & 0xFF)
+            if length < tops:
+                tops = length
+        q += tops
+    return q
+
+
+@njit(cache=True)
+def _probe(k1, k2, idx, tt_keys, tt_gen, gen):
+    for probe in range(2):
+        j = idx ^ probe
+        if tt_gen[j] == gen and tt_keys[j, 0] == k1 and tt_keys[j, 1] == k2:
+            return j
+    return -1
+
+
+@njit(cache=True)
+def _enter(p, hands, wk, moves, scores, st, tt_keys, tt_gen, tt_vals, gen, pext8, counter):
+    """Open the node at ply ``p``: 1 or 0 if decided at once, else -1 with its moves generated."""
+    counter[0] += 1
+    decl = st[_ST_DECL]
+    trump = st[_ST_TRUMP]
+    n_in = wk[_F_NIN, p]
+    hint_card = -1
+    if n_in == 0:
+        leader = wk[_F_LEADER, p]
+        target = wk[_F_TARGET, p]
+        if target <= 0:
+            return 1
+        remaining = _popcount(hands[leader])
+        if target > remaining:
+            return 0
+        k1, k2 = _key(hands, leader, st, pext8)
+        idx = _slot(k1, k2, tt_keys.shape[0] - 1)
+        found = _probe(k1, k2, idx, tt_keys, tt_gen, gen)
+        lo = 0
+        hi = remaining
+        hint = -1
+        if found >= 0:
+            lo = tt_vals[found, 0]
+            hi = tt_vals[found, 1]
+            if lo >= target:
+                return 1
+            if hi < target:
+                return 0
+            hint = tt_vals[found, 2]
+        q = _quick_tricks(hands, leader, st)
+        if leader == decl:
+            if q >= target:
+                return 1
+        elif remaining - q < target:
+            return 0
+        wk[_F_K1, p] = k1
+        wk[_F_K2, p] = k2
+        wk[_F_IDX, p] = idx
+        wk[_F_LO, p] = lo
+        wk[_F_HI, p] = hi
+        if hint >= 0:
+            # the table keeps the best lead as suit * 8 + rank among the cards in play
+            hs = hint >> 3
+            hr = hint & 7
+            pm = ((hands[0] | hands[1] | hands[2]) >> (8 * hs)) & 0xFF
+            cnt = 0
+            for r in range(8):
+                if (pm >> r) & 1:
+                    if cnt == hr:
+                        hint_card = 8 * hs + r
+                        break
+                    cnt += 1
+        seat = leader
+        led = -1
+    else:
+        seat = st[_ST_NEXT + wk[_F_SEAT, p - 1]]
+        led = wk[_F_CARD, p - n_in] >> 3
+    wk[_F_SEAT, p] = seat
+    legal = _legal(hands[seat], led, trump)
+    present = hands[0] | hands[1] | hands[2]
+    for i in range(p - n_in, p):
+        present |= np.int64(1) << wk[_F_CARD, i]
+    row = moves[p]
+    n = _representatives(legal, present, row)
+    _order_moves(row, n, hands, wk, p, n_in, seat, st, hint_card, scores)
+    wk[_F_NMOV, p] = n
+    wk[_F_MI, p] = 0
+    return -1
+
+
+@njit(cache=True)
+def _store(p, result, best, hands, wk, tt_keys, tt_gen, tt_vals, gen):
+    """Record a trick-boundary node's result (a bound on the declarer's remaining tricks)."""
+    k1 = wk[_F_K1, p]
+    k2 = wk[_F_K2, p]
+    idx = wk[_F_IDX, p]
+    target = wk[_F_TARGET, p]
+    lo = wk[_F_LO, p]
+    hi = wk[_F_HI, p]
+    if result:
+        if target > lo:
+            lo = target
+    elif target - 1 < hi:
+        hi = target - 1
+    # the searches below this node may have reused its slot: look the key up again
+    found = _probe(k1, k2, idx, tt_keys, tt_gen, gen)
+    if found >= 0:
+        if tt_vals[found, 0] > lo:
+            lo = tt_vals[found, 0]
+        if tt_vals[found, 1] < hi:
+            hi = tt_vals[found, 1]
+    else:
+        j0 = idx
+        j1 = idx ^ 1
+        if tt_gen[j0] != gen:
+            found = j0
+        elif tt_gen[j1] != gen:
+            found = j1
+        else:
+            # keep the entry with more cards in play (the costlier one to recompute)
+            d0 = _popcount(tt_keys[j0, 0]) + _popcount(tt_keys[j0, 1] & 0xFFFFFFFF)
+            d1 = _popcount(tt_keys[j1, 0]) + _popcount(tt_keys[j1, 1] & 0xFFFFFFFF)
+            found = j0 if d0 <= d1 else j1
+        tt_keys[found, 0] = k1
+        tt_keys[found, 1] = k2
+        tt_gen[found] = gen
+        tt_vals[found, 2] = -1
+    tt_vals[found, 0] = lo
+    tt_vals[found, 1] = hi
+    if best >= 0:
+        bs = best >> 3
+        pm = ((hands[0] | hands[1] | hands[2]) >> (8 * bs)) & 0xFF
+        tt_vals[found, 2] = 8 * bs + _popcount(pm & ((np.int64(1) << (best & 7)) - 1))
+
+
+@njit(cache=True)
+def _search(p0, hands, wk, moves, scores, st, tt_keys, tt_gen, tt_vals, gen, pext8, counter):
+    """Zero-window search from the root node at ply ``p0`` (its fields set in ``wk``): can the
+    declarer take at least ``wk[_F_TARGET, p0]`` of the remaining tricks, this one included?"""
+    decl = st[_ST_DECL]
+    trump = st[_ST_TRUMP]
+    nact = st[_ST_NACT]
+    p = p0
+    ret = _enter(p, hands, wk, moves, scores, st, tt_keys, tt_gen, tt_vals, gen, pext8, counter)
+    while True:
+        if ret >= 0:
+            if p == p0:
+                return ret == 1
+            p -= 1
+            seat = wk[_F_SEAT, p]
+            c = wk[_F_CARD, p]
+            hands[seat] ^= np.int64(1) << c
+            is_decl = 1 if seat == decl else 0
+            if ret == is_decl:
+                if wk[_F_NIN, p] == 0:
+                    _store(p, ret == 1, c, hands, wk, tt_keys, tt_gen, tt_vals, gen)
+                continue
+            wk[_F_MI, p] += 1
+            if wk[_F_MI, p] == wk[_F_NMOV, p]:
+                ret = 1 - is_decl
+                if wk[_F_NIN, p] == 0:
+                    _store(p, ret == 1, -1, hands, wk, tt_keys, tt_gen, tt_vals, gen)
+                continue
+        # play the next move of the node at ply p
+        seat = wk[_F_SEAT, p]
+        c = moves[p, wk[_F_MI, p]]
+        hands[seat] ^= np.int64(1) << c
+        wk[_F_CARD, p] = c
+        n_in = wk[_F_NIN, p]
+        target = wk[_F_TARGET, p]
+        if n_in + 1 == nact:
+            base = p - n_in
+            led = wk[_F_CARD, base] >> 3
+            wkey = -1
+            w = 0
+            for i in range(base, p + 1):
+                k = _winner_key(wk[_F_CARD, i], led, trump)
+                if k > wkey:
+                    wkey = k
+                    w = wk[_F_SEAT, i]
+            wk[_F_NIN, p + 1] = 0
+            wk[_F_LEADER, p + 1] = w
+            wk[_F_TARGET, p + 1] = target - 1 if w == decl else target
+        else:
+            wk[_F_NIN, p + 1] = n_in + 1
+            wk[_F_LEADER, p + 1] = wk[_F_LEADER, p]
+            wk[_F_TARGET, p + 1] = target
+        p += 1
+        ret = _enter(p, hands, wk, moves, scores, st, tt_keys, tt_gen, tt_vals, gen, pext8,
+                     counter)
+
+
+@njit(cache=True)
+def _solve_future(p0, lo, hi, hands, wk, moves, scores, st, tt_keys, tt_gen, tt_vals, gen, pext8,
+                  counter):
+    """The declarer's remaining tricks from the node at ply ``p0``, known to lie in [lo, hi]."""
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        wk[_F_TARGET, p0] = mid
+        if _search(p0, hands, wk, moves, scores, st, tt_keys, tt_gen, tt_vals, gen, pext8,
+                   counter):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+@njit(cache=True)
+def _root(hands, tcards, n_in, leader, wk, st):
+    """Set up the root node at ply ``n_in`` (the current trick's cards at the plies below)."""
+    seat = leader
+    for i in range(n_in):
+        wk[_F_CARD, i] = tcards[i]
+        wk[_F_SEAT, i] = seat
+        seat = st[_ST_NEXT + seat]
+    wk[_F_NIN, n_in] = n_in
+    wk[_F_LEADER, n_in] = leader
+    return seat
+
+
+@njit(cache=True)
+def _solve_root(hands, tcards, n_in, leader, wk, moves, scores, st, tt_keys, tt_gen, tt_vals, gen,
+                pext8, counter):
+    seat = _root(hands, tcards, n_in, leader, wk, st)
+    remaining = _popcount(hands[seat])
+    return _solve_future(n_in, 0, remaining, hands, wk, moves, scores, st, tt_keys, tt_gen,
+                         tt_vals, gen, pext8, counter)
+
+
+@njit(cache=True)
+def _move_values(hands, tcards, n_in, leader, wk, moves, scores, st, tt_keys, tt_gen, tt_vals,
+                 gen, pext8, counter, out_cards, out_values):
+    """The declarer's remaining tricks after each legal card of the seat to act (every legal
+    card; rank-equivalent cards share their run's value)."""
+    decl = st[_ST_DECL]
+    trump = st[_ST_TRUMP]
+    nact = st[_ST_NACT]
+    p0 = n_in
+    seat = _root(hands, tcards, n_in, leader, wk, st)
+    wk[_F_SEAT, p0] = seat
+    hand = hands[seat]
+    led = tcards[0] >> 3 if n_in > 0 else -1
+    legal = _legal(hand, led, trump)
+    present = hands[0] | hands[1] | hands[2]
+    for i in range(n_in):
+        present |= np.int64(1) << tcards[i]
+    remaining = _popcount(hand)
+    n_out = 0
+    for s in range(4):
+        sh = 8 * s
+        x = (legal >> sh) & 0xFF
+        if x == 0:
+            continue
+        pm = (present >> sh) & 0xFF
+        run_value = -1
+        in_run = False
+        for r in range(7, -1, -1):
+            if not (pm >> r) & 1:
+                continue
+            if not (x >> r) & 1:
+                in_run = False
+                continue
+            c = sh + r
+            if not in_run:
+                bit = np.int64(1) << c
+                hands[seat] ^= bit
+                wk[_F_CARD, p0] = c
+                if n_in + 1 == nact:
+                    wkey = -1
+                    w = 0
+                    lead_suit = wk[_F_CARD, 0] >> 3
+                    for i in range(nact):
+                        k = _winner_key(wk[_F_CARD, i], lead_suit, trump)
+                        if k > wkey:
+                            wkey = k
+                            w = wk[_F_SEAT, i]
+                    wk[_F_NIN, p0 + 1] = 0
+                    wk[_F_LEADER, p0 + 1] = w
+                    won = 1 if w == decl else 0
+                    run_value = won + _solve_future(p0 + 1, 0, remaining - 1, hands, wk, moves,
+                                                    scores, st, tt_keys, tt_gen, tt_vals, gen,
+                                                    pext8, counter)
+                else:
+                    wk[_F_NIN, p0 + 1] = n_in + 1
+                    wk[_F_LEADER, p0 + 1] = leader
+                    run_value = _solve_future(p0 + 1, 0, remaining, hands, wk, moves, scores, st,
+                                              tt_keys, tt_gen, tt_vals, gen, pext8, counter)
+                hands[seat] ^= bit
+                in_run = True
+            out_cards[n_out] = c
+            out_values[n_out] = run_value
+            n_out += 1
+    return n_out
+
+
+# --------------------------------------------------------------------------------------------
+# Python front end
+# --------------------------------------------------------------------------------------------
+
+_PEXT8 = _tables()
+
+
+class PastonSolver:
+    """An open-hand solver with its own transposition table of ``2**tt_bits`` entries."""
+
+    def __init__(self, tt_bits: int = 20):
+        if isinstance(tt_bits, bool) or not isinstance(tt_bits, int) or not 8 <= tt_bits <= 26:
+            raise ValueError(f"tt_bits must be an int in 8..26, got {tt_bits!r}")
+        size = 1 << tt_bits
+        self._tt_keys = np.zeros((size, 2), dtype=np.int64)
+        self._tt_gen = np.zeros(size, dtype=np.int32)
+        self._tt_vals = np.zeros((size, 3), dtype=np.int8)
+        self._gen = 0
+        self._wk = np.zeros((_F_SIZE, _MAX_PLY), dtype=np.int64)
+        self._moves = np.zeros((_MAX_PLY, 10), dtype=np.int64)
+        self._scores = np.zeros(10, dtype=np.int64)
+        self._counter = np.zeros(1, dtype=np.int64)
+        self.nodes = 0  # search nodes opened by the last call
+
+    def _next_generation(self) -> int:
+        self._gen += 1
+        if self._gen >= 2**31 - 1:
+            self._tt_gen[:] = 0
+            self._gen = 1
+        self._counter[0] = 0
+        return self._gen
+
+    @staticmethod
+    def _arrays(position: Position) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if not isinstance(position, Position):
+            raise ValueError(f"expected a Position, got {type(position).__name__}")
+        hands = np.array(position.play_hands(), dtype=np.int64)
+        tcards = np.zeros(3, dtype=np.int64)
+        tcards[: len(position.trick)] = position.trick
+        st = np.zeros(_ST_SIZE, dtype=np.int64)
+        st[_ST_TRUMP] = position.trump
+        st[_ST_DECL] = position.declarer
+        st[_ST_NACT] = len(position.active)
+        for seat in range(NUM_SEATS):
+            st[_ST_NEXT + seat] = position.next_seat(seat)
+        active_bits = sum(1 << s for s in position.active)
+        st[_ST_META] = (position.trump | position.declarer << 2 | active_bits << 4) << 34
+        return hands, tcards, st
+
+    def solve(self, position: Position) -> int:
+        """The declarer's total tricks under optimal play from ``position``."""
+        hands, tcards, st = self._arrays(position)
+        gen = self._next_generation()
+        future = _solve_root(hands, tcards, len(position.trick), position.leader, self._wk,
+                             self._moves, self._scores, st, self._tt_keys, self._tt_gen,
+                             self._tt_vals, gen, _PEXT8, self._counter)
+        self.nodes = int(self._counter[0])
+        return position.declarer_tricks + int(future)
+
+    def move_values(self, position: Position) -> dict[int, int]:
+        """For each legal card of the seat to act: the declarer's total tricks after it."""
+        hands, tcards, st = self._arrays(position)
+        if position.tricks_left == 0:
+            return {}
+        gen = self._next_generation()
+        out_cards = np.zeros(10, dtype=np.int64)
+        out_values = np.zeros(10, dtype=np.int64)
+        n = _move_values(hands, tcards, len(position.trick), position.leader, self._wk,
+                         self._moves, self._scores, st, self._tt_keys, self._tt_gen,
+                         self._tt_vals, gen, _PEXT8, self._counter, out_cards, out_values)
+        self.nodes = int(self._counter[0])
+        base = position.declarer_tricks
+        pairs = sorted((int(out_cards[i]), base + int(out_values[i])) for i in range(n))
+        return dict(pairs)
+
+    def best_moves(self, position: Position) -> list[int]:
+        """The legal cards that reach the optimum for the seat to act (ascending)."""
+        values = self.move_values(position)
+        if not values:
+            return []
+        maximise = position.to_act == position.declarer
+        target = max(values.values()) if maximise else min(values.values())
+        return [card for card, value in values.items() if value == target]
+
+
+_DEFAULT: PastonSolver | None = None
+
+
+def _default() -> PastonSolver:
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = PastonSolver()
+    return _DEFAULT
+
+
+def solve(position: Position) -> int:
+    """The declarer's total tricks (won so far plus still to win) under optimal play."""
+    return _default().solve(position)
+
+
+def move_values(position: Position) -> dict[int, int]:
+    """For every legal card of the seat to act, the declarer's total tricks after playing it."""
+    return _default().move_values(position)
+
+
+def best_moves(position: Position) -> list[int]:
+    """The legal cards that reach the optimum for the seat to act."""
+    return _default().best_moves(position)
