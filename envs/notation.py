@@ -1,0 +1,352 @@
+"""A text form of game records, one deal or round per line, in the spirit of PBN and the Portable
+Preferans Notation: ``to_text(record)`` and ``from_text(text)``.
+
+The grammar is in ``docs/records.md``. A text record starts with header tags, then one line per
+deal (Paston) or round (Tri Palki)::
+
+    [Game "paston"]
+    [Env "paston_v0"]
+    [Episode "deal"]
+    ...
+    [Seed "42"]
+    [Options "{}"]
+
+    1. dealer P1 bidder P2 | 7C 10C ... / 7S 8S ... / 9S 10S ... | QS KH | P2:bid-spades ... | ...
+
+Every move is written ``P<seat>:<name>`` with the env's own action name (``action_to_string``,
+spaces as hyphens). Reading replays the moves through the environment from the seed and options,
+so the JSON record it returns is exactly the one the env gives (``from_text(to_text(r)) == r``),
+and then checks every other word of each line (the cards, the results) against that replay: a
+text that says something the replay does not is rejected with the line and column of the first
+difference. Parse errors are ``ValueError`` naming the line and column.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ._aec import replay_record
+
+_TAG = re.compile(r'^\[(\w+) "((?:[^"\\]|\\.)*)"\]\s*$')
+_MOVE = re.compile(r"P(\d+):(\S+)")
+
+
+def _seat(agent: str) -> str:
+    return "P" + agent.rsplit("_", 1)[1]
+
+
+def _cards(cards: list[str]) -> str:
+    return " ".join(cards) if cards else "-"
+
+
+def _kwarg_tag(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("_"))
+
+
+@dataclass
+class _Move:
+    agent: str
+    name: str  # the env's action name with spaces as hyphens
+
+
+def _moves_by_unit(env: Any, record: dict[str, Any], units: list[dict[str, Any]]) -> list:
+    """Replay ``record`` collecting each move's name as the env spells it at that moment."""
+    env.reset(seed=record["seed"], options=record.get("options") or None)
+    names: list[_Move] = []
+    for agent, action in record["actions"]:
+        while env.agents and (
+            env.terminations[env.agent_selection] or env.truncations[env.agent_selection]
+        ):
+            env.step(None)
+        names.append(_Move(agent, env.action_to_string(action).replace(" ", "-")))
+        env.step(action)
+    out, start = [], 0
+    for unit in units:
+        out.append(names[start : start + len(unit["actions"])])
+        start += len(unit["actions"])
+    return out
+
+
+# --- Paston ----------------------------------------------------------------------------------
+
+
+def _paston_sections(moves: list[_Move]) -> list[str]:
+    """Auction | exchange (discards, contract) | defence | play (tricks split by '/')."""
+    auction, i = [], 0
+    while i < len(moves) and (moves[i].name == "pass" or moves[i].name.startswith("bid-")):
+        auction.append(moves[i])
+        i += 1
+    exchange = moves[i : i + 3]
+    i += len(exchange)
+    defence = []
+    while i < len(moves) and moves[i].name in ("pass", "whist") and len(defence) < 2:
+        defence.append(moves[i])
+        i += 1
+    play = moves[i:]
+    active = 2 if sum(m.name == "whist" for m in defence) == 1 else 3  # a sole defender
+    tricks = [play[k : k + active] for k in range(0, len(play), active)]
+
+    def words(group: list[_Move]) -> str:
+        return " ".join(f"{_seat(m.agent)}:{m.name}" for m in group) or "-"
+
+    return [
+        words(auction),
+        words(exchange),
+        words(defence),
+        " / ".join(words(t) for t in tricks) or "-",
+    ]
+
+
+def _paston_line(number: int, deal: dict[str, Any], moves: list[_Move], agents: list[str]) -> str:
+    result = deal.get("result") or {}
+    head = f"{number}. dealer {_seat(agents[deal['dealer']])} bidder {_seat(agents[deal['first_bidder']])}"
+    if deal.get("first_deal"):
+        head += " first"
+    parts = [
+        head,
+        " / ".join(_cards(hand) for hand in deal["hands"]),
+        _cards(deal["prikup"]),
+        *_paston_sections(moves),
+    ]
+    if result:
+        first = result[agents[0]]
+        outcome = f"{first['outcome']} scores " + " ".join(
+            f"{result[a]['deal_score']:+d}" for a in agents
+        )
+        if "totals" in first:
+            outcome += " totals " + " ".join(str(t) for t in first["totals"])
+        parts.append(outcome)
+    else:
+        parts.append("unfinished")
+    return " | ".join(parts)
+
+
+# --- Tri Palki -------------------------------------------------------------------------------
+
+
+def _tri_palki_line(number: int, rnd: dict[str, Any], moves: list[_Move], agents: list[str]) -> str:
+    head = f"{number}. dealer {_seat(rnd['dealer'])} sticks " + " ".join(map(str, rnd["sticks"]))
+    words = " ".join(f"{_seat(m.agent)}:{m.name}" for m in moves) or "-"
+    result = rnd.get("result") or {}
+    if result:
+        seen = [a for a in agents if a in result]
+        first = result[seen[0]]
+        end = f"{first['outcome']} hands " + " / ".join(
+            f"{_seat(a)} {_cards(result[a]['hand'])}" for a in seen
+        )
+        end += " stick " + (" ".join(_seat(a) for a in seen if result[a]["stick"]) or "-")
+        end += f" next {_seat(first['next_dealer'])}" if first.get("next_dealer") else ""
+    else:
+        end = "unfinished"
+    return " | ".join([head, _cards(rnd["deck"]), words, end])
+
+
+@dataclass(frozen=True)
+class _Format:
+    units_key: str
+    line: Callable[[int, dict[str, Any], list[_Move], list[str]], str]
+
+
+_FORMATS = {
+    "paston": _Format("deals", _paston_line),
+    "tri_palki": _Format("rounds", _tri_palki_line),
+}
+
+
+# --- writing and reading ---------------------------------------------------------------------
+
+
+def to_text(record: dict[str, Any], players: list[str] | None = None) -> str:
+    """The text form of an env ``record()``; ``players`` names who sat in each seat (a tag)."""
+    from .registry import game_spec
+
+    game = record.get("game")
+    if game not in _FORMATS:
+        raise ValueError(f"not a folkcards record: unknown game {game!r}")
+    spec = game_spec(game)
+    env = spec.env_module().raw_env(**record["env_kwargs"])
+    fmt = _FORMATS[game]
+    units = record[fmt.units_key]
+    moves = _moves_by_unit(env, record, units)
+    agents = env.possible_agents
+    lines = [f'[Game "{game}"]', f'[Env "{record["env"]}"]']
+    for key, value in record["env_kwargs"].items():
+        text = value if isinstance(value, str) else json.dumps(value)
+        lines.append(f'[{_kwarg_tag(key)} "{text}"]')
+    lines.append(f'[Seed "{record["seed"]}"]')
+    lines.append(f"[Options {json.dumps(json.dumps(record.get('options') or {}))}]")
+    if players is not None:
+        if len(players) != len(agents):
+            raise ValueError(f"{len(players)} player names for {len(agents)} seats")
+        lines.append(f"[Players {json.dumps(' '.join(players))}]")
+    lines.append("")
+    for number, (unit, unit_moves) in enumerate(zip(units, moves, strict=True), start=1):
+        lines.append(fmt.line(number, unit, unit_moves, agents))
+    return "\n".join(lines) + "\n"
+
+
+def _error(line: int, column: int, message: str) -> ValueError:
+    return ValueError(f"line {line}, column {column}: {message}")
+
+
+def parse_text(text: str) -> tuple[dict[str, Any], dict[str, str]]:
+    """The JSON record and the header tags of a text record (see :func:`from_text`)."""
+    from .registry import GAMES
+
+    if not isinstance(text, str):
+        raise ValueError(f"a text record must be a string, got {type(text).__name__}")
+    lines = text.splitlines()
+    tags: dict[str, str] = {}
+    body: list[tuple[int, str]] = []
+    for number, line in enumerate(lines, start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        if stripped.startswith("["):
+            if body:
+                raise _error(number, 1, "a header tag after the first deal or round line")
+            match = _TAG.match(stripped)
+            if not match:
+                raise _error(number, 1, 'a tag must look like [Name "value"]')
+            tags[match.group(1)] = json.loads(f'"{match.group(2)}"')
+        else:
+            body.append((number, line))
+    game = tags.get("Game")
+    if game not in GAMES or game not in _FORMATS:
+        raise _error(1, 1, f"the Game tag must be one of {', '.join(_FORMATS)}, got {game!r}")
+    spec = GAMES[game]
+    module = spec.env_module()
+    env_kwargs = _env_kwargs(tags, spec)
+    try:
+        env = module.raw_env(**env_kwargs)
+        seed = int(tags["Seed"])
+        options = json.loads(tags.get("Options", "{}"))
+    except (KeyError, ValueError, TypeError) as exc:
+        raise _error(1, 1, f"bad header: {exc}") from None
+    env.reset(seed=seed, options=options or None)
+    for number, line in body:
+        for match in _MOVE.finditer(line):
+            _step(env, number, match)
+    record = env.unwrapped.record()
+    expected = to_text(record).splitlines()
+    expected_body = [line for line in expected if line and not line.startswith("[")]
+    if len(expected_body) != len(body):
+        where = body[-1][0] if body else len(lines)
+        raise _error(
+            where, 1, f"the moves make {len(expected_body)} lines, the text has {len(body)}"
+        )
+    for (number, line), want in zip(body, expected_body, strict=True):
+        got = " ".join(line.split())
+        if got != want:
+            column = next(
+                (i for i, (a, b) in enumerate(zip(got, want, strict=False)) if a != b),
+                min(len(got), len(want)),
+            )
+            raise _error(
+                number,
+                column + 1,
+                f"the text says {got[column : column + 24]!r}, "
+                f"the replay gives {want[column : column + 24]!r}",
+            )
+    return record, tags
+
+
+def _env_kwargs(tags: dict[str, str], spec: Any) -> dict[str, Any]:
+    import inspect
+
+    params = inspect.signature(spec.env_module().raw_env.__init__).parameters
+    kwargs = {}
+    for name in params:
+        tag = _kwarg_tag(name)
+        if tag in tags:
+            try:
+                kwargs[name] = json.loads(tags[tag])
+            except json.JSONDecodeError:
+                kwargs[name] = tags[tag]  # a plain word such as "deal" or "sticks"
+    return kwargs
+
+
+def _step(env: Any, number: int, match: re.Match[str]) -> None:
+    while env.agents and (
+        env.terminations[env.agent_selection] or env.truncations[env.agent_selection]
+    ):
+        env.step(None)
+    column = match.start() + 1
+    agent = f"player_{match.group(1)}"
+    if not env.agents:
+        raise _error(number, column, f"move {match.group(0)} after the end of the episode")
+    if agent != env.agent_selection:
+        raise _error(
+            number,
+            column,
+            f"{match.group(0)}: {_seat(env.agent_selection)} is to act, not P{match.group(1)}",
+        )
+    try:
+        action = env.string_to_action(match.group(2).replace("-", " "))
+        env.step(action)
+    except ValueError as exc:
+        raise _error(number, column, f"{match.group(0)}: {exc}") from None
+
+
+def from_text(text: str) -> dict[str, Any]:
+    """The env's JSON record of a text record, replayed and checked (see the module docstring)."""
+    return parse_text(text)[0]
+
+
+def load_record(source: str | dict[str, Any]) -> dict[str, Any]:
+    """A JSON record from a record dict, its JSON text, or its text form."""
+    if isinstance(source, dict):
+        return source
+    if isinstance(source, str) and source.lstrip().startswith("{"):
+        return json.loads(source)
+    return from_text(source)
+
+
+def replay_any(env: Any, source: str | dict[str, Any]) -> Any:
+    """Replay a record given as a dict, JSON text or text form into ``env``."""
+    return replay_record(env, load_record(source))
+
+
+def paston_score_sheet(record: dict[str, Any], players: list[str] | None = None) -> str:
+    """The totals of a Paston record deal by deal, the way players keep them on paper.
+
+    One row per completed deal (redeals are listed, scoring nothing): who dealt and declared,
+    the contract and outcome, each seat's deal score and its running total (the exact −121 → 0
+    reset shows as a total of 0).
+    """
+    if record.get("game") != "paston":
+        raise ValueError("a score sheet needs a Paston record")
+    names = players or [f"P{i}" for i in range(3)]
+    agents = [f"player_{i}" for i in range(3)]
+    width = max(7, *(len(n) for n in names))
+    header = f"{'deal':>4}  {'dealer':<6}  {'declarer':<8}  {'contract':<11}  {'outcome':<9}"
+    header += "".join(f"  {name:>{width}} {'total':>5}" for name in names)
+    rows = [header, "-" * len(header)]
+    totals = list((record.get("options") or {}).get("totals") or [0, 0, 0])
+    for number, deal in enumerate(record["deals"], start=1):
+        result = deal.get("result")
+        if not result:
+            rows.append(f"{number:>4}  (unfinished)")
+            continue
+        first = result[agents[0]]
+        declarer = first.get("declarer")
+        row = (
+            f"{number:>4}  {names[deal['dealer']]:<6}  "
+            f"{(names[int(declarer[7:])] if declarer else '-'):<8}  "
+            f"{(first.get('contract') or '-'):<11}  {first['outcome']:<9}"
+        )
+        for seat, agent in enumerate(agents):
+            if "total" in result[agent]:
+                totals[seat] = result[agent]["total"]
+            else:
+                totals[seat] += result[agent]["deal_score"]
+            row += f"  {result[agent]['deal_score']:>+{width}d} {totals[seat]:>5d}"
+        rows.append(row)
+    return "\n".join(rows) + "\n"
+
+
+__all__ = ["from_text", "load_record", "parse_text", "paston_score_sheet", "replay_any", "to_text"]
