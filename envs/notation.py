@@ -76,13 +76,14 @@ def _moves_by_unit(env: Any, record: dict[str, Any], units: list[dict[str, Any]]
 
 def _paston_sections(moves: list[_Move]) -> list[str]:
     """Auction | exchange (discards, contract) | defence | play (tricks split by '/')."""
-    auction, i = [], 0
+    auction: list[_Move] = []
+    i = 0
     while i < len(moves) and (moves[i].name == "pass" or moves[i].name.startswith("bid-")):
         auction.append(moves[i])
         i += 1
     exchange = moves[i : i + 3]
     i += len(exchange)
-    defence = []
+    defence: list[_Move] = []
     while i < len(moves) and moves[i].name in ("pass", "whist") and len(defence) < 2:
         defence.append(moves[i])
         i += 1
