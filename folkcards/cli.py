@@ -1,4 +1,4 @@
-"""The ``folkcards`` command: ``demo``, ``play``, ``tournament`` and ``train``.
+"""The ``folkcards`` command: ``demo``, ``play``, ``watch``, ``tournament`` and ``train``.
 
 Each subcommand imports its machinery only when it runs, so ``folkcards --help`` is quick and
 ``folkcards train`` needs the optional training dependencies only when used.
@@ -19,105 +19,48 @@ class _Parser(argparse.ArgumentParser):
     """Argument errors as one line and exit code 2 (argparse's own convention)."""
 
 
-# --- demo --------------------------------------------------------------------------------------
+# --- demo, play, watch ---------------------------------------------------------------------------
 
 
 def _add_demo(sub: argparse._SubParsersAction) -> None:
+    from folkcards.play import cli as play_cli
+
     p = sub.add_parser(
         "demo",
-        help="play and show a few Paston deals between random players",
-        description="Play a few Paston deals between three random players, render each deal "
-        "(all hands shown) and print the table scores.",
+        help="watch a few deals between random players (all cards shown)",
+        description="Watch a few deals (or rounds) between random players without pauses, every "
+        "card shown, with the scores: `folkcards watch` with random agents and --delay 0.",
     )
-    p.add_argument("--deals", type=int, default=3, metavar="N", help="number of deals (default 3)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the first deal (default 0)")
-    p.add_argument("--quiet", action="store_true", help="print only the scores, not the table")
-    p.set_defaults(func=_demo)
-
-
-def _demo(args: argparse.Namespace) -> int:
-    from folkcards.agents import make_agent
-    from folkcards.envs import paston_v0
-    from folkcards.envs.cards import PASTON_CARDS
-
-    if args.deals < 1:
-        print("folkcards demo: error: --deals must be at least 1", file=sys.stderr)
-        return 2
-    env = paston_v0.raw_env(render_mode="ansi")
-
-    def say(text: str) -> None:
-        if not args.quiet:
-            print(text)
-
-    totals = dict.fromkeys(env.possible_agents, 0)
-    for number in range(args.deals):
-        seed = args.seed + number
-        env.reset(seed=seed)
-        agents = {
-            name: make_agent("random", "paston", name, seed * 10 + i)
-            for i, name in enumerate(env.possible_agents)
-        }
-        if not args.quiet:
-            print(f"=== deal {number + 1} (seed {seed}) ===")
-            print(env.render())
-        line: list[str] = []
-        phase = None
-        while not all(env.terminations.values()):
-            name = env.agent_selection
-            action = agents[name].act(env.observe(name))
-            deal = env.state_deal()
-            now = ("auction", "discard", "contract", "contract", "play", "over")[deal.phase]
-            if now != phase and line:
-                say(f"  {phase}: " + ", ".join(line))
-                line = []
-            phase = now
-            text = env.action_to_string(action)
-            if action < 32:
-                text = PASTON_CARDS.symbol(action)
-            line.append(f"{name} {text}")
-            env.step(action)
-            if now == "play" and not env.state_deal().trick:
-                say(
-                    "  trick: "
-                    + ", ".join(line)
-                    + f" → {env.possible_agents[env.state_deal().leader]}"
-                )
-                line = []
-        if line:
-            say(f"  {phase}: " + ", ".join(line))
-        info = {name: dict(env.infos[name]) for name in env.possible_agents}
-        if not args.quiet:
-            print(env.render())
-        first = info[env.possible_agents[0]]
-        contract = first.get("contract") or "-"
-        declarer = first.get("declarer") or "-"
-        scores = ", ".join(f"{name} {info[name]['deal_score']:+d}" for name in env.possible_agents)
-        for name in env.possible_agents:
-            totals[name] += info[name]["deal_score"]
-        print(
-            f"deal {number + 1}: {first['outcome']}, declarer {declarer}, contract {contract}: {scores}"
-        )
-        if not args.quiet:
-            print()
-    print("totals: " + ", ".join(f"{name} {totals[name]:+d}" for name in env.possible_agents))
-    return 0
-
-
-# --- play --------------------------------------------------------------------------------------
+    play_cli.add_demo_arguments(p)
+    p.set_defaults(func=play_cli.demo_from_args)
 
 
 def _add_play(sub: argparse._SubParsersAction) -> None:
-    from folkcards.evaluate import play
+    from folkcards.play import cli as play_cli
 
     p = sub.add_parser(
         "play",
         help="take a seat against agents in the terminal",
-        description=play.DESCRIPTION,
-        epilog=play.EPILOG,
+        description=play_cli.PLAY_DESCRIPTION,
+        epilog=play_cli.PLAY_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    play.add_arguments(p)
-    p.set_defaults(func=lambda args: play.main_from_args(args))
+    play_cli.add_play_arguments(p)
+    p.set_defaults(func=lambda args: play_cli.play_from_args(args))
+
+
+def _add_watch(sub: argparse._SubParsersAction) -> None:
+    from folkcards.play import cli as play_cli
+
+    p = sub.add_parser(
+        "watch",
+        help="watch agents, a record or a stored tournament game, all cards shown",
+        description=play_cli.WATCH_DESCRIPTION,
+        epilog=play_cli.WATCH_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    play_cli.add_watch_arguments(p)
+    p.set_defaults(func=lambda args: play_cli.watch_from_args(args))
 
 
 # --- tournament --------------------------------------------------------------------------------
@@ -189,6 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     _add_demo(sub)
     _add_play(sub)
+    _add_watch(sub)
     _add_tournament(sub)
     _add_train(sub)
     return parser

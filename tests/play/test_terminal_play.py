@@ -8,7 +8,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from folkcards.evaluate.play import Session, main
+from folkcards.play.cli import play_main as main
+from folkcards.play.session import Session
 
 GARBAGE = [
     "",
@@ -192,7 +193,7 @@ class _FollowSuitProbe:
 
 
 def test_paston_bid_and_level_shortcuts() -> None:
-    from folkcards.evaluate.play import PastonTable
+    from folkcards.play.paston_view import PastonTable
 
     out: list[str] = []
     driver = Driver(auto=False)
@@ -206,7 +207,7 @@ def test_paston_bid_and_level_shortcuts() -> None:
     assert table.parse("BID  spades", obs) == 33
     assert table.parse("spades", obs) == 33
     assert table.parse("p", obs) == 32
-    with pytest.raises(ValueError, match="not legal now"):
+    with pytest.raises(ValueError, match="not the next step of the ladder: you can bid spades"):
         table.parse("bid hearts", obs)
 
 
@@ -302,7 +303,7 @@ def test_tri_palki_never_crashes_on_junk(seed: int) -> None:
 
 def test_tri_palki_announce_prompt() -> None:
     """A seat holding a normal 31 at the end of its turn is asked, and 'no' declines."""
-    from folkcards.evaluate.play import TriPalkiTable
+    from folkcards.play.tri_palki_view import TriPalkiTable
 
     out: list[str] = []
     session = make_session(
@@ -350,7 +351,7 @@ def test_tri_palki_announce_prompt() -> None:
         (["paston", "--opponents", "random", "random", "random"], "needs 2 opponents"),
         (["paston", "--seat", "3", "--opponents", "random"], "--seat must be from 0 to 2"),
         (["paston", "--opponents", "nobody"], "unknown agent"),
-        (["paston", "--mode", "match", "--opponents", "random"], "deal or game"),
+        (["paston", "--mode", "match", "--opponents", "random"], "deal, game"),
         (["tri-palki", "--num-players", "12", "--opponents", "random"], "2 to 11"),
     ],
 )

@@ -1,0 +1,88 @@
+"""What both games' seat views share: typed-move errors, input words, episode summaries."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+QUIT_WORDS = {"quit", "exit", "q", "leave", ":q"}
+HELP_WORDS = {"help", "h", "?", "moves", "commands"}
+SHOW_WORDS = {"table", "show", "look", "hand", "t"}
+RULES_WORDS = {"rules", "rule", "r", "how"}
+
+InputFn = Callable[[str], str]
+WriteFn = Callable[[str], None]
+
+
+class MoveError(ValueError):
+    """A typed move that cannot be played now; the message says why."""
+
+
+def normalize(text: str) -> str:
+    """Lower case, single spaces, underscores as spaces: how typed words are compared."""
+    return " ".join(str(text).strip().lower().replace("_", " ").split())
+
+
+def plural(count: int, word: str) -> str:
+    """``1 trick``, ``2 tricks``."""
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def signed(value: int) -> str:
+    """``+30``, ``0``, ``−9`` (a real minus sign, as in the rules pages)."""
+    return f"{value:+d}".replace("-", "−") if value else "0"
+
+
+class SeatView:
+    """One seat's point of view of a game: seats, names, and the results of finished episodes.
+
+    Subclasses say how to show the table, read a typed move and narrate the others' moves.
+    """
+
+    record_key = ""  # where record() keeps its episodes: "deals" or "rounds"
+    default_mode = ""  # the episode mode terminal play uses unless told otherwise
+
+    def __init__(self, env: Any, seat: int, labels: list[str], cards: Any, rules: Any):
+        self.env = env
+        self.raw = env.unwrapped
+        self.seat = seat
+        self.labels = labels
+        self.n = len(env.possible_agents)
+        self.cards = cards
+        self.rules = rules
+        self.me = env.possible_agents[seat]
+        self.results_seen = 0
+
+    def abs_seat(self, rel: int) -> int:
+        return (self.seat + rel) % self.n
+
+    def who(self, seat: int) -> str:
+        return self.labels[seat]
+
+    def label(self, name: str) -> str:
+        """The label of an agent given by name (``player_1``)."""
+        return self.labels[self.env.possible_agents.index(name)]
+
+    def sym(self, card: int) -> str:
+        return self.cards.symbol(card)
+
+    def legal_names(self, obs: dict[str, np.ndarray]) -> list[str]:
+        return [self.raw.action_to_string(int(a)) for a in np.flatnonzero(obs["action_mask"])]
+
+    def view(self) -> Any:
+        """The decoded observation of this seat now."""
+        raise NotImplementedError
+
+    def new_results(self) -> list[str]:
+        """Summaries of the episodes finished since the last call."""
+        done = [e for e in self.raw.record()[self.record_key] if e.get("result")]
+        out = []
+        for episode in done[self.results_seen :]:
+            out.extend(self.summary(episode["result"]))
+        self.results_seen = len(done)
+        return out
+
+    def summary(self, result: dict[str, dict[str, Any]]) -> list[str]:
+        raise NotImplementedError
