@@ -120,7 +120,7 @@ will be if they decline, so the offer and a refusal are never visible. The layou
 
 ## Arguments
 
-`tri_palki_v0.env(num_players=4, episode="round", reward="sticks", max_turns=200,
+`tri_palki_v0.env(num_players=4, episode="round", reward="sticks", max_turns=1000,
 render_mode=None)`
 
 Reset options (cards as ids or strings like `"10H"`, case-insensitive; every value is checked

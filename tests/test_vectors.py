@@ -10,6 +10,8 @@ import pytest
 
 GAMES = {"paston": "paston_episodes.jsonl", "tri_palki": "tri_palki_episodes.jsonl"}
 BAD_INPUT = {"paston": "paston_bad_input.json", "tri_palki": "tri_palki_bad_input.json"}
+# Later batches: one JSON file per game, {"episodes": [...], "bad_input": [...]}.
+BUNDLES = {"paston": "paston_deals.json", "tri_palki": "tri_palki_rounds.json"}
 
 # The referee's files in shared/ beside the repository when it is there; else the copy in
 # tests/vectors/ (kept identical to shared/ by test_vendored_copy_matches_shared).
@@ -25,11 +27,22 @@ def _episodes(game: str) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+def _bundle(game: str) -> dict[str, list[dict]]:
+    path = VECTORS / BUNDLES[game]
+    if not path.exists():
+        return {"episodes": [], "bad_input": []}
+    return json.loads(path.read_text())
+
+
 def _cases() -> list:
     return [
-        pytest.param(game, episode, id=f"{game}:{episode['name']}")
+        pytest.param(game, episode, id=f"{game}:{source}:{episode['name']}")
         for game in GAMES
-        for episode in _episodes(game)
+        for source, episodes in (
+            (GAMES[game], _episodes(game)),
+            (BUNDLES[game], _bundle(game)["episodes"]),
+        )
+        for episode in episodes
     ]
 
 
@@ -37,6 +50,9 @@ def test_vectors_are_present():
     """The referee's vectors must be found, or the replay tests would silently test nothing."""
     for game in GAMES:
         assert len(_episodes(game)) >= 20, f"no vectors found for {game} under {VECTORS}"
+        bundle = _bundle(game)
+        assert len(bundle["episodes"]) >= 20, f"no {BUNDLES[game]} under {VECTORS}"
+        assert bundle["bad_input"], f"no bad input in {BUNDLES[game]}"
 
 
 @pytest.mark.parametrize(("game", "episode"), _cases())
@@ -72,9 +88,10 @@ def test_referee_episode_replays_exactly(game: str, episode: dict):
 @pytest.mark.parametrize("game", list(BAD_INPUT))
 def test_referee_bad_input_raises_value_error(game: str):
     module = importlib.import_module(f"folkcards.envs.{game}_v0")
-    cases = json.loads((VECTORS / BAD_INPUT[game]).read_text())
+    cases = json.loads((VECTORS / BAD_INPUT[game]).read_text()) + _bundle(game)["bad_input"]
     assert cases
     for case in cases:
+        assert case["expect"] == "ValueError", case["name"]
         with pytest.raises(ValueError):
             env = module.raw_env(**case.get("env_kwargs", {}))
             env.reset(seed=0, options=case.get("options"))
@@ -82,7 +99,7 @@ def test_referee_bad_input_raises_value_error(game: str):
 
 @pytest.mark.skipif(not SHARED.is_dir(), reason="no shared/ beside the repository")
 def test_vendored_copy_matches_shared():
-    for name in [*GAMES.values(), *BAD_INPUT.values()]:
+    for name in [*GAMES.values(), *BAD_INPUT.values(), *BUNDLES.values()]:
         assert (VENDORED / name).read_bytes() == (SHARED / name).read_bytes(), (
             f"tests/vectors/{name} differs from {SHARED / name}; refresh the copy"
         )

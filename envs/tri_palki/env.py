@@ -77,7 +77,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         num_players: int = 4,
         episode: str = "round",
         reward: str = "sticks",
-        max_turns: int = 200,
+        max_turns: int = 1000,
         render_mode: str | None = None,
     ):
         super().__init__()

@@ -38,6 +38,7 @@ from .rules import (
 
 PASSES_SCALE = float(MAX_PLAYERS)  # consecutive passes are divided by 11
 VALUE_SCALE = 31.0
+TURNS_HORIZON = 200  # the `turns` piece is turns ÷ min(max_turns, 200), capped at 1
 
 
 def observation_layout(num_players: int) -> tuple[tuple[str, int, str], ...]:
@@ -87,7 +88,12 @@ def observation_layout(num_players: int) -> tuple[tuple[str, int, str], ...]:
             1,
             "1 if one more pass ends the round (no announcement, passes = survivors − 1)",
         ),
-        ("turns", 1, "turns taken in this round ÷ max_turns: how near the round is to truncation"),
+        (
+            "turns",
+            1,
+            f"turns taken in this round ÷ min(max_turns, {TURNS_HORIZON}), capped at 1: how near "
+            "the round is to truncation, or how long it has lasted",
+        ),
         (
             "phase",
             3,
@@ -131,7 +137,8 @@ def encode(
     """The observation vector of seat ``observer`` (float32, :func:`observation_size`).
 
     ``sticks`` holds every seat's sticks, 4 for an eliminated seat; ``max_turns`` is the env's
-    truncation limit (the ``turns`` piece stays 0 without it).
+    truncation limit (the ``turns`` piece stays 0 without it; it counts turns against
+    ``min(max_turns, TURNS_HORIZON)``).
     """
     n = rnd.num_seats
     o = _offsets(n)
@@ -187,7 +194,7 @@ def encode(
     obs[o["passes"]] = (rnd.passes if rnd.announcer < 0 else 0) / PASSES_SCALE
     ones.append(o["phase"] + phase)
     if max_turns:
-        obs[o["turns"]] = min(1.0, turns / max_turns)
+        obs[o["turns"]] = min(1.0, turns / min(max_turns, TURNS_HORIZON))
     hand = rnd.hands[observer]
     if hand:
         info = TRIPLES[hand]

@@ -520,3 +520,20 @@ def test_observation_shows_how_near_the_round_is_to_truncation():
         legal = np.flatnonzero(obs["action_mask"])
         env.step(int(rng.choice(legal)))
     assert len(seen) > 5
+
+
+def test_default_max_turns_lets_long_rounds_finish():
+    """The rules know no turn limit: the default cap is far above the referee's longest round
+    (356 turns, 11 players), and the `turns` piece counts against min(max_turns, 200)."""
+    env = tri_palki_v0.raw_env(num_players=4)
+    assert env.max_turns >= 1000
+    env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    for _agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        view = tri_palki_v0.decode(obs["observation"], 4)
+        assert view.turn_fraction == pytest.approx(min(1.0, env.state_round().turns / 200))
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
