@@ -1,0 +1,530 @@
+"""Belief sampling for Tri Palki: every hand and the reserve order, from one player's view.
+
+Usage::
+
+    from folkcards.search import tri_palki_belief as tb
+    context = tb.public_context(env, "player_2")        # public history, seat, env kwargs
+    worlds = tb.sample_worlds(obs, 64, rng, **context)  # obs = env.observe("player_2")
+    env_w = worlds[0].to_env()                          # a raw env at the same decision point
+
+**What is sampled.** A :class:`TriPalkiWorld` holds every seat's hand now and the undrawn
+reserve, top first (the centre and washed cards are public). ``sample_worlds`` draws from the
+exact posterior given the observation, treating the players' choices as uninformative: the
+shuffle is uniform (the engine deals from ``rng.permutation(36)`` with no redeal), and every
+public event (the dealt centre, washes and the cards they bring, each swap's cards) is a
+deterministic function of the deck, so every assignment of the unseen cards that agrees with
+the observation is equally likely. Constraints:
+
+- the observer's hand; the centre; washed cards; for each other surviving seat the cards it is
+  publicly known to hold (``known``) and 3 cards in all; the reserve count;
+- the announcer (if another seat announced) holds a normal hand worth 31 now (the announcement
+  needs one, and the announcer's hand does not change afterwards);
+- nothing else: swaps and passes are always legal, and whether a player was offered (or
+  declined) the announcement is private, so a player not announcing says nothing.
+
+**How.** Exact and without rejection: if another seat announced, its unseen cards are drawn
+uniformly from the completions of its known cards to one of the 24 normal 31 hands (every
+completion leaves the same number of ways to deal the rest, so this is exact); the remaining
+unseen cards are shuffled uniformly into the other hands' unseen places and the reserve order.
+Cost is one permutation per world, so there is no slow case.
+
+**History.** Other players' swap action ids are not public (the id's positions would reveal
+the order of a hidden hand), so the history is a list of *public events* in order, all seats
+absolute: ``["centre", [3 cards]]`` (the dealt centre, first), ``["wash", [3 cards]]`` (the
+cards that replaced a washed centre), ``["pass", seat]``, ``["swap", seat, gave, took]``,
+``["swap_all", seat, [gave], [took]]`` and ``["announce", seat]``. :func:`public_history`
+builds it from an env. A world rebuilds the original deck from it (undoing the swaps on its
+hands, putting the drawn reserve cards back in front of its reserve), re-deals, and turns each
+event into the world's action id; where the world offers a player the announcement and the
+history shows none, that player declines. If the history ends where a player would decide
+whether to announce, the world declines for them (the table as the observer sees it), unless
+the observation shows the observer itself deciding. Worlds of a match with eliminated players cannot be loaded into an env
+(the env has no reset option for eliminations); sampling them works.
+
+**Policy weighting.** :func:`weight_worlds` replays each world and multiplies, for every
+action of another player (passes, swaps, announce and the private decline), the probability
+``policy`` gives it at that player's observation in the world, smoothed as
+``(1 - epsilon) * p + epsilon / legal_count``; :func:`folkcards.search.belief.resample` draws
+from the weighted worlds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from math import log
+from typing import Any
+
+import numpy as np
+
+from ..envs._aec import bits_to_mask
+from ..envs.cards import mask_to_cards
+from ..envs.tri_palki import observation as obs_mod
+from ..envs.tri_palki.rules import (
+    ALL_CARDS,
+    ANNOUNCE,
+    ANNOUNCE_DECISION,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    NO_ANNOUNCE,
+    NUM_ACTIONS,
+    OVER,
+    PASS,
+    SWAP_ALL,
+    SWAP_BASE,
+    TRIPLES,
+    TriPalkiRound,
+    deal_order,
+)
+from .belief import (
+    check_count,
+    check_epsilon,
+    check_rng,
+    check_seat,
+    likelihood_factor,
+    normalise_log_weights,
+    observation_vector,
+    policy_probabilities,
+    resample,
+)
+
+__all__ = [
+    "TriPalkiWorld",
+    "sample_worlds",
+    "public_history",
+    "public_context",
+    "weight_worlds",
+    "log_likelihoods",
+    "resample",
+    "NORMAL_31_HANDS",
+]
+
+NORMAL_31_HANDS: tuple[int, ...] = tuple(
+    sorted(mask for mask, info in TRIPLES.items() if info.normal_31)
+)
+"""The 24 three-card masks that are a normal hand worth 31 (A and two ten-point cards)."""
+
+_VALID_SIZES = {obs_mod.observation_size(n): n for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
+
+
+def _bits(cards: Sequence[int]) -> int:
+    mask = 0
+    for card in cards:
+        mask |= 1 << int(card)
+    return mask
+
+
+def _popcount(mask: int) -> int:
+    return bin(mask).count("1")
+
+
+@dataclass(frozen=True)
+class TriPalkiWorld:
+    """One complete hidden state consistent with an observation. Seats are absolute; hands,
+    centre and washed cards are 36-bit masks; ``reserve`` is the undrawn reserve, top first."""
+
+    num_players: int
+    observer: int
+    dealer: int
+    alive: tuple[bool, ...]
+    sticks: tuple[int, ...]  # 4 = eliminated
+    hands: tuple[int, ...]  # 0 for an eliminated seat
+    centre: int
+    washed: int
+    reserve: tuple[int, ...]
+    announcer: int | None
+    observer_deciding: bool = False  # the observer is deciding whether to announce
+    history: tuple[Any, ...] | None = field(default=None, compare=False, repr=False)
+    env_kwargs: dict[str, Any] | None = field(default=None, compare=False, repr=False)
+
+    def hand_cards(self, seat: int) -> list[int]:
+        return mask_to_cards(self.hands[seat])
+
+    def deck(self, history: Sequence[Any] | None = None) -> list[int]:
+        """The 36 cards in deal order (the env's ``deck`` option) that lead to this world."""
+        return _rebuild_deck(self, self._history(history))
+
+    def actions(self, history: Sequence[Any] | None = None) -> list[int]:
+        """The world's action ids for the public events of ``history``."""
+        return _replay(self, self._history(history))[1]
+
+    def to_engine(self, history: Sequence[Any] | None = None) -> TriPalkiRound:
+        """A :class:`TriPalkiRound` engine state at the observed decision point."""
+        return _replay(self, self._history(history))[0]
+
+    def to_env(self, history: Sequence[Any] | None = None, **env_kwargs: Any) -> Any:
+        """A ``tri_palki_v0.raw_env`` dealt this world's deck and stepped through the history.
+
+        ``env_kwargs`` go to ``raw_env`` (default: those given to :func:`sample_worlds`, e.g.
+        by :func:`public_context`); ``max_turns`` must be the original env's for the ``turns``
+        piece of the observation to agree."""
+        from ..envs.tri_palki.env import raw_env
+
+        if not all(self.alive):
+            raise ValueError(
+                "a world with eliminated players cannot be loaded into the env "
+                "(raw_env.reset has no option for eliminations)"
+            )
+        history = self._history(history)
+        deck = _rebuild_deck(self, history)
+        actions = _replay(self, history, deck)[1]
+        kwargs = dict(self.env_kwargs or {})
+        kwargs.update(env_kwargs)
+        kwargs["num_players"] = self.num_players
+        env = raw_env(**kwargs)
+        env.reset(
+            seed=0,
+            options={"deck": deck, "dealer": self.dealer, "sticks": list(self.sticks)},
+        )
+        for action in actions:
+            env.step(action)
+        return env
+
+    def _history(self, history: Sequence[Any] | None) -> Sequence[Any]:
+        if history is None:
+            history = self.history
+        if history is None:
+            raise ValueError("this world needs the round's public history to be replayed")
+        return history
+
+
+# --- history -----------------------------------------------------------------------------------
+
+
+def _event(event: Any) -> tuple[str, list[Any]]:
+    if isinstance(event, (str, bytes)) or not isinstance(event, (list, tuple)) or not event:
+        raise ValueError(f"a history event must be a list like ['pass', seat], got {event!r}")
+    kind = event[0]
+    args = list(event[1:])
+    arity = {"centre": 1, "wash": 1, "pass": 1, "swap": 3, "swap_all": 3, "announce": 1}
+    if kind not in arity or len(args) != arity[kind]:
+        raise ValueError(f"unknown or malformed history event {event!r}")
+    return kind, args
+
+
+def _triple_mask(cards: Any, what: str) -> int:
+    if isinstance(cards, (str, bytes)) or not hasattr(cards, "__iter__"):
+        raise ValueError(f"{what} must be a list of 3 card ids, got {cards!r}")
+    mask = _bits(cards)
+    if mask not in TRIPLES:
+        raise ValueError(f"{what} must be 3 different card ids, got {cards!r}")
+    return mask
+
+
+def _card_bit(card: Any, what: str) -> int:
+    if isinstance(card, (bool, np.bool_)) or not isinstance(card, (int, np.integer)):
+        raise ValueError(f"{what} must be a card id, got {card!r}")
+    if not 0 <= card < 36:
+        raise ValueError(f"{what} must be a card id 0..35, got {card!r}")
+    return 1 << int(card)
+
+
+def _rebuild_deck(world: TriPalkiWorld, history: Sequence[Any]) -> list[int]:
+    events = [_event(e) for e in history]
+    if not events or events[0][0] != "centre":
+        raise ValueError("a Tri Palki history starts with ['centre', [the 3 dealt centre cards]]")
+    centre = _triple_mask(events[0][1][0], "the dealt centre")
+    drawn: list[int] = []
+    for kind, args in events[1:]:
+        if kind == "centre":
+            raise ValueError("the history has two 'centre' events")
+        if kind == "wash":
+            new = _triple_mask(args[0], "a wash's new centre")
+            drawn.extend(mask_to_cards(new))
+            centre = new
+        elif kind == "swap":
+            gave, took = _card_bit(args[1], "swap gave"), _card_bit(args[2], "swap took")
+            centre = centre & ~took | gave
+        elif kind == "swap_all":
+            centre = _triple_mask(args[1], "swap_all gave")
+    if centre != world.centre:
+        raise ValueError("the history's centre does not end as the observed centre")
+    hands = list(world.hands)
+    for kind, args in reversed(events[1:]):
+        if kind == "swap":
+            seat = check_seat(args[0], world.num_players, "history seat")
+            gave, took = _card_bit(args[1], "swap gave"), _card_bit(args[2], "swap took")
+            hands[seat] = hands[seat] & ~took | gave
+        elif kind == "swap_all":
+            seat = check_seat(args[0], world.num_players, "history seat")
+            hands[seat] = _triple_mask(args[1], "swap_all gave")
+    deck: list[int] = []
+    dealt_centre = mask_to_cards(_triple_mask(events[0][1][0], "the dealt centre"))
+    order = deal_order(world.dealer, world.alive)
+    dealt = {seat: mask_to_cards(hands[seat]) for seat in order}
+    for seat in order:
+        if len(dealt[seat]) != 3:
+            raise ValueError(f"the history leaves player_{seat} without a three-card dealt hand")
+    for r in range(3):
+        deck.extend(dealt[seat][r] for seat in order)
+        deck.append(dealt_centre[r])
+    deck.extend(drawn)
+    deck.extend(world.reserve)
+    if len(deck) != 36 or _bits(deck) != ALL_CARDS:
+        raise ValueError("the history and the world do not make a 36-card deck")
+    return deck
+
+
+def _replay(
+    world: TriPalkiWorld, history: Sequence[Any], deck: list[int] | None = None
+) -> tuple[TriPalkiRound, list[int]]:
+    if deck is None:
+        deck = _rebuild_deck(world, history)
+    rnd = TriPalkiRound(deck, world.dealer, world.alive)
+    actions: list[int] = []
+
+    def apply(action: int) -> None:
+        rnd.apply(action)
+        actions.append(action)
+
+    for kind, args in (_event(e) for e in history[1:]):
+        if kind == "wash":
+            continue
+        seat = check_seat(args[0], world.num_players, "history seat")
+        while rnd.phase == ANNOUNCE_DECISION and not (kind == "announce" and seat == rnd.to_act):
+            apply(NO_ANNOUNCE)
+        if rnd.phase == OVER:
+            raise ValueError("the history goes on after the round is over")
+        if seat != rnd.to_act:
+            raise ValueError(f"history: player_{seat} acts where player_{rnd.to_act} is to act")
+        if kind == "announce":
+            if rnd.phase != ANNOUNCE_DECISION:
+                raise ValueError(f"history: player_{seat} announces without a normal 31")
+            apply(ANNOUNCE)
+        elif kind == "pass":
+            apply(PASS)
+        elif kind == "swap_all":
+            apply(SWAP_ALL)
+        else:
+            hand = TRIPLES[rnd.hands[seat]].cards
+            centre = TRIPLES[rnd.centre].cards
+            gave, took = int(args[1]), int(args[2])
+            if gave not in hand or took not in centre:
+                raise ValueError(f"history swap {gave}->{took} is impossible in this world")
+            apply(SWAP_BASE + 3 * hand.index(gave) + centre.index(took))
+    if rnd.phase == ANNOUNCE_DECISION and not (
+        rnd.to_act == world.observer and world.observer_deciding
+    ):
+        apply(NO_ANNOUNCE)
+    return rnd, actions
+
+
+def public_history(env: Any, observer: int | str | None = None) -> list[list[Any]]:
+    """The current round's public events (see the module docstring) from an env, as any
+    player at the table sees them; ``observer``'s own decisions not to announce are left out
+    like everyone else's (the world re-creates them)."""
+    raw = getattr(env, "unwrapped", env)
+    if observer is not None:
+        check_seat(observer, raw.num_players)
+    rnd = raw.state_round()
+    fresh = TriPalkiRound(rnd.deck, rnd.dealer, rnd.alive)
+    events: list[list[Any]] = [["centre", mask_to_cards(rnd.dealt_centre)]]
+    reserve = rnd.deck[len(rnd.deck) - len(rnd.reserve) :]
+    washes = 0
+
+    def note_washes() -> None:
+        nonlocal washes
+        while washes < len(fresh.washes):
+            events.append(["wash", sorted(int(c) for c in reserve[3 * washes : 3 * washes + 3])])
+            washes += 1
+
+    note_washes()
+    for seat, action in rnd.history:
+        if action == PASS:
+            events.append(["pass", seat])
+        elif SWAP_BASE <= action < SWAP_ALL:
+            gave, took = fresh.swap_cards(action)
+            events.append(["swap", seat, gave, took])
+        elif action == SWAP_ALL:
+            events.append(
+                ["swap_all", seat, mask_to_cards(fresh.hands[seat]), mask_to_cards(fresh.centre)]
+            )
+        elif action == ANNOUNCE:
+            events.append(["announce", seat])
+        fresh.apply(action)
+        note_washes()
+    return events
+
+
+def public_context(env: Any, observer: int | str) -> dict[str, Any]:
+    """``history``, ``observer`` and ``env_kwargs`` for :func:`sample_worlds` from an env."""
+    raw = getattr(env, "unwrapped", env)
+    o = check_seat(observer, raw.num_players)
+    kwargs = {"max_turns": raw.max_turns, "episode": raw.episode, "reward": raw.reward_mode}
+    return {"history": public_history(raw, o), "observer": o, "env_kwargs": kwargs}
+
+
+# --- the sampler -------------------------------------------------------------------------------
+
+
+def sample_worlds(
+    observation: Any,
+    n: int,
+    rng: np.random.Generator,
+    *,
+    history: Sequence[Any] | None = None,
+    observer: int | str = 0,
+    env_kwargs: dict[str, Any] | None = None,
+) -> list[TriPalkiWorld]:
+    """``n`` worlds drawn independently from the exact posterior given one observation.
+
+    :param observation: the observer's vector (its length gives the number of players), or its
+        ``{"observation": ..., ...}`` dict.
+    :param n: how many worlds.
+    :param rng: a numpy Generator; the same seed and inputs give the same worlds.
+    :param history: the round's public events (see the module docstring); not needed to sample,
+        stored in each world for :meth:`TriPalkiWorld.to_env`.
+    :param observer: the observer's absolute seat (int or ``"player_k"``).
+    :param env_kwargs: ``raw_env`` arguments stored for :meth:`TriPalkiWorld.to_env`.
+    """
+    vector = observation_vector(observation, lambda s: s in _VALID_SIZES, "Tri Palki")
+    n = check_count(n)
+    rng = check_rng(rng)
+    num = _VALID_SIZES[vector.shape[0]]
+    o = check_seat(observer, num)
+    card_end = obs_mod.observation_offsets(num)["reserve_count"]
+    if not np.all((vector[:card_end] == 0) | (vector[:card_end] == 1)):
+        raise ValueError("the observation's card pieces must be 0 or 1")
+    view = obs_mod.decode(vector.astype(np.float32), num)
+
+    def absolute(rel: int) -> int:
+        return (o + rel) % num
+
+    alive = [True] * num
+    sticks = [0] * num
+    known = [0] * num
+    for r in range(num):
+        alive[absolute(r)] = not view.eliminated[r]
+        sticks[absolute(r)] = view.sticks[r]
+        known[absolute(r)] = _bits(view.known[r])
+    hand_o = _bits(view.hand)
+    centre = _bits(view.centre)
+    washed = _bits(view.washed)
+    seen = 0
+    for mask in (hand_o, centre, washed, *(known[s] for s in range(num) if s != o)):
+        if seen & mask:
+            raise ValueError("the observation shows a card in two places")
+        seen |= mask
+    if _popcount(centre) != 3 or (alive[o] and _popcount(hand_o) != 3):
+        raise ValueError("the observation needs a three-card centre and a three-card own hand")
+    if known[o] & ~hand_o:
+        raise ValueError("the observer is known to hold a card not in its hand")
+    others = [s for s in range(num) if s != o and alive[s]]
+    for s in range(num):
+        if s != o and not alive[s] and known[s]:
+            raise ValueError(f"eliminated player_{s} is shown holding cards")
+        if _popcount(known[s]) > 3:
+            raise ValueError(f"player_{s} is known to hold more than 3 cards")
+    unknown = ALL_CARDS & ~seen
+    sizes = [3 - _popcount(known[s]) for s in others]
+    if sum(sizes) + view.reserve_count != _popcount(unknown):
+        raise ValueError(
+            f"{_popcount(unknown)} unseen cards cannot fill {sum(sizes)} hidden hand places "
+            f"and a reserve of {view.reserve_count}"
+        )
+    announcer = absolute(view.announcer) if view.announcer is not None else None
+    if announcer is not None and not alive[announcer]:
+        raise ValueError("the announcer is an eliminated player")
+    completions: list[int] = []
+    if announcer is not None and announcer != o:
+        k = known[announcer]
+        completions = [h & ~k for h in NORMAL_31_HANDS if h & k == k and (h & ~k) & ~unknown == 0]
+        if not completions:
+            raise ValueError(f"the announcer player_{announcer} cannot hold a normal 31")
+    elif announcer == o and not TRIPLES[hand_o].normal_31:
+        raise ValueError("the observer announced without a normal 31")
+
+    base = {
+        "num_players": num,
+        "observer": o,
+        "dealer": absolute(view.dealer),
+        "alive": tuple(alive),
+        "sticks": tuple(sticks),
+        "centre": centre,
+        "washed": washed,
+        "announcer": announcer,
+        "observer_deciding": view.phase == "announce",
+        "history": tuple(history) if history is not None else None,
+        "env_kwargs": dict(env_kwargs) if env_kwargs else None,
+    }
+    unknown_cards = np.array(mask_to_cards(unknown), dtype=np.int64)
+    slot_seats = others
+    worlds: list[TriPalkiWorld] = []
+    for _ in range(n):
+        hands = list(known)
+        hands[o] = hand_o
+        pool = unknown_cards
+        if completions:
+            extra = completions[int(rng.integers(len(completions)))]
+            hands[announcer] |= extra  # type: ignore[index]
+            pool = pool[[not extra >> int(c) & 1 for c in pool]]
+        order = pool[rng.permutation(len(pool))].tolist()
+        start = 0
+        for seat in slot_seats:
+            need = 3 - _popcount(hands[seat])
+            for card in order[start : start + need]:
+                hands[seat] |= 1 << card
+            start += need
+        worlds.append(TriPalkiWorld(hands=tuple(hands), reserve=tuple(order[start:]), **base))
+    return worlds
+
+
+# --- policy weighting --------------------------------------------------------------------------
+
+
+def log_likelihoods(
+    worlds: Sequence[TriPalkiWorld],
+    policy: Any,
+    *,
+    epsilon: float = 0.05,
+    history: Sequence[Any] | None = None,
+    max_turns: int | None = None,
+) -> np.ndarray:
+    """Per world, the log-probability of the other players' actions under ``policy``.
+
+    ``max_turns`` fills the ``turns`` piece of the observations given to the policy (default:
+    the worlds' ``env_kwargs``, else 200 as in the env)."""
+    epsilon = check_epsilon(epsilon)
+    out = np.empty(len(worlds))
+    for index, world in enumerate(worlds):
+        hist = world._history(history)
+        deck = _rebuild_deck(world, hist)
+        actions = _replay(world, hist, deck)[1]
+        limit = max_turns or (world.env_kwargs or {}).get("max_turns", 200)
+        rnd = TriPalkiRound(deck, world.dealer, world.alive)
+        sticks = list(world.sticks)
+        total = 0.0
+        for action in actions:
+            seat = rnd.to_act
+            bits = rnd.legal_bits()
+            legal_count = _popcount(bits)
+            if seat != world.observer and legal_count > 1:
+                obs = {
+                    "observation": obs_mod.encode(rnd, seat, sticks, limit),
+                    "action_mask": bits_to_mask(bits, NUM_ACTIONS),
+                }
+                factor = likelihood_factor(
+                    policy_probabilities(policy, obs), action, legal_count, epsilon
+                )
+                if factor <= 0:
+                    total = -np.inf
+                    break
+                total += log(factor)
+            rnd.apply(action)
+        out[index] = total
+    return out
+
+
+def weight_worlds(
+    worlds: Sequence[TriPalkiWorld],
+    policy: Any,
+    *,
+    epsilon: float = 0.05,
+    history: Sequence[Any] | None = None,
+    max_turns: int | None = None,
+) -> np.ndarray:
+    """Normalised weights of ``worlds`` by the likelihood of the other players' actions under
+    ``policy`` (see the module docstring)."""
+    return normalise_log_weights(
+        log_likelihoods(worlds, policy, epsilon=epsilon, history=history, max_turns=max_turns)
+    )
