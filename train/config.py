@@ -371,7 +371,7 @@ def validate(config: TrainConfig, source: str = "config") -> None:
         source,
     )
     try:  # let the env itself validate its arguments
-        from folkcards.envs.single_seat import make_aec_env
+        from folkcards.train.single_seat import make_aec_env
 
         make_aec_env(env.game, **env.kwargs)
     except ValueError as exc:

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from folkcards.envs.single_seat import make_aec_env
+from folkcards.train.single_seat import make_aec_env
 
 MAX_ACTIONS = 1_000_000
 

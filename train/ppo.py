@@ -1,4 +1,4 @@
-"""Config-driven MaskablePPO training on :class:`~folkcards.envs.single_seat.SingleSeatEnv`.
+"""Config-driven MaskablePPO training on :class:`~folkcards.train.single_seat.SingleSeatEnv`.
 
 :func:`train` turns a :class:`~folkcards.train.config.TrainConfig` into a run directory
 ``<runs_dir>/<game>-ppo-<seed>-<YYYYmmdd-HHMMSS>/``:
@@ -61,7 +61,7 @@ from typing import Any
 
 import numpy as np
 from folkcards.agents.ppo_agent import NumpyPolicy, write_sidecar
-from folkcards.envs.single_seat import SingleSeatEnvFactory
+from folkcards.train.single_seat import SingleSeatEnvFactory
 
 from .config import TrainConfig, load_config
 from .evaluation import EvalResult, evaluate_model

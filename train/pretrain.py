@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from folkcards.envs.single_seat import SingleSeatEnvFactory
+from folkcards.train.single_seat import SingleSeatEnvFactory
 
 from .config import TrainConfig
 

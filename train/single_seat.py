@@ -1,22 +1,23 @@
 """A single-agent Gymnasium view of either AEC game, for training one seat with MaskablePPO.
 
-:class:`SingleSeatEnv` seats the learner at one seat of a Paston or Tri Palki ``raw_env`` and
-plays every other seat with opponents drawn from an :class:`OpponentPool`:
+:class:`SingleSeatEnv` seats the learner at one seat of a game's ``raw_env`` (any game of
+:mod:`folkcards.envs.registry`) and plays every other seat with opponents drawn from an
+:class:`~folkcards.train.opponents.OpponentPool`, through the one episode loop
+(:func:`folkcards.agents.episode.advance`):
 
 - **Seat.** Drawn uniformly from the env's RNG at every ``reset`` (``seat=`` fixes it;
   ``reset(options={"seat": k})`` fixes it for one episode).
 - **Opponents.** For every episode, each other seat (``per_seat=True``) or all of them together
-  get an entry of the pool by weight: a :func:`~folkcards.agents.make_agent` spec (``"random"``,
-  ``"heuristic"``, ``"ppo:PATH"``) or ``"self"`` — a frozen snapshot of the learner
-  (:class:`~folkcards.agents.ppo_agent.NumpyPolicy` ``.npz`` files added with
-  :meth:`SingleSeatEnv.add_snapshot`; the newest ``max_snapshots`` are kept and drawn uniformly;
-  ``"self"`` is left out while there is none).
+  get an entry of the pool by weight (see :mod:`folkcards.train.opponents`): a
+  :func:`~folkcards.agents.make_agent` spec or ``"self"``, a frozen snapshot of the learner
+  added with :meth:`SingleSeatEnv.add_snapshot`. ``reset(options={"opponents": [...]})``
+  fixes them for one episode (one spec per other seat).
 - **Spaces.** ``observation_space`` is the AEC ``observation`` Box of the learner (extended by
   the derived features of ``features=NAME``, a :mod:`folkcards.agents.features` set); the action
   space is ``Discrete(num_actions)``; :meth:`~SingleSeatEnv.action_masks` gives the learner's
   current mask (all zeros once the episode is over), as sb3-contrib's MaskablePPO expects.
 - **Rewards.** Every reward that belongs to the learner reaches it: the reward of a ``step``
-  is everything credited to the learner (the AEC ``_cumulative_rewards`` read by ``last()``)
+  is everything credited to the learner (the AEC env's ``rewards``, summed by the episode loop)
   from its action up to its next turn or the end of the episode — also when an opponent's action
   ends it; anything credited before its first turn is added to its first step. So over an episode
   the learner's rewards sum to exactly what the AEC env pays that seat (in Paston: the deal's
@@ -43,7 +44,8 @@ plays every other seat with opponents drawn from an :class:`OpponentPool`:
   truncated at ``max_turns``. A sampling policy soon breaks such a cycle at no cost, so it never
   learns that its greedy (argmax) version would stall forever. With ``p > 0`` the learner's
   action that brings it back to a decision it has already faced in this episode (the same
-  observation apart from the turn counter) is rewarded ``-p``.
+  observation apart from the game's turn counter, :meth:`GameSpec.turn_counter_index`) is
+  rewarded ``-p``.
 - **Illegal actions** (``check_env`` samples unmasked actions) end the episode with
   ``illegal_reward`` and ``info["illegal_action"] = True``.
 - **Episodes without a decision.** A deal that ends before the learner ever acts (a Tri Palki
@@ -56,138 +58,37 @@ plays every other seat with opponents drawn from an :class:`OpponentPool`:
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from folkcards.agents import make_agent
+from folkcards.agents.episode import EpisodeRun, advance
+from folkcards.agents.features import get_feature_set
+from folkcards.envs.registry import game_spec
 from gymnasium import spaces
 
-GAMES = ("paston", "tri_palki")
-SELF = "self"
+from .opponents import OpponentPool, describe
+
 MAX_SKIPPED_DEALS = 1000
 MAX_OPPONENT_ACTIONS = 100_000
 
 
 def make_aec_env(game: str, **kwargs: Any) -> Any:
-    """The raw AEC env of ``game`` (``folkcards.envs.<game>_v0.raw_env(**kwargs)``)."""
-    if game not in GAMES:
-        raise ValueError(f"unknown game {game!r}; choose from {', '.join(GAMES)}")
-    module = importlib.import_module(f"folkcards.envs.{game}_v0")
-    return module.raw_env(**kwargs)
+    """The raw AEC env of ``game`` (its registry entry's ``raw_env(**kwargs)``)."""
+    return game_spec(game).raw_env(**kwargs)
 
 
-@dataclass(frozen=True)
-class OpponentEntry:
-    """One entry of the pool: a ``make_agent`` spec (or ``"self"``) and its weight."""
+@dataclass
+class _Leg:
+    """What happened between two learner decisions (or up to the end of its episode)."""
 
-    spec: str
-    weight: float = 1.0
-
-
-def parse_entries(entries: Sequence[Any]) -> tuple[OpponentEntry, ...]:
-    """Accept ``OpponentEntry``, ``"spec"``, ``("spec", weight)`` or ``{"spec":, "weight":}``."""
-    out = []
-    for entry in entries:
-        if isinstance(entry, OpponentEntry):
-            out.append(entry)
-        elif isinstance(entry, str):
-            out.append(OpponentEntry(entry))
-        elif isinstance(entry, dict):
-            out.append(OpponentEntry(str(entry["spec"]), float(entry.get("weight", 1.0))))
-        else:
-            spec, weight = entry
-            out.append(OpponentEntry(str(spec), float(weight)))
-    if not out:
-        raise ValueError("the opponent pool is empty")
-    for entry in out:
-        if not entry.weight >= 0 or not np.isfinite(entry.weight):
-            raise ValueError(
-                f"opponent weight must be a finite number >= 0, got {entry.weight!r} for {entry.spec!r}"
-            )
-    if sum(e.weight for e in out) <= 0:
-        raise ValueError("the opponent weights sum to 0")
-    return tuple(out)
-
-
-class OpponentPool:
-    """Builds and caches the opponents for one env; see the module docstring."""
-
-    def __init__(
-        self,
-        game: str,
-        entries: Sequence[Any],
-        max_snapshots: int = 10,
-        snapshot_deterministic: bool = False,
-        per_seat: bool = True,
-    ):
-        self.game = game
-        self.entries = parse_entries(entries)
-        self.max_snapshots = int(max_snapshots)
-        self.snapshot_deterministic = bool(snapshot_deterministic)
-        self.per_seat = bool(per_seat)
-        self.snapshots: list[tuple[str, Any]] = []
-        self._agents: dict[tuple[str, str], Any] = {}
-
-    def add_snapshot(self, path: str | Path) -> int:
-        """Load a :class:`NumpyPolicy` ``.npz`` into the pool; returns the pool's snapshot count."""
-        from folkcards.agents.ppo_agent import NumpyPolicy
-
-        path = str(path)
-        policy = NumpyPolicy.load(path)
-        self.snapshots.append((path, policy))
-        if self.max_snapshots > 0:
-            del self.snapshots[: max(0, len(self.snapshots) - self.max_snapshots)]
-        kept = {f"{SELF}:{p}" for p, _ in self.snapshots}
-        for key in [k for k in self._agents if k[0].startswith(f"{SELF}:") and k[0] not in kept]:
-            del self._agents[key]  # forget the agents of dropped snapshots
-        return len(self.snapshots)
-
-    def _weights(self) -> tuple[list[OpponentEntry], np.ndarray]:
-        usable = [e for e in self.entries if e.weight > 0 and (e.spec != SELF or self.snapshots)]
-        if not usable:  # only "self" and no snapshot yet
-            usable = [OpponentEntry("random", 1.0)]
-        weights = np.array([e.weight for e in usable], dtype=np.float64)
-        return usable, weights / weights.sum()
-
-    def draw(self, rng: np.random.Generator, seats: Sequence[str]) -> dict[str, Any]:
-        """One agent for each of ``seats``, reseeded from ``rng`` and reset."""
-        entries, p = self._weights()
-        picks = rng.choice(len(entries), size=len(seats) if self.per_seat else 1, p=p)
-        if not self.per_seat:
-            picks = np.repeat(picks, len(seats))
-        agents = {}
-        for seat, pick in zip(seats, picks, strict=True):
-            agent = self._agent(entries[int(pick)].spec, seat, rng)
-            agent.rng = np.random.default_rng(int(rng.integers(2**63)))
-            agent.reset()
-            agents[seat] = agent
-        return agents
-
-    def _agent(self, spec: str, seat: str, rng: np.random.Generator) -> Any:
-        from folkcards.agents import make_agent
-        from folkcards.agents.ppo_agent import PolicyAgent
-
-        if spec == SELF:
-            index = int(rng.integers(len(self.snapshots)))
-            path, policy = self.snapshots[index]
-            key = (f"{SELF}:{path}", seat)
-            if key not in self._agents:
-                self._agents[key] = PolicyAgent(
-                    self.game,
-                    seat,
-                    policy=policy,
-                    deterministic=self.snapshot_deterministic,
-                    label=f"snapshot {Path(path).name}",
-                )
-            return self._agents[key]
-        key = (spec, seat)
-        if key not in self._agents:
-            self._agents[key] = make_agent(spec, self.game, seat)
-        return self._agents[key]
+    reward: float
+    finished: bool
+    truncated: bool = False
+    info: dict[str, Any] = field(default_factory=dict)
 
 
 class SingleSeatEnv(gym.Env):
@@ -213,58 +114,56 @@ class SingleSeatEnv(gym.Env):
         repeat_penalty: float = 0.0,
     ):
         super().__init__()
-        self.game = game
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        if not repeat_penalty >= 0:
+            raise ValueError(f"repeat_penalty must be >= 0, got {repeat_penalty!r}")
+        self.game_spec = game_spec(game)
+        self.game = self.game_spec.name
         self.env_kwargs = dict(env_kwargs or {})
-        self.aec = make_aec_env(game, **self.env_kwargs)
+        self.render_mode = render_mode
+        self.aec = make_aec_env(self.game, render_mode=render_mode, **self.env_kwargs)
         self.seats = list(self.aec.possible_agents)
-        box = self.aec.observation_space(self.seats[0])["observation"]
-        self.features = None
-        if features is None:
-            self.observation_space = spaces.Box(box.low, box.high, box.shape, np.float32)
-        else:
-            from folkcards.agents.features import get_feature_set
-
-            self.features = get_feature_set(features, game)
-            size = self.features.size(box.shape[0])
-            self.observation_space = spaces.Box(-np.inf, np.inf, (size,), np.float32)
+        self.features = None if features is None else get_feature_set(features, self.game)
+        self.observation_space = self._observation_space()
         self.num_actions = int(self.aec.action_space(self.seats[0]).n)
         self.action_space = spaces.Discrete(self.num_actions)
         self.fixed_seat = None if seat is None else self._seat_name(seat)
-        self.pool = OpponentPool(game, opponents, max_snapshots, snapshot_deterministic, per_seat)
+        self.pool = OpponentPool(
+            self.game, opponents, max_snapshots, snapshot_deterministic, per_seat
+        )
         for path in snapshots:
             self.pool.add_snapshot(path)
         self.illegal_reward = float(illegal_reward)
         self.truncation_reward = None if truncation_reward is None else float(truncation_reward)
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        self.render_mode = render_mode
+        self.repeat_penalty = float(repeat_penalty)
         self.learner = self.seats[0]
         self.opponents: dict[str, Any] = {}
+        self._obs: dict[str, np.ndarray] = {}
         self._mask = np.zeros(self.num_actions, dtype=bool)
         self._done = True
+        self._final_info: dict[str, Any] = {}
         self._carry = 0.0
+        self._positions: set[bytes] = set()
+        self._repeated = False
+        self._turn_counter = self.game_spec.turn_counter_index(len(self.seats))
         self.duplicate_baseline = duplicate_baseline
         self._baseline_agents: dict[str, Any] = {}
+        if duplicate_baseline is not None:  # built now: an unknown spec fails early
+            self._baseline_agents = {
+                s: make_agent(duplicate_baseline, self.game, s) for s in self.seats
+            }
         self._baseline_states: dict[str, Any] = {}  # the generators' states at the deal's start
         self._deal: tuple[int, dict[str, Any] | None] = (0, None)
         self._deviated = False
         self._episode_return = 0.0
         self._shadow: Any = None
-        if not repeat_penalty >= 0:
-            raise ValueError(f"repeat_penalty must be >= 0, got {repeat_penalty!r}")
-        self.repeat_penalty = float(repeat_penalty)
-        self._positions: set[bytes] = set()
-        self._repeated = False
-        self._turn_counter: int | None = None
-        if game == "tri_palki":
-            from folkcards.envs.tri_palki.observation import observation_offsets
 
-            self._turn_counter = observation_offsets(len(self.seats))["turns"]
-        if duplicate_baseline is not None:
-            from folkcards.agents import make_agent
-
-            for seat_name in self.seats:  # fails early on an unknown spec
-                self._baseline_agents[seat_name] = make_agent(duplicate_baseline, game, seat_name)
+    def _observation_space(self) -> spaces.Box:
+        box = self.aec.observation_space(self.seats[0])["observation"]
+        if self.features is None:
+            return spaces.Box(box.low, box.high, box.shape, np.float32)
+        return spaces.Box(-np.inf, np.inf, (self.features.size(box.shape[0]),), np.float32)
 
     # --- helpers ----------------------------------------------------------------------------
 
@@ -281,8 +180,7 @@ class SingleSeatEnv(gym.Env):
             f"seat must be one of {self.seats} or an index below {len(self.seats)}, got {seat!r}"
         )
 
-    def _learner_finished(self, aec: Any = None) -> bool:
-        aec = self.aec if aec is None else aec
+    def _learner_finished(self, aec: Any) -> bool:
         learner = self.learner
         return (
             learner not in aec.agents
@@ -290,26 +188,36 @@ class SingleSeatEnv(gym.Env):
             or aec.truncations.get(learner, True)
         )
 
-    def _play_opponents(self) -> None:
-        """Step the other seats until the learner is to act or its episode is over."""
-        aec, learner = self.aec, self.learner
-        for _ in range(MAX_OPPONENT_ACTIONS):
-            if self._learner_finished():
-                self._done = True
-                self._mask = np.zeros(self.num_actions, dtype=bool)
-                return
-            agent = aec.agent_selection
-            if agent == learner:
-                self._obs = aec.observe(learner)
-                if self.repeat_penalty:
-                    self._note_position(self._obs["observation"])
-                self._mask = self._obs["action_mask"].astype(bool)
-                return
-            if aec.terminations[agent] or aec.truncations[agent]:
-                aec.step(None)
-            else:
-                aec.step(self.opponents[agent].act(aec.observe(agent)))
-        raise RuntimeError(f"the opponents made {MAX_OPPONENT_ACTIONS} actions in a row")
+    def _play_until_learner(
+        self, aec: Any, table: dict[str, Any], run: EpisodeRun, learner_in_table: bool = False
+    ) -> _Leg:
+        """Let ``table`` play ``aec`` until the learner is to act (unless ``learner_in_table``)
+        or its episode is over; what the learner was credited meanwhile (``run`` starts empty
+        or holds the reset's rewards)."""
+        learner = self.learner
+
+        def stop(name: str) -> bool:
+            return (name == learner and not learner_in_table) or self._learner_finished(aec)
+
+        advance(aec, table, run, stop=stop, max_steps=MAX_OPPONENT_ACTIONS)
+        reward = run.returns.get(learner, 0.0)
+        if not self._learner_finished(aec):
+            return _Leg(reward, finished=False)
+        if learner in aec.agents:  # finished, but its last (None) step is still to come
+            truncated = bool(aec.truncations[learner] and not aec.terminations[learner])
+            return _Leg(reward, True, truncated, dict(aec.infos.get(learner, {})))
+        return _Leg(reward, True, run.truncated, dict(run.final_infos.get(learner, {})))
+
+    def _after_opponents(self, leg: _Leg) -> None:
+        if leg.finished:
+            self._done = True
+            self._mask = np.zeros(self.num_actions, dtype=bool)
+            self._final_info = {**leg.info, "seat": self.learner}
+            return
+        self._obs = self.aec.observe(self.learner)
+        if self.repeat_penalty:
+            self._note_position(self._obs["observation"])
+        self._mask = self._obs["action_mask"].astype(bool)
 
     def _note_position(self, vector: np.ndarray) -> None:
         position = np.array(vector, dtype=np.float32)
@@ -326,44 +234,25 @@ class SingleSeatEnv(gym.Env):
         if self._shadow is None:
             self._shadow = make_aec_env(self.game, **self.env_kwargs)
         aec, learner = self._shadow, self.learner
-        baseline = self._baseline_agents[learner]
-        table = {**self.opponents, learner: baseline}
+        table = {**self.opponents, learner: self._baseline_agents[learner]}
         current = {s: a.rng.bit_generator.state for s, a in table.items()}
         for seat_name, agent in table.items():
             agent.rng.bit_generator.state = self._baseline_states[seat_name]
         deal_seed, options = self._deal
         aec.reset(seed=deal_seed, options=options)
-        total = float(aec._cumulative_rewards[learner])
-        for _ in range(MAX_OPPONENT_ACTIONS):
-            if self._learner_finished(aec):
-                break
-            agent = aec.agent_selection
-            if aec.terminations[agent] or aec.truncations[agent]:
-                aec.step(None)
-            else:
-                aec.step(table[agent].act(aec.observe(agent)))
-            total += float(aec.rewards.get(learner, 0.0))
-        if self._truncated(aec) and self.truncation_reward is not None:
+        run = EpisodeRun()
+        run.note_rewards(aec.rewards)
+        leg = self._play_until_learner(aec, table, run, learner_in_table=True)
+        total = leg.reward
+        if leg.truncated and self.truncation_reward is not None:
             total += self.truncation_reward
         for seat_name, agent in table.items():
             agent.rng.bit_generator.state = current[seat_name]
         return total
 
-    def _truncated(self, aec: Any) -> bool:
-        learner = self.learner
-        return bool(aec.truncations.get(learner, False)) and not aec.terminations.get(
-            learner, False
-        )
-
     def _observation(self) -> np.ndarray:
-        raw = self.learner_observation()
-        vector = np.asarray(raw["observation"], dtype=np.float32)
+        vector = np.asarray(self.learner_observation()["observation"], dtype=np.float32)
         return vector if self.features is None else self.features(vector)
-
-    def _final_info(self) -> dict[str, Any]:
-        info = dict(self.aec.infos.get(self.learner, {}))
-        info["seat"] = self.learner
-        return info
 
     # --- the Gymnasium API ---------------------------------------------------------------------
 
@@ -374,61 +263,65 @@ class SingleSeatEnv(gym.Env):
         options = dict(options or {})
         seat_option = options.pop("seat", None)
         opponent_specs = options.pop("opponents", None)
-        rng = self.np_random
         for _ in range(MAX_SKIPPED_DEALS):
-            if seat_option is not None:
-                self.learner = self._seat_name(seat_option)
-            elif self.fixed_seat is not None:
-                self.learner = self.fixed_seat
-            else:
-                self.learner = self.seats[int(rng.integers(len(self.seats)))]
-            deal_seed = int(rng.integers(2**63))
-            self.aec.reset(seed=deal_seed, options=options or None)
-            others = [s for s in self.seats if s != self.learner]
-            if opponent_specs is not None:
-                if isinstance(opponent_specs, str) or len(opponent_specs) != len(others):
-                    raise ValueError(
-                        f"option 'opponents' must list {len(others)} agent specs, one per other seat"
-                    )
-                self.opponents = {
-                    s: self._fixed_opponent(spec, s, rng)
-                    for s, spec in zip(others, opponent_specs, strict=True)
-                }
-            else:
-                self.opponents = self.pool.draw(rng, others)
-            if self.duplicate_baseline is not None:
-                baseline = self._baseline_agents[self.learner]
-                baseline.rng = np.random.default_rng(int(rng.integers(2**63)))
-                baseline.reset()
-                self._deal = (deal_seed, options or None)
-                self._deviated = False
-                self._baseline_states = {
-                    s: a.rng.bit_generator.state
-                    for s, a in {**self.opponents, self.learner: baseline}.items()
-                }
-            self._done = False
-            self._positions.clear()
-            self._play_opponents()
-            if not self._done:
+            leg = self._deal_once(seat_option, opponent_specs, options or None)
+            if not leg.finished:
                 break
         else:
             raise RuntimeError(
                 f"{MAX_SKIPPED_DEALS} deals in a row ended before the learner could act"
             )
         # Anything credited before the learner's first action joins its first step's reward.
-        self._carry = float(self.aec._cumulative_rewards[self.learner])
+        self._carry = leg.reward
         self._episode_return = 0.0
         info = {
             "seat": self.learner,
-            "opponents": {s: _describe(a) for s, a in self.opponents.items()},
+            "opponents": {s: describe(a) for s, a in self.opponents.items()},
         }
         return self._observation(), info
 
-    def _fixed_opponent(self, spec: str, seat: str, rng: np.random.Generator) -> Any:
-        agent = self.pool._agent(spec, seat, rng)
-        agent.rng = np.random.default_rng(int(rng.integers(2**63)))
-        agent.reset()
-        return agent
+    def _deal_once(
+        self, seat_option: Any, opponent_specs: Any, options: dict[str, Any] | None
+    ) -> _Leg:
+        """Choose the seat, deal, seat the opponents and play up to the learner's first turn."""
+        rng = self.np_random
+        if seat_option is not None:
+            self.learner = self._seat_name(seat_option)
+        elif self.fixed_seat is not None:
+            self.learner = self.fixed_seat
+        else:
+            self.learner = self.seats[int(rng.integers(len(self.seats)))]
+        deal_seed = int(rng.integers(2**63))
+        self.aec.reset(seed=deal_seed, options=options)
+        others = [s for s in self.seats if s != self.learner]
+        if opponent_specs is not None:
+            if isinstance(opponent_specs, str) or len(opponent_specs) != len(others):
+                raise ValueError(
+                    f"option 'opponents' must list {len(others)} agent specs, one per other seat"
+                )
+            self.opponents = {
+                s: self.pool.seat(spec, s, rng)
+                for s, spec in zip(others, opponent_specs, strict=True)
+            }
+        else:
+            self.opponents = self.pool.draw(rng, others)
+        if self.duplicate_baseline is not None:
+            baseline = self._baseline_agents[self.learner]
+            baseline.rng = np.random.default_rng(int(rng.integers(2**63)))
+            baseline.reset()
+            self._deal = (deal_seed, options)
+            self._deviated = False
+            self._baseline_states = {
+                s: a.rng.bit_generator.state
+                for s, a in {**self.opponents, self.learner: baseline}.items()
+            }
+        self._done = False
+        self._positions.clear()
+        run = EpisodeRun()
+        run.note_rewards(self.aec.rewards)
+        leg = self._play_until_learner(self.aec, self.opponents, run)
+        self._after_opponents(leg)
+        return leg
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self._done:
@@ -440,24 +333,32 @@ class SingleSeatEnv(gym.Env):
         if not (0 <= action_id < self.num_actions and self._mask[action_id]):
             self._done = True
             self._mask = np.zeros(self.num_actions, dtype=bool)
-            info = self._final_info()
+            info = {**self.aec.infos.get(self.learner, {}), "seat": self.learner}
             info["illegal_action"] = True
             return self._observation(), self.illegal_reward, True, False, info
         if self.duplicate_baseline is not None and not self._deviated:
             expected = self._baseline_agents[self.learner].act(self._obs)
             self._deviated = expected != action_id
         self.aec.step(action_id)
-        self._play_opponents()
-        reward = float(self.aec._cumulative_rewards[self.learner]) + self._carry
+        run = EpisodeRun()
+        run.note_rewards(self.aec.rewards)
+        leg = self._play_until_learner(self.aec, self.opponents, run)
+        self._after_opponents(leg)
+        reward = leg.reward + self._carry
         self._carry = 0.0
         penalty = self.repeat_penalty if self._repeated else 0.0
         self._repeated = False
         if not self._done:
             self._episode_return += reward
             return self._observation(), reward - penalty, False, False, {}
-        truncated = self._truncated(self.aec)
+        return self._final_step(reward, leg.truncated)
+
+    def _final_step(
+        self, reward: float, truncated: bool
+    ) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """The step that ends the learner's episode: truncation reward and duplicate baseline."""
         truncation_scored = truncated and self.truncation_reward is not None
-        info = self._final_info()
+        info = dict(self._final_info)
         if truncation_scored:
             info["truncated_by_env"] = True
             reward += self.truncation_reward
@@ -481,7 +382,7 @@ class SingleSeatEnv(gym.Env):
     def render(self) -> str | None:
         if self.render_mode != "ansi":
             return None
-        return f"learner: {self.learner}\n" + self.aec._render_text()
+        return f"learner: {self.learner}\n" + str(self.aec.render())
 
     # --- self-play snapshots -----------------------------------------------------------------------
 
@@ -490,16 +391,13 @@ class SingleSeatEnv(gym.Env):
         return self.pool.add_snapshot(path)
 
     def snapshot_count(self) -> int:
+        """How many learner snapshots the opponent pool holds."""
         return len(self.pool.snapshots)
-
-
-def _describe(agent: Any) -> str:
-    return str(getattr(agent, "label", None) or getattr(agent, "name", type(agent).__name__))
 
 
 @dataclass
 class SingleSeatEnvFactory:
-    """A picklable ``() -> SingleSeatEnv`` (for ``SubprocVecEnv``)."""
+    """A picklable ``() -> SingleSeatEnv`` (for ``SubprocVecEnv``): the env's arguments."""
 
     game: str = "paston"
     env_kwargs: dict[str, Any] = field(default_factory=dict)
@@ -516,27 +414,7 @@ class SingleSeatEnvFactory:
     repeat_penalty: float = 0.0
 
     def __call__(self) -> SingleSeatEnv:
-        return SingleSeatEnv(
-            self.game,
-            self.env_kwargs,
-            self.opponents,
-            seat=self.seat,
-            max_snapshots=self.max_snapshots,
-            snapshot_deterministic=self.snapshot_deterministic,
-            per_seat=self.per_seat,
-            illegal_reward=self.illegal_reward,
-            snapshots=self.snapshots,
-            truncation_reward=self.truncation_reward,
-            features=self.features,
-            duplicate_baseline=self.duplicate_baseline,
-            repeat_penalty=self.repeat_penalty,
-        )
+        return SingleSeatEnv(**{f.name: getattr(self, f.name) for f in fields(self)})
 
 
-__all__ = [
-    "OpponentEntry",
-    "OpponentPool",
-    "SingleSeatEnv",
-    "SingleSeatEnvFactory",
-    "make_aec_env",
-]
+__all__ = ["SingleSeatEnv", "SingleSeatEnvFactory", "make_aec_env"]

@@ -11,10 +11,10 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from folkcards.agents import make_agent  # noqa: E402
-from folkcards.envs.single_seat import SingleSeatEnvFactory  # noqa: E402
 from folkcards.envs.tri_palki.observation import observation_size  # noqa: E402
 from folkcards.train.config import ConfigError, config_from_dict, load_config  # noqa: E402
 from folkcards.train.pretrain import behaviour_clone, collect_demonstrations  # noqa: E402
+from folkcards.train.single_seat import SingleSeatEnvFactory  # noqa: E402
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 RAW = observation_size(4)

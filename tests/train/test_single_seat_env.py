@@ -6,7 +6,7 @@ import pickle
 
 import numpy as np
 import pytest
-from folkcards.envs.single_seat import SingleSeatEnv, SingleSeatEnvFactory
+from folkcards.train.single_seat import SingleSeatEnv, SingleSeatEnvFactory
 
 pytest.importorskip("stable_baselines3")
 
