@@ -202,7 +202,7 @@ class TriPalkiSpectator(Spectator):
         names = self.env.possible_agents
         lines = [
             f"--- round {record['round'] + 1}: dealer {record['dealer']}, "
-            f"reserve {rnd.reserve_count()} cards"
+            f"reserve {rnd.reserve_count} cards"
         ]
         for seat, name in enumerate(names):
             if rnd.alive[seat]:
