@@ -57,10 +57,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
-from numba import njit
-
 from folkcards.envs.cards import PASTON_CARDS, SUIT_LETTERS, mask_to_cards
 from folkcards.envs.paston.rules import LEVEL_NAMES, LEVEL_TRUMP, PLAY, trick_winner
+from numba import njit
 
 __all__ = ["Position", "PastonSolver", "solve", "move_values", "best_moves", "legal_cards"]
 
@@ -149,9 +148,7 @@ class Position:
         self.trick: tuple[int, ...] = tuple(
             PASTON_CARDS.parse_cards(list(trick), "the current trick")
         )
-        if isinstance(declarer_tricks, bool) or not isinstance(
-            declarer_tricks, (int, np.integer)
-        ):
+        if isinstance(declarer_tricks, bool) or not isinstance(declarer_tricks, (int, np.integer)):
             raise ValueError(f"declarer_tricks must be an int, got {declarer_tricks!r}")
         self.declarer_tricks: int = int(declarer_tricks)
         self._validate()
@@ -173,7 +170,9 @@ class Position:
             )
         for card in self.trick:
             if seen >> card & 1:
-                raise ValueError(f"card {PASTON_CARDS.name(card)} is both in a hand and in the trick")
+                raise ValueError(
+                    f"card {PASTON_CARDS.name(card)} is both in a hand and in the trick"
+                )
         order = self.play_order()
         played = order[: len(self.trick)]
         waiting = order[len(self.trick) :]
@@ -205,7 +204,7 @@ class Position:
             )
         if self.trick:
             led = _suit_of(self.trick[0])
-            for seat, card in zip(played[1:], self.trick[1:]):
+            for seat, card in zip(played[1:], self.trick[1:], strict=True):
                 suit = _suit_of(card)
                 hand = self.hands[seat]
                 if suit != led and hand >> (8 * led) & _SUIT_MASK:
@@ -277,10 +276,17 @@ class Position:
         hands[seat] &= ~(1 << card)
         trick = [*self.trick, card]
         if len(trick) < len(self.active):
-            return Position(hands, self.trump, self.declarer, self.active, self.leader, trick,
-                            self.declarer_tricks)
+            return Position(
+                hands,
+                self.trump,
+                self.declarer,
+                self.active,
+                self.leader,
+                trick,
+                self.declarer_tricks,
+            )
         order = self.play_order()
-        winner = trick_winner(list(zip(order, trick)), self.trump)
+        winner = trick_winner(list(zip(order, trick, strict=True)), self.trump)
         won = self.declarer_tricks + (winner == self.declarer)
         return Position(hands, self.trump, self.declarer, self.active, winner, (), won)
 
@@ -331,14 +337,15 @@ class Position:
             raise ValueError(
                 f"defenders must be one or two seats other than the declarer, got {defender_list}"
             )
-        position = cls(hands, trump, declarer, active=[declarer, *defender_list])
-        for seat in position.active:
-            count = position.hands[seat].bit_count()
+        if isinstance(hands, (str, bytes)) or len(hands) != NUM_SEATS:
+            raise ValueError(f"hands must be a sequence of 3 hands, got {hands!r}")
+        for seat in [declarer, *defender_list]:
+            count = _parse_hand(hands[seat], f"hand of player_{seat}").bit_count()
             if count != NUM_TRICKS:
                 raise ValueError(
                     f"hand of player_{seat} holds {count} cards; a full deal has {NUM_TRICKS}"
                 )
-        return position
+        return cls(hands, trump, declarer, active=[declarer, *defender_list])
 
 
 def legal_cards(position: Position) -> list[int]:
@@ -773,19 +780,18 @@ def _search(p0, hands, wk, moves, scores, st, tt_keys, tt_gen, tt_vals, gen, pex
             wk[_F_LEADER, p + 1] = wk[_F_LEADER, p]
             wk[_F_TARGET, p + 1] = target
         p += 1
-        ret = _enter(p, hands, wk, moves, scores, st, tt_keys, tt_gen, tt_vals, gen, pext8,
-                     counter)
+        ret = _enter(p, hands, wk, moves, scores, st, tt_keys, tt_gen, tt_vals, gen, pext8, counter)
 
 
 @njit(cache=True)
-def _solve_future(p0, lo, hi, hands, wk, moves, scores, st, tt_keys, tt_gen, tt_vals, gen, pext8,
-                  counter):
+def _solve_future(
+    p0, lo, hi, hands, wk, moves, scores, st, tt_keys, tt_gen, tt_vals, gen, pext8, counter
+):
     """The declarer's remaining tricks from the node at ply ``p0``, known to lie in [lo, hi]."""
     while lo < hi:
         mid = (lo + hi + 1) // 2
         wk[_F_TARGET, p0] = mid
-        if _search(p0, hands, wk, moves, scores, st, tt_keys, tt_gen, tt_vals, gen, pext8,
-                   counter):
+        if _search(p0, hands, wk, moves, scores, st, tt_keys, tt_gen, tt_vals, gen, pext8, counter):
             lo = mid
         else:
             hi = mid - 1
@@ -806,17 +812,61 @@ def _root(hands, tcards, n_in, leader, wk, st):
 
 
 @njit(cache=True)
-def _solve_root(hands, tcards, n_in, leader, wk, moves, scores, st, tt_keys, tt_gen, tt_vals, gen,
-                pext8, counter):
+def _solve_root(
+    hands,
+    tcards,
+    n_in,
+    leader,
+    wk,
+    moves,
+    scores,
+    st,
+    tt_keys,
+    tt_gen,
+    tt_vals,
+    gen,
+    pext8,
+    counter,
+):
     seat = _root(hands, tcards, n_in, leader, wk, st)
     remaining = _popcount(hands[seat])
-    return _solve_future(n_in, 0, remaining, hands, wk, moves, scores, st, tt_keys, tt_gen,
-                         tt_vals, gen, pext8, counter)
+    return _solve_future(
+        n_in,
+        0,
+        remaining,
+        hands,
+        wk,
+        moves,
+        scores,
+        st,
+        tt_keys,
+        tt_gen,
+        tt_vals,
+        gen,
+        pext8,
+        counter,
+    )
 
 
 @njit(cache=True)
-def _move_values(hands, tcards, n_in, leader, wk, moves, scores, st, tt_keys, tt_gen, tt_vals,
-                 gen, pext8, counter, out_cards, out_values):
+def _move_values(
+    hands,
+    tcards,
+    n_in,
+    leader,
+    wk,
+    moves,
+    scores,
+    st,
+    tt_keys,
+    tt_gen,
+    tt_vals,
+    gen,
+    pext8,
+    counter,
+    out_cards,
+    out_values,
+):
     """The declarer's remaining tricks after each legal card of the seat to act (every legal
     card; rank-equivalent cards share their run's value)."""
     decl = st[_ST_DECL]
@@ -864,14 +914,41 @@ def _move_values(hands, tcards, n_in, leader, wk, moves, scores, st, tt_keys, tt
                     wk[_F_NIN, p0 + 1] = 0
                     wk[_F_LEADER, p0 + 1] = w
                     won = 1 if w == decl else 0
-                    run_value = won + _solve_future(p0 + 1, 0, remaining - 1, hands, wk, moves,
-                                                    scores, st, tt_keys, tt_gen, tt_vals, gen,
-                                                    pext8, counter)
+                    run_value = won + _solve_future(
+                        p0 + 1,
+                        0,
+                        remaining - 1,
+                        hands,
+                        wk,
+                        moves,
+                        scores,
+                        st,
+                        tt_keys,
+                        tt_gen,
+                        tt_vals,
+                        gen,
+                        pext8,
+                        counter,
+                    )
                 else:
                     wk[_F_NIN, p0 + 1] = n_in + 1
                     wk[_F_LEADER, p0 + 1] = leader
-                    run_value = _solve_future(p0 + 1, 0, remaining, hands, wk, moves, scores, st,
-                                              tt_keys, tt_gen, tt_vals, gen, pext8, counter)
+                    run_value = _solve_future(
+                        p0 + 1,
+                        0,
+                        remaining,
+                        hands,
+                        wk,
+                        moves,
+                        scores,
+                        st,
+                        tt_keys,
+                        tt_gen,
+                        tt_vals,
+                        gen,
+                        pext8,
+                        counter,
+                    )
                 hands[seat] ^= bit
                 in_run = True
             out_cards[n_out] = c
@@ -933,9 +1010,22 @@ class PastonSolver:
         """The declarer's total tricks under optimal play from ``position``."""
         hands, tcards, st = self._arrays(position)
         gen = self._next_generation()
-        future = _solve_root(hands, tcards, len(position.trick), position.leader, self._wk,
-                             self._moves, self._scores, st, self._tt_keys, self._tt_gen,
-                             self._tt_vals, gen, _PEXT8, self._counter)
+        future = _solve_root(
+            hands,
+            tcards,
+            len(position.trick),
+            position.leader,
+            self._wk,
+            self._moves,
+            self._scores,
+            st,
+            self._tt_keys,
+            self._tt_gen,
+            self._tt_vals,
+            gen,
+            _PEXT8,
+            self._counter,
+        )
         self.nodes = int(self._counter[0])
         return position.declarer_tricks + int(future)
 
@@ -947,9 +1037,24 @@ class PastonSolver:
         gen = self._next_generation()
         out_cards = np.zeros(10, dtype=np.int64)
         out_values = np.zeros(10, dtype=np.int64)
-        n = _move_values(hands, tcards, len(position.trick), position.leader, self._wk,
-                         self._moves, self._scores, st, self._tt_keys, self._tt_gen,
-                         self._tt_vals, gen, _PEXT8, self._counter, out_cards, out_values)
+        n = _move_values(
+            hands,
+            tcards,
+            len(position.trick),
+            position.leader,
+            self._wk,
+            self._moves,
+            self._scores,
+            st,
+            self._tt_keys,
+            self._tt_gen,
+            self._tt_vals,
+            gen,
+            _PEXT8,
+            self._counter,
+            out_cards,
+            out_values,
+        )
         self.nodes = int(self._counter[0])
         base = position.declarer_tricks
         pairs = sorted((int(out_cards[i]), base + int(out_values[i])) for i in range(n))

@@ -44,14 +44,17 @@ class _Minimax:
             return self.memo[key]
         if not trick and hands[to_act] == 0:
             return 0
-        values = [self.after(hands, trick, to_act, card) for card in
-                  _legal(hands[to_act], trick, self.trump)]
+        values = [
+            self.after(hands, trick, to_act, card)
+            for card in _legal(hands[to_act], trick, self.trump)
+        ]
         best = max(values) if to_act == self.declarer else min(values)
         self.memo[key] = best
         return best
 
-    def after(self, hands: tuple[int, ...], trick: tuple[tuple[int, int], ...], seat: int,
-              card: int) -> int:
+    def after(
+        self, hands: tuple[int, ...], trick: tuple[tuple[int, int], ...], seat: int, card: int
+    ) -> int:
         """Declarer's tricks from here on if ``seat`` plays ``card`` now."""
         new_hands = tuple(h & ~(1 << card) if s == seat else h for s, h in enumerate(hands))
         new_trick = (*trick, (seat, card))
@@ -64,7 +67,7 @@ class _Minimax:
 def _start(position: Position) -> tuple[_Minimax, tuple[int, ...], tuple[tuple[int, int], ...]]:
     search = _Minimax(position)
     order = position.play_order()
-    trick = tuple(zip(order, position.trick))
+    trick = tuple(zip(order, position.trick, strict=False))
     return search, position.play_hands(), trick
 
 
