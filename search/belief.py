@@ -109,24 +109,54 @@ class PartitionSampler:
 
     def sample(self, rng: np.random.Generator) -> list[int]:
         """One uniformly random admissible split, as one card bitmask per slot."""
-        masks = [0] * len(self.sizes)
-        caps = self.sizes
+        return [int(x) for x in self.sample_many(rng, 1)[0]]
+
+    def sample_many(self, rng: np.random.Generator, m: int) -> np.ndarray:
+        """``m`` independent uniform splits as a ``(m, slots)`` uint64 array of card bitmasks."""
+        slots = len(self.sizes)
+        masks = np.zeros((m, slots), dtype=np.uint64)
+        states = [self.sizes]
+        state_of = np.zeros(m, dtype=np.int64)
         for suit in range(4):
-            compositions, cumulative = self._tables[(suit, caps)]
-            if len(compositions) == 1:
-                comp = compositions[0]
-            else:
-                draw = int(rng.integers(cumulative[-1]))
-                comp = compositions[bisect_right(cumulative, draw)]
             cards = self.by_suit[suit]
+            comps = np.zeros((m, slots), dtype=np.int64)
+            next_states: list[tuple[int, ...]] = []
+            next_index: dict[tuple[int, ...], int] = {}
+            next_of = np.zeros(m, dtype=np.int64)
+            for sid, caps in enumerate(states):
+                rows = np.flatnonzero(state_of == sid)
+                if not len(rows):
+                    continue
+                compositions, cumulative = self._tables[(suit, caps)]
+                if len(compositions) == 1:
+                    picks = np.zeros(len(rows), dtype=np.int64)
+                elif cumulative[-1] < 2**62:
+                    draws = rng.integers(cumulative[-1], size=len(rows))
+                    picks = np.searchsorted(np.array(cumulative), draws, side="right")
+                else:  # counts beyond int64: draw each with Python integers
+                    picks = np.array(
+                        [bisect_right(cumulative, int(rng.integers(cumulative[-1]))) for _ in rows]
+                    )
+                for pick in np.unique(picks):
+                    comp = compositions[int(pick)]
+                    chosen = rows[picks == pick]
+                    comps[chosen] = comp
+                    after = tuple(c - k for c, k in zip(caps, comp, strict=True))
+                    if after not in next_index:
+                        next_index[after] = len(next_states)
+                        next_states.append(after)
+                    next_of[chosen] = next_index[after]
             if len(cards):
-                order = cards[rng.permutation(len(cards))].tolist()
-                start = 0
-                for slot, k in enumerate(comp):
-                    for card in order[start : start + k]:
-                        masks[slot] |= 1 << card
-                    start += k
-            caps = tuple(c - k for c, k in zip(caps, comp, strict=True))
+                order = rng.permuted(np.broadcast_to(cards, (m, len(cards))), axis=1)
+                bits = np.left_shift(np.uint64(1), order.astype(np.uint64))
+                bounds = np.cumsum(comps, axis=1)
+                position = np.arange(len(cards))
+                slot_of = (position[None, :, None] >= bounds[:, None, :]).sum(axis=2)
+                for slot in range(slots):
+                    picked = np.where(slot_of == slot, bits, np.uint64(0))
+                    masks[:, slot] |= np.bitwise_or.reduce(picked, axis=1)
+            states = next_states
+            state_of = next_of
         return masks
 
 

@@ -75,14 +75,13 @@ from ..envs.paston import observation as obs_mod
 from ..envs.paston.rules import (
     ALL_CARDS,
     DISCARD,
+    JACK_OF_SPADES,
     NUM_ACTIONS,
     NUM_SEATS,
     SEVEN_OF_SPADES,
     PastonDeal,
-    has_six_spades,
     left_of,
     right_of,
-    spade_designee,
 )
 from .belief import (
     PartitionSampler,
@@ -431,58 +430,83 @@ def _plan(vector: np.ndarray, history: Any, observer: Any, first_deal: Any) -> _
     )
 
 
-def _draw(plan: _Plan, rng: np.random.Generator) -> PastonWorld | None:
-    """One candidate world, or ``None`` if the deal constraints reject it."""
-    masks = plan.sampler.sample(rng)
+_U1 = np.uint64(1)
+_SIX_RUN = np.uint64(0b00111111)
+_HONOURS = np.uint64(0b11000000)
+
+
+def _nth_card(masks: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """Per row, the card id of the ``index``-th (0-based, ascending) set bit of ``masks``."""
+    bits = (masks[:, None] >> np.arange(32, dtype=np.uint64)[None, :]) & _U1
+    ranks = np.cumsum(bits, axis=1) - 1
+    return np.argmax((ranks == index[:, None]) & (bits == 1), axis=1).astype(np.uint64)
+
+
+def _designee(dealt: np.ndarray) -> np.ndarray:
+    """Vectorised :func:`spade_designee` over rows of three dealt hands."""
+    out = np.full(len(dealt), -1, dtype=np.int64)
+    for card in (SEVEN_OF_SPADES, JACK_OF_SPADES):  # J♠ last, so it wins
+        for seat in range(NUM_SEATS):
+            out[((dealt[:, seat] >> np.uint64(card)) & _U1) == 1] = seat
+    return out
+
+
+def _draw_many(plan: _Plan, rng: np.random.Generator, m: int) -> list[PastonWorld]:
+    """``m`` candidate worlds, of which those the deal constraints accept are returned."""
+    masks = plan.sampler.sample_many(rng, m)
     o = plan.observer
-    played = plan.played
-    dealt = [0, 0, 0]
-    hands = [0, 0, 0]
-    discards = 0
+    played = [np.uint64(p) for p in plan.played]
+    dealt = np.zeros((m, NUM_SEATS), dtype=np.uint64)
+    hands = np.zeros((m, NUM_SEATS), dtype=np.uint64)
+    discards = np.zeros(m, dtype=np.uint64)
     if plan.case == "auction":
         x, y = plan.others
-        dealt[o], dealt[x], dealt[y] = plan.own_dealt, masks[0], masks[1]
-        prikup = masks[2]
-        hands = list(dealt)
+        dealt[:, o], dealt[:, x], dealt[:, y] = plan.own_dealt, masks[:, 0], masks[:, 1]
+        prikup = masks[:, 2]
+        hands[:] = dealt
     elif plan.case == "declarer":
         x, y = plan.others
-        prikup, discards = plan.prikup, plan.discards
-        dealt[o] = plan.own_dealt
-        dealt[x] = masks[0] | played[x]
-        dealt[y] = masks[1] | played[y]
-        hands[o], hands[x], hands[y] = plan.hand_o, masks[0], masks[1]
+        prikup = np.full(m, plan.prikup, dtype=np.uint64)
+        discards[:] = plan.discards
+        dealt[:, o] = plan.own_dealt
+        dealt[:, x] = masks[:, 0] | played[x]
+        dealt[:, y] = masks[:, 1] | played[y]
+        hands[:, o], hands[:, x], hands[:, y] = plan.hand_o, masks[:, 0], masks[:, 1]
     else:
         x, d = plan.others
-        discards = masks[2]
-        twelve = masks[1] | played[d] | discards
-        cards = mask_to_cards(twelve)
-        i = int(rng.integers(12))
-        j = int(rng.integers(11))
-        if j >= i:
-            j += 1
-        prikup = (1 << cards[i]) | (1 << cards[j])
-        dealt[o] = plan.own_dealt
-        dealt[x] = masks[0] | played[x]
-        dealt[d] = twelve & ~prikup
-        hands[o], hands[x], hands[d] = plan.hand_o, masks[0], masks[1]
+        discards = masks[:, 2]
+        twelve = masks[:, 1] | played[d] | discards
+        i = rng.integers(12, size=m)
+        j = rng.integers(11, size=m)
+        j += j >= i
+        prikup = (_U1 << _nth_card(twelve, i)) | (_U1 << _nth_card(twelve, j))
+        dealt[:, o] = plan.own_dealt
+        dealt[:, x] = masks[:, 0] | played[x]
+        dealt[:, d] = twelve & ~prikup
+        hands[:, o], hands[:, x], hands[:, d] = plan.hand_o, masks[:, 0], masks[:, 1]
+    accept = np.ones(m, dtype=bool)
     for seat in range(NUM_SEATS):
-        if has_six_spades(dealt[seat]):
-            return None
-    if plan.first_deal and spade_designee(dealt) != plan.first_bidder:
-        return None
+        accept &= ~(((dealt[:, seat] & _SIX_RUN) == _SIX_RUN) & ((dealt[:, seat] & _HONOURS) == 0))
+    if plan.first_deal:
+        accept &= _designee(dealt) == plan.first_bidder
     if plan.all_pass:
-        designee = spade_designee(dealt)
-        if designee != (plan.declarer if plan.declarer is not None else -1):
-            return None
-    if dealt[plan.dealer] >> SEVEN_OF_SPADES & 1 and rng.random() >= DEALER_SEVEN_WEIGHT:
-        return None
-    return PastonWorld(
-        dealt_hands=(dealt[0], dealt[1], dealt[2]),
-        prikup=prikup,
-        discards=discards,
-        hands=(hands[0], hands[1], hands[2]),
-        **plan.base,
-    )
+        accept &= _designee(dealt) == (plan.declarer if plan.declarer is not None else -1)
+    dealer_seven = ((dealt[:, plan.dealer] >> np.uint64(SEVEN_OF_SPADES)) & _U1) == 1
+    accept &= ~dealer_seven | (rng.random(m) < DEALER_SEVEN_WEIGHT)
+    worlds = []
+    for row in np.flatnonzero(accept):
+        dh = dealt[row].tolist()
+        hh = hands[row].tolist()
+        worlds.append(
+            PastonWorld(
+                dealt_hands=(dh[0], dh[1], dh[2]),
+                prikup=int(prikup[row]),
+                discards=int(discards[row]),
+                hands=(hh[0], hh[1], hh[2]),
+                **plan.base,
+            )
+        )
+    return worlds
 
 
 def sample_worlds(
@@ -514,13 +538,14 @@ def sample_worlds(
     attempts = 0
     limit = 10_000 + 1000 * n
     while len(worlds) < n:
-        attempts += 1
-        world = _draw(plan, rng)
-        if world is not None:
-            worlds.append(world)
-        elif attempts >= limit:
+        # batches sized from the acceptance so far (a function of the inputs only: deterministic)
+        rate = max(len(worlds), 1) / attempts if attempts else 1.0
+        batch = min(max(int((n - len(worlds)) / rate * 1.1) + 8, 16), 50_000)
+        worlds.extend(_draw_many(plan, rng, batch))
+        attempts += batch
+        if len(worlds) < n:
             check_attempts(len(worlds), n, attempts, limit)
-    return worlds
+    return worlds[:n]
 
 
 def public_context(env: Any, observer: int | str) -> dict[str, Any]:
