@@ -1,8 +1,9 @@
 """Periodic evaluation of a learner against a fixed opponent (the heuristic by default).
 
 Two methods, both duplicate (the same deals for everybody), reported as an :class:`EvalResult`
-whose ``score`` is **higher-is-better** for both games (Paston: table points per deal;
-Tri Palki: minus the sticks per round), with 95% confidence intervals over the deals:
+whose ``score`` is **higher-is-better** for every game (Paston: table points per deal;
+Tri Palki: minus the sticks per round), with 95% Student t intervals over the deals
+(:func:`folkcards.evaluate.stats.mean_ci`):
 
 ``tournament`` (default, :func:`evaluate_tournament`)
     the project's tournament (``folkcards.evaluate.tournament``): the learner (saved as a
@@ -12,15 +13,15 @@ Tri Palki: minus the sticks per round), with 95% confidence intervals over the d
     The tournament's SQLite store lives in a temporary folder and is discarded.
 
 ``duplicate`` (:func:`evaluate_duplicate`, no storage, cheaper for Tri Palki)
-    each deal is played ``n + 1`` times: once with the learner in each seat, the opponent kind
-    in the others, and once with the opponent kind in every seat (the baseline). ``score`` is
-    the learner's mean over the seats, ``advantage`` the learner's score minus the baseline's
-    in the same seats on the same deal, which removes most of the luck of the cards.
+    each deal is played ``n + 1`` times through the one episode loop
+    (:func:`folkcards.agents.episode.play_episode`): once with the learner in each seat, the
+    opponent kind in the others, and once with the opponent kind in every seat (the baseline).
+    ``score`` is the learner's mean over the seats, ``advantage`` the learner's score minus the
+    baseline's in the same seats on the same deal, which removes most of the luck of the cards.
 
-Scores are unscaled and unshaped whatever the training env uses: Paston plays ``deal`` mode
-(``infos["deal_score"]``), Tri Palki ``round`` mode with ``reward="sticks"`` (the training
-env's ``num_players`` and ``max_turns`` kept). If the ``heuristic`` for a game is not available
-yet, ``random`` is used (``EvalResult.opponent`` says which).
+Scores are unscaled and unshaped whatever the training env uses: one deal (round) in the game's
+first episode mode with the env's default reward; of the training env's arguments only the
+table size and the turn limit (:data:`KEPT_ARGUMENTS`) are kept.
 """
 
 from __future__ import annotations
@@ -35,9 +36,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from folkcards.train.single_seat import make_aec_env
+from folkcards.agents import make_agent
+from folkcards.agents.episode import play_episode
+from folkcards.envs.registry import game_spec
+from folkcards.evaluate.stats import mean_ci
 
-MAX_ACTIONS = 1_000_000
+KEPT_ARGUMENTS = ("num_players", "max_turns")
+METHODS = ("tournament", "duplicate")
 
 
 @dataclass
@@ -61,7 +66,8 @@ class EvalResult:
 
     def summary(self) -> str:
         return (
-            f"{self.game} vs {self.opponent} ({self.method}): score {self.mean_score:+.3f} ± {self.ci95:.3f} "
+            f"{self.game} vs {self.opponent} ({self.method}): "
+            f"score {self.mean_score:+.3f} ± {self.ci95:.3f} "
             f"(baseline {self.baseline_score:+.3f} ± {self.baseline_ci95:.3f}; "
             f"advantage {self.advantage:+.3f} ± {self.advantage_ci95:.3f}) over {self.deals} deals"
             + (f"; {self.truncated:.0%} of the games truncated" if self.truncated else "")
@@ -69,46 +75,16 @@ class EvalResult:
 
 
 def score_env_kwargs(game: str, train_kwargs: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The env arguments evaluation plays with: one unscaled deal/round (the player count kept)."""
+    """The env arguments evaluation plays with: one unscaled deal/round (the table size and
+    turn limit of the training env kept)."""
+    spec = game_spec(game)
     train_kwargs = train_kwargs or {}
-    if game == "paston":
-        return {"episode": "deal"}
-    kwargs: dict[str, Any] = {"episode": "round", "reward": "sticks"}
-    for key in ("num_players", "max_turns"):
-        if key in train_kwargs:
-            kwargs[key] = train_kwargs[key]
-    return kwargs
+    kept = {k: train_kwargs[k] for k in KEPT_ARGUMENTS if k in train_kwargs and k != "num_players"}
+    return spec.env_kwargs(train_kwargs.get("num_players"), episode=spec.modes[0].name, **kept)
 
 
-def play_scores(
-    env: Any, agents: dict[str, Any], seed: int, flags: dict[str, Any] | None = None
-) -> dict[str, float]:
-    """Play one episode of a raw AEC env; each seat's total reward (everything ``last()`` pays).
-
-    ``flags["truncated"]`` is set to whether the env truncated the episode.
-    """
-    env.reset(seed=seed)
-    for agent in agents.values():
-        agent.reset()
-    totals = dict.fromkeys(env.possible_agents, 0.0)
-    for _ in range(MAX_ACTIONS):
-        if not env.agents:
-            return totals
-        name = env.agent_selection
-        totals[name] += float(env._cumulative_rewards[name])
-        if env.terminations[name] or env.truncations[name]:
-            if flags is not None and env.truncations[name]:
-                flags["truncated"] = True
-            env.step(None)
-        else:
-            env.step(agents[name].act(env.observe(name)))
-    raise RuntimeError(f"an episode with seed {seed} did not end after {MAX_ACTIONS} actions")
-
-
-def _ci(values: np.ndarray) -> float:
-    if len(values) < 2:
-        return math.nan
-    return float(1.96 * values.std(ddof=1) / math.sqrt(len(values)))
+def _half_width(values: np.ndarray) -> float:
+    return mean_ci(values.tolist()).half_width
 
 
 def evaluate_duplicate(
@@ -121,19 +97,16 @@ def evaluate_duplicate(
 ) -> EvalResult:
     """Duplicate evaluation; ``learner(seat, seed)`` builds the learner's agent for a seat.
 
-    ``env_kwargs`` are the training env's arguments (only the player count is kept).
+    ``env_kwargs`` are the training env's arguments (see :func:`score_env_kwargs`).
     """
-    from folkcards.agents import make_agent
-
     if deals < 1:
-        raise ValueError("deals must be >= 1")
+        raise ValueError(f"deals must be >= 1, got {deals}")
     started = time.perf_counter()
-    spec = opponent
-    env = make_aec_env(game, **score_env_kwargs(game, env_kwargs))
+    env = game_spec(game).raw_env(**score_env_kwargs(game, env_kwargs))
     seats = list(env.possible_agents)
     rng = np.random.default_rng(seed)
     learners = {s: learner(s, 0) for s in seats}
-    opponents = {s: make_agent(spec, game, s) for s in seats}
+    opponents = {s: make_agent(opponent, game, s) for s in seats}
     scores = np.zeros(deals)
     baselines = np.zeros(deals)
     truncated = 0
@@ -142,32 +115,32 @@ def evaluate_duplicate(
         agent_seeds = {s: int(rng.integers(2**63)) for s in seats}
         for s in seats:
             opponents[s].rng = np.random.default_rng(agent_seeds[s])
-        flags: dict[str, Any] = {}
-        base = play_scores(env, opponents, deal_seed, flags)
-        truncated += flags.pop("truncated", False)
-        baselines[deal] = np.mean(list(base.values()))
+        base = play_episode(env, opponents, seed=deal_seed)
+        truncated += base.truncated
+        baselines[deal] = np.mean([base.returns[s] for s in seats])
         mine = []
         for s in seats:
             for other in seats:
                 opponents[other].rng = np.random.default_rng(agent_seeds[other])
             learners[s].rng = np.random.default_rng(agent_seeds[s])
             table = {o: (learners[s] if o == s else opponents[o]) for o in seats}
-            mine.append(play_scores(env, table, deal_seed, flags)[s])
-            truncated += flags.pop("truncated", False)
+            run = play_episode(env, table, seed=deal_seed)
+            truncated += run.truncated
+            mine.append(run.returns[s])
         scores[deal] = np.mean(mine)
     advantage = scores - baselines
     return EvalResult(
         game=game,
         method="duplicate",
-        opponent=spec,
+        opponent=opponent,
         deals=deals,
         games=deals * (len(seats) + 1),
         mean_score=float(scores.mean()),
-        ci95=_ci(scores),
+        ci95=_half_width(scores),
         baseline_score=float(baselines.mean()),
-        baseline_ci95=_ci(baselines),
+        baseline_ci95=_half_width(baselines),
         advantage=float(advantage.mean()),
-        advantage_ci95=_ci(advantage),
+        advantage_ci95=_half_width(advantage),
         seconds=time.perf_counter() - started,
         truncated=truncated / (deals * (len(seats) + 1)),
     )
@@ -186,17 +159,17 @@ def evaluate_tournament(
     from folkcards.evaluate.tournament import run
 
     if deals < 1:
-        raise ValueError("deals must be >= 1")
+        raise ValueError(f"deals must be >= 1, got {deals}")
     started = time.perf_counter()
-    spec = opponent
+    spec = game_spec(game)
     kwargs = score_env_kwargs(game, env_kwargs)
-    num_players = 3 if game == "paston" else int(kwargs.get("num_players", 4))
+    num_players = int(kwargs.get("num_players", spec.default_players))
     entrants = [Entrant("learner", f"ppo:{Path(model_path).resolve()}")]
-    entrants += [Entrant(f"{spec}_{i}", spec) for i in range(1, num_players)]
+    entrants += [Entrant(f"{opponent}_{i}", opponent) for i in range(1, num_players)]
     with tempfile.TemporaryDirectory(prefix="folkcards-eval-") as tmp:
         config = TournamentConfig(
-            game=game,
-            mode="deal" if game == "paston" else "round",
+            game=spec.name,
+            mode=spec.modes[0].name,
             count=deals,
             seed=seed,
             agents=entrants,
@@ -205,11 +178,16 @@ def evaluate_tournament(
             out=Path(tmp),
         )
         stats = run(config, progress=False, log=lambda _text: None)
+    return _from_tournament(stats, game, opponent, entrants, time.perf_counter() - started)
+
+
+def _from_tournament(
+    stats: dict[str, Any], game: str, opponent: str, entrants: list[Any], seconds: float
+) -> EvalResult:
     sign = 1.0 if stats["higher_is_better"] else -1.0
     rows = {row["name"]: row for row in stats["agents"]}
-    learner = rows["learner"]
     others = [rows[e.name] for e in entrants[1:]]
-    h2h = [h for h in stats["head_to_head"] if h["a"] == "learner" or h["b"] == "learner"]
+    h2h = [h for h in stats["head_to_head"] if "learner" in (h["a"], h["b"])]
 
     def half(row: dict[str, Any]) -> float:
         return math.nan if row.get("half_width") is None else float(row["half_width"])
@@ -227,26 +205,18 @@ def evaluate_tournament(
     return EvalResult(
         game=game,
         method="tournament",
-        opponent=spec,
+        opponent=opponent,
         deals=int(stats["deals_complete"]),
         games=int(stats["units_stored"]),
-        mean_score=sign * float(learner["mean"]),
-        ci95=half(learner),
+        mean_score=sign * float(rows["learner"]["mean"]),
+        ci95=half(rows["learner"]),
         baseline_score=sign * float(np.mean([r["mean"] for r in others])),
         baseline_ci95=float(np.mean([half(r) for r in others])),
         advantage=sign * float(np.mean(diffs)) if diffs else math.nan,
         advantage_ci95=float(np.mean(widths)) if widths else math.nan,
-        seconds=time.perf_counter() - started,
+        seconds=seconds,
         truncated=float(stats.get("truncated_units", 0)) / max(1, int(stats["units_stored"])),
     )
-
-
-def tournament_available() -> bool:
-    try:
-        from folkcards.evaluate.tournament import run  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
 
 def evaluate_model(
@@ -257,21 +227,18 @@ def evaluate_model(
     seed: int = 0,
     env_kwargs: dict[str, Any] | None = None,
     method: str = "tournament",
-    model_path: str | os.PathLike[str] | None = None,
     features: str | None = None,
 ) -> EvalResult:
     """Evaluate a MaskablePPO model (deterministic masked predictions) by ``method``.
 
     ``features``: the :mod:`folkcards.agents.features` set the model was trained with.
-
-    ``tournament`` needs the model on disk: ``model_path`` (a ``.zip`` with its sidecar), else
-    the model is saved to a temporary file. Without the tournament module, ``duplicate`` is used.
+    ``tournament`` saves the model to a temporary ``.zip`` (with its sidecar) for ``ppo:PATH``.
     """
-    if method == "tournament" and tournament_available():
-        if model_path is not None:
-            return evaluate_tournament(model_path, game, opponent, deals, seed, env_kwargs)
-        from folkcards.agents.ppo_agent import write_sidecar
+    from folkcards.agents.ppo_agent import PolicyAgent, policy_from_model, write_sidecar
 
+    if method not in METHODS:
+        raise ValueError(f"unknown evaluation method {method!r}: tournament or duplicate")
+    if method == "tournament":
         with tempfile.TemporaryDirectory(prefix="folkcards-model-") as tmp:
             path = Path(tmp) / "learner.zip"
             model.save(str(path))
@@ -285,10 +252,6 @@ def evaluate_model(
                 },
             )
             return evaluate_tournament(path, game, opponent, deals, seed, env_kwargs)
-    if method not in ("tournament", "duplicate"):
-        raise ValueError(f"unknown evaluation method {method!r}: tournament or duplicate")
-    from folkcards.agents.ppo_agent import PolicyAgent, policy_from_model
-
     policy = policy_from_model(model, {"game": game, "features": features})
 
     def learner(seat: str, agent_seed: int) -> PolicyAgent:
@@ -302,7 +265,5 @@ __all__ = [
     "evaluate_duplicate",
     "evaluate_model",
     "evaluate_tournament",
-    "play_scores",
     "score_env_kwargs",
-    "tournament_available",
 ]

@@ -64,8 +64,8 @@ def test_behaviour_cloning_learns_the_experts_choices() -> None:
 
 
 def test_a_run_with_features_and_pretraining_plays_as_a_ppo_agent(tmp_path: Path) -> None:
+    from folkcards.agents.episode import play_episode
     from folkcards.envs import tri_palki_v0
-    from folkcards.train.evaluation import play_scores
     from folkcards.train.ppo import train
 
     config = load_config(CONFIGS / "tri_palki" / "ppo_quick.yaml")
@@ -90,7 +90,7 @@ def test_a_run_with_features_and_pretraining_plays_as_a_ppo_agent(tmp_path: Path
     agent = make_agent(f"ppo:{run_dir / 'model.zip'}", "tri_palki", "player_0", 0)
     env = tri_palki_v0.raw_env()
     others = {f"player_{i}": make_agent("heuristic", "tri_palki", f"player_{i}") for i in (1, 2, 3)}
-    play_scores(env, {"player_0": agent, **others}, 0)  # the raw observation goes in
+    play_episode(env, {"player_0": agent, **others}, 0)  # the raw observation goes in
 
 
 @pytest.mark.parametrize(

@@ -91,8 +91,8 @@ def test_cli_run_writes_everything_and_the_model_plays(tmp_path: Path) -> None:
     assert exc.value.code == 2
 
     # the saved model as an agent, in a small game against the heuristic: legal actions only
+    from folkcards.agents.episode import play_episode
     from folkcards.envs import paston_v0
-    from folkcards.train.evaluation import play_scores
 
     env = paston_v0.raw_env()  # raises ValueError on an illegal action
     for seed in range(5):
@@ -101,7 +101,7 @@ def test_cli_run_writes_everything_and_the_model_plays(tmp_path: Path) -> None:
             "player_1": make_agent("heuristic", "paston", "player_1", seed),
             "player_2": make_agent("random", "paston", "player_2", seed),
         }
-        scores = play_scores(env, agents, seed)
+        scores = play_episode(env, agents, seed).returns
         assert scores["player_0"] == env.record()["deals"][-1]["result"]["player_0"]["deal_score"]
 
 
@@ -178,12 +178,12 @@ def test_tri_palki_tiny_run(tmp_path: Path) -> None:
     agent = make_agent(f"ppo:{run_dir / 'model.zip'}", "tri_palki", "player_0", 0)
     with pytest.raises(ValueError, match="trained for tri_palki"):
         make_agent(f"ppo:{run_dir / 'model.zip'}", "paston")
+    from folkcards.agents.episode import play_episode
     from folkcards.envs import tri_palki_v0
-    from folkcards.train.evaluation import play_scores
 
     env = tri_palki_v0.raw_env()
     agents = {
         f"player_{i}": make_agent("heuristic", "tri_palki", f"player_{i}", i) for i in range(1, 4)
     }
-    play_scores(env, {"player_0": agent, **agents}, 0)
+    play_episode(env, {"player_0": agent, **agents}, 0)
     assert len(_rows(run_dir / "eval.csv")) == 1

@@ -1,0 +1,57 @@
+"""Training evaluation: the duplicate method through the one episode loop, the shared t interval."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from folkcards.agents import make_agent
+from folkcards.evaluate.stats import t_quantile
+from folkcards.train.evaluation import evaluate_duplicate, score_env_kwargs
+
+
+@pytest.mark.parametrize("game", ["paston", "tri_palki"])
+def test_a_learner_that_plays_as_the_opponent_has_no_advantage(game: str) -> None:
+    """Same agent kind and the same random choices in every seat: each seat's result equals the
+    baseline's, deal by deal, so the paired advantage and its interval are exactly 0."""
+    result = evaluate_duplicate(
+        game, lambda seat, seed: make_agent("random", game, seat, seed), "random", deals=4, seed=1
+    )
+    assert result.advantage == 0.0 and result.advantage_ci95 == 0.0
+    assert result.mean_score == pytest.approx(result.baseline_score)
+    seats = 3 if game == "paston" else 4
+    assert result.games == 4 * (seats + 1)  # every seat once, and the baseline table
+
+
+def test_intervals_come_from_the_tournaments_t_interval(monkeypatch) -> None:
+    """The 95% half-widths are :func:`folkcards.evaluate.stats.mean_ci`'s (Student t: 4.30
+    standard errors for 3 deals, not 1.96) over the per-deal values."""
+    from folkcards.evaluate import stats
+    from folkcards.train import evaluation
+
+    seen: list[list[float]] = []
+
+    def spy(values, confidence=0.95):
+        seen.append(list(values))
+        return stats.mean_ci(values, confidence)
+
+    monkeypatch.setattr(evaluation, "mean_ci", spy)
+    result = evaluate_duplicate(
+        "paston", lambda seat, seed: make_agent("heuristic", "paston", seat, seed), "random", 3, 5
+    )
+    assert len(seen) == 3 and all(len(values) == 3 for values in seen)
+    scores, baselines, advantages = seen
+    assert np.mean(scores) == pytest.approx(result.mean_score)
+    assert np.mean(baselines) == pytest.approx(result.baseline_score)
+    sd = float(np.std(scores, ddof=1))
+    assert result.ci95 == pytest.approx(t_quantile(0.975, 2) * sd / math.sqrt(3))
+    assert t_quantile(0.975, 2) == pytest.approx(4.3027, abs=1e-3)
+
+
+def test_score_env_is_one_unscaled_deal_or_round_at_the_training_table() -> None:
+    assert score_env_kwargs("paston", {"shaping": True, "reward_scale": 0.05}) == {
+        "episode": "deal"
+    }
+    kwargs = score_env_kwargs("tri_palki", {"num_players": 5, "max_turns": 200, "episode": "match"})
+    assert kwargs == {"episode": "round", "num_players": 5, "max_turns": 200}
