@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..envs.tri_palki.observation import TriPalkiView
 from ..envs.tri_palki.observation import decode as decode_tri_palki
 from ..envs.tri_palki.observation import observation_size as tri_palki_observation_size
 from .tri_palki_heuristic import SWAP_ALL, TriPalkiHeuristicAgent, hand_info, suit_value
@@ -73,8 +74,18 @@ _ASSESSOR = TriPalkiHeuristicAgent()
 def tri_palki_actions(observation: np.ndarray) -> np.ndarray:
     """The ``tri_palki_actions`` feature vector (observation first); see the module docstring."""
     obs = np.asarray(observation, dtype=np.float32)
-    view = decode_tri_palki(obs)
-    n = view.num_players
+    return np.concatenate([obs, tri_palki_action_extra(decode_tri_palki(obs))])
+
+
+def tri_palki_action_extra(view: TriPalkiView, seats: TriPalkiView | None = None) -> np.ndarray:
+    """The extra ``tri_palki_actions`` elements of ``view``.
+
+    The global and per-move features come from ``view``; the per-seat block from ``seats``
+    (default ``view``), which may be the same table adapted to another size
+    (:mod:`~folkcards.agents.size_adapter`) and sets the block's length.
+    """
+    seats = view if seats is None else seats
+    n = seats.num_players
     extra = np.zeros(_tri_palki_extra_for(n), dtype=np.float32)
     if len(view.hand) == 3 and len(view.centre) == 3:
         value, _, kind = hand_info(tuple(sorted(view.hand)))
@@ -86,7 +97,7 @@ def tri_palki_actions(observation: np.ndarray) -> np.ndarray:
         extra[4] = view.announced
         for r in range(1, n):
             base = _GLOBAL_FEATURES + _SEAT_FEATURES * (r - 1)
-            known = view.known[r]
+            known = seats.known[r]
             extra[base] = suit_value(known) / 31.0
             extra[base + 1] = len(known) / 3.0
         moves = _GLOBAL_FEATURES + _SEAT_FEATURES * (n - 1)
@@ -105,7 +116,7 @@ def tri_palki_actions(observation: np.ndarray) -> np.ndarray:
                 option.ends_round,
                 option.feed / 10.0,
             )
-    return np.concatenate([obs, extra])
+    return extra
 
 
 FEATURE_SETS: dict[str, FeatureSet] = {
@@ -125,4 +136,10 @@ def get_feature_set(name: str, game: str | None = None) -> FeatureSet:
     return features
 
 
-__all__ = ["FEATURE_SETS", "FeatureSet", "get_feature_set", "tri_palki_actions"]
+__all__ = [
+    "FEATURE_SETS",
+    "FeatureSet",
+    "get_feature_set",
+    "tri_palki_action_extra",
+    "tri_palki_actions",
+]

@@ -26,6 +26,7 @@ plain observation. Torch and stable-baselines3 are imported only when a ``.zip``
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Callable
@@ -34,7 +35,17 @@ from typing import Any
 
 import numpy as np
 
+from ..envs.registry import game_spec
+from ..envs.tri_palki.observation import decode as decode_tri_palki
+from ..envs.tri_palki.observation import encode_view
+from ..envs.tri_palki.observation import observation_size as tri_palki_observation_size
 from .base import GAMES, Agent
+from .features import FeatureSet, get_feature_set, tri_palki_action_extra
+from .size_adapter import adapt_view
+from .table_sizes import sizes_text
+
+# Feature sets whose per-seat part the size adapter can translate.
+ADAPTABLE_FEATURES = ("tri_palki_actions",)
 
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 NUM_ACTIONS = {"paston": 45, "tri_palki": 13}
@@ -300,8 +311,43 @@ def load_policy(
 # --- the agents --------------------------------------------------------------------------------
 
 
+def model_table_size(policy: NumpyPolicy | _TorchPolicy, game: str) -> int | None:
+    """The table size whose observations (with the model's feature set) the policy reads, or
+    ``None`` if its input size matches none of ``game``'s table sizes."""
+    spec = game_spec(game)
+    features = policy.meta.get("features")
+    feature_set = get_feature_set(str(features), game) if features else None
+    sizes = [
+        n
+        for n in range(spec.min_players, spec.max_players + 1)
+        if _input_size(game, n, feature_set) == policy.obs_size
+    ]
+    trained = (policy.meta.get("env_kwargs") or {}).get("num_players")
+    if trained in sizes:
+        return int(trained)
+    return sizes[0] if len(sizes) == 1 else None
+
+
+def _input_size(game: str, num_players: int, feature_set: FeatureSet | None) -> int:
+    size = _observation_size(game, num_players)
+    return size if feature_set is None else feature_set.size(size)
+
+
+@functools.cache
+def _observation_size(game: str, num_players: int) -> int:
+    if game == "tri_palki":
+        return tri_palki_observation_size(num_players)
+    env = game_spec(game).raw_env(num_players)
+    return int(env.observation_space(env.possible_agents[0])["observation"].shape[0])
+
+
 class PolicyAgent(Agent):
-    """An agent acting with a policy object (``act(obs, mask, rng, deterministic)``)."""
+    """An agent acting with a policy object (``act(obs, mask, rng, deterministic)``).
+
+    A Tri Palki model plays every table size: observations of another size go through the
+    :mod:`~folkcards.agents.size_adapter` (its feature set's per-move features are computed from
+    the real table). :meth:`table_sizes` says which sizes an agent plays.
+    """
 
     name = "policy"
 
@@ -313,6 +359,7 @@ class PolicyAgent(Agent):
         policy: NumpyPolicy | _TorchPolicy | None = None,
         deterministic: bool = True,
         label: str | None = None,
+        num_players: int | None = None,
     ):
         super().__init__(game, seat, seed)
         if policy is None:
@@ -322,30 +369,89 @@ class PolicyAgent(Agent):
         self.label = label or self.name
         self._checked = False
         features = policy.meta.get("features")
-        self._features = None
-        if features:
-            from .features import get_feature_set
+        self._features = get_feature_set(str(features), game) if features else None
+        self.model_players = model_table_size(policy, game)
+        self._obs_players: dict[int, int] = {}
+        if num_players is not None:
+            check_table_size(self, num_players)
 
-            self._features = get_feature_set(str(features), game)
+    def table_sizes(self) -> tuple[int, ...]:
+        """The table sizes this agent plays (empty if its model fits none of the game's)."""
+        if self.model_players is None:
+            return ()
+        spec = game_spec(self.game)
+        adaptable = self.game == "tri_palki" and (
+            self._features is None or self._features.name in ADAPTABLE_FEATURES
+        )
+        if adaptable:
+            return tuple(range(spec.min_players, spec.max_players + 1))
+        return (self.model_players,)
+
+    def plays_text(self) -> str:
+        """``"plays tri_palki at 2-11 players"``: for messages."""
+        return f"plays {self.game} at {sizes_text(self.table_sizes())}"
+
+    def supports(self, num_players: int) -> bool:
+        """Whether this agent plays a table of ``num_players``."""
+        return num_players in self.table_sizes()
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
-        vector = observation["observation"]
-        if self._features is not None:
+        vector = np.asarray(observation["observation"])
+        players = self._players_of(vector)
+        if players is not None and players != self.model_players:
+            if not self.supports(players):
+                raise PPOModelError(self._size_message(np.shape(vector), players))
+            vector = self._adapt(vector, players)
+        elif self._features is not None:
             vector = self._features(vector)
         if not self._checked:
             if np.shape(vector) != (self.policy.obs_size,):
-                meta = self.policy.meta
-                extra = (
-                    f" (trained with env arguments {meta['env_kwargs']})"
-                    if meta.get("env_kwargs")
-                    else ""
-                )
-                raise PPOModelError(
-                    f"{self.label}: the model expects observations of size {self.policy.obs_size}{extra}, "
-                    f"but {self.game} gives {np.shape(vector)}"
-                )
+                raise PPOModelError(self._size_message(np.shape(vector), players))
             self._checked = True
         return self.policy.act(vector, observation["action_mask"], self.rng, self.deterministic)
+
+    def _players_of(self, vector: np.ndarray) -> int | None:
+        """The table size of a Tri Palki observation (``None`` for other games or sizes)."""
+        if self.game != "tri_palki" or self.model_players is None:
+            return None
+        size = vector.shape[0]
+        if size not in self._obs_players:
+            spec = game_spec(self.game)
+            sizes = range(spec.min_players, spec.max_players + 1)
+            self._obs_players[size] = next(
+                (n for n in sizes if tri_palki_observation_size(n) == size), -1
+            )
+        players = self._obs_players[size]
+        return None if players < 0 else players
+
+    def _adapt(self, vector: np.ndarray, players: int) -> np.ndarray:
+        """The model input for an observation of a ``players``-player table."""
+        assert self.model_players is not None
+        view = decode_tri_palki(vector, players)
+        adapted = adapt_view(view, self.model_players)
+        obs = encode_view(adapted)
+        if self._features is None:
+            return obs
+        return np.concatenate([obs, tri_palki_action_extra(view, adapted)])
+
+    def _size_message(self, shape: tuple[int, ...], players: int | None) -> str:
+        sizes = self.table_sizes()
+        if players is not None and sizes:
+            return f"agent {self.label!r} {self.plays_text()}, not at {players}"
+        meta = self.policy.meta
+        extra = (
+            f" (trained with env arguments {meta['env_kwargs']})" if meta.get("env_kwargs") else ""
+        )
+        return (
+            f"{self.label}: the model expects observations of size {self.policy.obs_size}{extra}, "
+            f"but {self.game} gives {shape}"
+        )
+
+
+def check_table_size(agent: PolicyAgent, num_players: int) -> None:
+    """``PPOModelError`` (one line naming the sizes it plays) unless ``agent`` plays the table."""
+    if not agent.supports(num_players):
+        raise PPOModelError(f"agent {agent.label!r} {agent.plays_text()}, not at {num_players}")
 
 
 class PPOAgent(PolicyAgent):
@@ -361,6 +467,7 @@ class PPOAgent(PolicyAgent):
         path: str | os.PathLike[str] | None = None,
         model: Any = None,
         deterministic: bool = True,
+        num_players: int | None = None,
     ):
         if game not in GAMES:
             raise ValueError(f"unknown game {game!r}; choose from {', '.join(GAMES)}")
@@ -372,7 +479,15 @@ class PPOAgent(PolicyAgent):
             label = f"ppo:{path if path is not None else game}"
             policy = load_policy(resolved, game, label)
             self.path = resolved
-        super().__init__(game, seat, seed, policy=policy, deterministic=deterministic, label=label)
+        super().__init__(
+            game,
+            seat,
+            seed,
+            policy=policy,
+            deterministic=deterministic,
+            label=label,
+            num_players=num_players,
+        )
 
 
 def make_ppo_agent(
@@ -383,13 +498,16 @@ def make_ppo_agent(
 
 
 __all__ = [
+    "ADAPTABLE_FEATURES",
     "MODELS_DIR",
     "NumpyPolicy",
     "PPOAgent",
     "PPOModelError",
     "PolicyAgent",
+    "check_table_size",
     "load_policy",
     "make_ppo_agent",
+    "model_table_size",
     "policy_from_model",
     "read_sidecar",
     "resolve_model_path",
