@@ -86,3 +86,31 @@ class SeatView:
 
     def summary(self, result: dict[str, dict[str, Any]]) -> list[str]:
         raise NotImplementedError
+
+    # what each game's view provides to the session
+    def show(self, obs: dict[str, np.ndarray]) -> str:
+        raise NotImplementedError
+
+    def help_lines(self, obs: dict[str, np.ndarray]) -> list[str]:
+        raise NotImplementedError
+
+    def rules_text(self, obs: dict[str, np.ndarray]) -> str:
+        raise NotImplementedError
+
+    def parse(self, text: str, obs: dict[str, np.ndarray]) -> int:
+        raise NotImplementedError
+
+    def before_step(self, seat: int) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def describe(self, seat: int, action: int, before: dict[str, Any]) -> str | None:
+        raise NotImplementedError
+
+    def events(self, before: dict[str, Any], seat: int, action: int) -> list[str]:
+        raise NotImplementedError
+
+    def start(self) -> list[str]:
+        raise NotImplementedError
+
+    def finish(self) -> list[str]:
+        raise NotImplementedError

@@ -10,7 +10,7 @@ so tests (and other front ends) can script a whole session: see :func:`run_sessi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -32,7 +32,10 @@ from .base import (
 from .paston_view import PastonTable
 from .tri_palki_view import TriPalkiTable
 
-VIEWS: dict[str, type[SeatView]] = {"paston": PastonTable, "tri_palki": TriPalkiTable}
+VIEWS: dict[str, Callable[[Any, int, list[str]], SeatView]] = {
+    "paston": PastonTable,
+    "tri_palki": TriPalkiTable,
+}
 MODE_WORDS = {"deal": "single deals", "game": "a game to 121", "round": "single rounds",
               "match": "a match"}  # fmt: skip
 
@@ -91,7 +94,7 @@ class Session:
         self.spec = game_spec(game)
         self.game = self.spec.name
         view_class = VIEWS[self.game]
-        self.mode = mode or view_class.default_mode
+        self.mode = mode or getattr(view_class, "default_mode", self.spec.modes[0].name)
         self.spec.mode(self.mode)  # ValueError naming the game's modes
         self.num_players, opponents = self._table(list(opponents), num_players)
         if not 0 <= seat < self.num_players:
@@ -187,7 +190,7 @@ class Session:
                 self.write(reply)
                 continue
             try:
-                action = self.table.parse(line, obs)  # type: ignore[attr-defined]
+                action = self.table.parse(line, obs)
             except MoveError as exc:
                 self.write(f"Not possible: {exc}")
                 continue

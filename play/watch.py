@@ -323,8 +323,8 @@ def _watch(
         write(f"Stopped: {stop}.")
         return 0
     if len(seeds) > 1:
-        shown = ", ".join(f"{n} {signed(round(t))}" for n, t in totals.items())
-        write(f"totals: {shown}" + ("" if spec.higher_is_better else " (−1 a stick)"))
+        summed = ", ".join(f"{n} {signed(round(t))}" for n, t in totals.items())
+        write(f"totals: {summed}" + ("" if spec.higher_is_better else " (−1 a stick)"))
     return 0
 
 
