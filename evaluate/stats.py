@@ -1,8 +1,7 @@
-"""Small, dependency-free statistics for tournaments: t intervals paired by deal, Wilson intervals.
+"""Tournament statistics: t intervals paired by deal, head to head, Wilson intervals.
 
-scipy is not a dependency, so the Student t quantile is computed here exactly (to ~1e-10): the
-t distribution function through the regularized incomplete beta function (Lentz's continued
-fraction), inverted by bisection. The normal quantile comes from :class:`statistics.NormalDist`.
+The Student t and normal quantiles come from :mod:`scipy.stats` (``t.ppf``, ``t.cdf`` through
+the regularized incomplete beta function, ``norm.ppf``); everything else is the plain formulas.
 
 The method (documented in the tournament report as well):
 
@@ -24,7 +23,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from statistics import NormalDist
+
+from scipy import stats as scipy_stats
 
 __all__ = [
     "Interval",
@@ -44,90 +44,27 @@ __all__ = [
 # --- distributions ---------------------------------------------------------------------------
 
 
-def _betacf(a: float, b: float, x: float) -> float:
-    """Continued fraction of the incomplete beta function (modified Lentz)."""
-    tiny = 1e-300
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c = 1.0
-    d = 1.0 - qab * x / qap
-    d = tiny if abs(d) < tiny else d
-    d = 1.0 / d
-    h = d
-    for m in range(1, 10_000):
-        m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        d = tiny if abs(d) < tiny else d
-        c = 1.0 + aa / c
-        c = tiny if abs(c) < tiny else c
-        d = 1.0 / d
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        d = tiny if abs(d) < tiny else d
-        c = 1.0 + aa / c
-        c = tiny if abs(c) < tiny else c
-        d = 1.0 / d
-        delta = d * c
-        h *= delta
-        if abs(delta - 1.0) < 1e-15:
-            break
-    return h
-
-
-def _betainc(a: float, b: float, x: float) -> float:
-    """The regularized incomplete beta function I_x(a, b)."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    log_front = (
-        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
-    )
-    front = math.exp(log_front)
-    if x < (a + 1.0) / (a + b + 2.0):
-        return front * _betacf(a, b, x) / a
-    return 1.0 - front * _betacf(b, a, 1.0 - x) / b
-
-
 def t_cdf(t: float, df: float) -> float:
     """P(T <= t) for Student's t with ``df`` degrees of freedom."""
     if df <= 0:
         raise ValueError(f"degrees of freedom must be positive, got {df}")
-    x = df / (df + t * t)
-    tail = 0.5 * _betainc(df / 2.0, 0.5, x)
-    return 1.0 - tail if t > 0 else tail
+    return float(scipy_stats.t.cdf(t, df))
 
 
 def t_quantile(p: float, df: float) -> float:
-    """The ``p`` quantile of Student's t with ``df`` degrees of freedom (bisection on :func:`t_cdf`)."""
+    """The ``p`` quantile of Student's t with ``df`` degrees of freedom."""
     if not 0.0 < p < 1.0:
         raise ValueError(f"p must be in (0, 1), got {p}")
     if df <= 0:
         raise ValueError(f"degrees of freedom must be positive, got {df}")
-    if p == 0.5:
-        return 0.0
-    if p < 0.5:
-        return -t_quantile(1.0 - p, df)
-    low, high = 0.0, 1.0
-    while t_cdf(high, df) < p:
-        high *= 2.0
-        if high > 1e12:
-            return math.inf
-    for _ in range(200):
-        mid = 0.5 * (low + high)
-        if t_cdf(mid, df) < p:
-            low = mid
-        else:
-            high = mid
-        if high - low < 1e-12 * max(1.0, high):
-            break
-    return 0.5 * (low + high)
+    return float(scipy_stats.t.ppf(p, df))
 
 
 def normal_quantile(p: float) -> float:
     """The ``p`` quantile of the standard normal distribution."""
-    return NormalDist().inv_cdf(p)
+    if not 0.0 < p < 1.0:
+        raise ValueError(f"p must be in (0, 1), got {p}")
+    return float(scipy_stats.norm.ppf(p))
 
 
 # --- intervals ---------------------------------------------------------------------------------

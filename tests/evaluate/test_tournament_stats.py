@@ -143,3 +143,94 @@ def test_win_rate_counts_one_trial_per_seed() -> None:
     assert rates["A"].rate == pytest.approx(0.75)
     assert rates["A"] == st.wilson(1.5, 2)
     assert rates["B"].rate == pytest.approx(0.25)
+
+
+# --- scipy against independent values (issue 15: same method, same numbers) ----------------------
+
+
+@pytest.mark.parametrize("p", [0.6, 0.9, 0.95, 0.975, 0.995, 0.9995])
+def test_t_quantile_closed_forms(p: float) -> None:
+    # df = 1 is the Cauchy distribution: tan(pi (p - 1/2)); df = 2: (2p - 1) / sqrt(2p(1 - p)).
+    assert st.t_quantile(p, 1) == pytest.approx(math.tan(math.pi * (p - 0.5)), rel=1e-12)
+    assert st.t_quantile(p, 2) == pytest.approx((2 * p - 1) / math.sqrt(2 * p * (1 - p)), rel=1e-12)
+    # df = 4: with a = 4p(1 - p), q = sqrt(4 cos(arccos(sqrt a) / 3) / sqrt a - 4).
+    a = 4 * p * (1 - p)
+    q4 = math.sqrt(4 * math.cos(math.acos(math.sqrt(a)) / 3) / math.sqrt(a) - 4)
+    assert st.t_quantile(p, 4) == pytest.approx(q4, rel=1e-12)
+
+
+@pytest.mark.parametrize("t", [-3.0, -0.3, 0.0, 0.7, 1.5, 4.0])
+def test_t_cdf_closed_forms(t: float) -> None:
+    assert st.t_cdf(t, 1) == pytest.approx(0.5 + math.atan(t) / math.pi, rel=1e-12)
+    assert st.t_cdf(t, 2) == pytest.approx(0.5 + t / (2 * math.sqrt(2 + t * t)), rel=1e-12)
+
+
+# Printed t tables (10 significant digits) for degrees of freedom without a closed form.
+T_TABLE = {
+    (0.975, 7): 2.364624252,
+    (0.975, 14): 2.144786688,
+    (0.9, 3): 1.637744354,
+    (0.995, 60): 2.660283029,
+}
+
+# What the hand-written implementation (incomplete beta by Lentz's continued fraction, bisection
+# to 1e-12) returned before scipy replaced it.
+OLD_T_QUANTILE = {
+    (0.975, 7): 2.3646242515924314,
+    (0.975, 39): 2.022690920036439,
+    (0.975, 14): 2.1447866879179855,
+    (0.9, 3): 1.6377443536962346,
+    (0.995, 60): 2.660283028854792,
+    (0.6, 25): 0.2560596848275054,
+    (0.975, 1000): 1.9623390808255863,
+}
+OLD_T_CDF = {
+    (1.5, 7): 0.911350756505015,
+    (-0.3, 3): 0.3918816460199595,
+    (2.0, 39): 0.9737504923280726,
+    (4.0, 12): 0.9991191518778025,
+}
+OLD_WILSON = {
+    (8, 10): (0.49016247153664183, 0.9433178485456247),
+    (1.5, 2): (0.19786745576231113, 0.9733226579910154),
+    (0, 7): (0.0, 0.3543304350666873),
+    (37.25, 90): (0.31770036447280364, 0.5171274377077193),
+}
+
+
+@pytest.mark.parametrize("key", sorted(T_TABLE))
+def test_t_quantile_matches_printed_tables(key: tuple[float, int]) -> None:
+    assert st.t_quantile(*key) == pytest.approx(T_TABLE[key], abs=1e-9)
+
+
+@pytest.mark.parametrize("key", sorted(OLD_T_QUANTILE))
+def test_t_quantile_matches_the_old_implementation(key: tuple[float, int]) -> None:
+    assert st.t_quantile(*key) == pytest.approx(OLD_T_QUANTILE[key], rel=1e-11)
+
+
+@pytest.mark.parametrize("key", sorted(OLD_T_CDF))
+def test_t_cdf_matches_the_old_implementation(key: tuple[float, int]) -> None:
+    assert st.t_cdf(*key) == pytest.approx(OLD_T_CDF[key], rel=1e-12)
+
+
+@pytest.mark.parametrize("key", sorted(OLD_WILSON))
+def test_wilson_matches_the_old_implementation_and_the_formula(key: tuple[float, int]) -> None:
+    successes, n = key
+    w = st.wilson(successes, n)
+    assert (w.low, w.high) == pytest.approx(OLD_WILSON[key], rel=1e-12, abs=1e-15)
+    z = 1.959963984540054  # the 0.975 normal quantile
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    assert w.low == pytest.approx(max(0.0, centre - half), rel=1e-12, abs=1e-15)
+    assert w.high == pytest.approx(min(1.0, centre + half), rel=1e-12)
+
+
+def test_mean_ci_uses_the_exact_t_quantile() -> None:
+    values = [3.0, -1.0, 4.0, 1.0, 5.0, -9.0, 2.0, 6.0]  # n = 8, df = 7
+    mean = sum(values) / 8
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / 7)
+    ci = st.mean_ci(values)
+    half = OLD_T_QUANTILE[(0.975, 7)] * sd / math.sqrt(8)
+    assert (ci.low, ci.high) == pytest.approx((mean - half, mean + half), rel=1e-12)
