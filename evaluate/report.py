@@ -22,39 +22,32 @@ def _fmt_plain(x: float | None, digits: int = 2) -> str:
     return "—" if x is None else f"{round(x, digits) + 0.0:.{digits}f}"
 
 
-def tables(results: dict[str, Any]) -> list[Any]:
-    """The report as rich renderables (agents table, head-to-head table, method notes)."""
+def _agents_table(results: dict[str, Any]) -> Any:
     from rich import box
     from rich.markup import escape
     from rich.table import Table
-    from rich.text import Text
 
     cfg = results["config"]
     unit, units = results["unit"], results["unit_plural"]
     match_mode = any("win_rate" in a for a in results["agents"])
     digits = 2 if results["higher_is_better"] else 3
+    seatings = results["units_stored"] // max(1, results["deals_complete"])
     title = (
-        f"{cfg['game']} — {results['deals_complete']} {units} x {results['units_stored'] // max(1, results['deals_complete'])} "
+        f"{cfg['game']} — {results['deals_complete']} {units} x {seatings} "
         f"seatings, seed {cfg['seed']}: mean {results['metric']} "
         f"({'higher' if results['higher_is_better'] else 'lower'} is better), 95% CI paired by {unit}"
     )
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
-    # the spec column only when a name does not already say it (random, random#2, ...)
     fmt = _fmt if results["higher_is_better"] else _fmt_plain  # sticks are never negative
+    # the spec column only when a name does not already say it (random, random#2, ...)
     show_spec = any(a["name"].split("#")[0] != a["spec"] for a in results["agents"])
-    table.add_column("#", justify="right")
-    table.add_column("agent", no_wrap=True)
-    if show_spec:
-        table.add_column("spec", no_wrap=True)
-    table.add_column(units, justify="right", no_wrap=True)
-    table.add_column("mean", justify="right", no_wrap=True)
-    table.add_column("95% CI", justify="right", no_wrap=True)
+    columns = ["#", "agent"] + (["spec"] if show_spec else []) + [units, "mean", "95% CI"]
     if match_mode:
-        table.add_column("wins", justify="right", no_wrap=True)
-        table.add_column("win rate", justify="right", no_wrap=True)
-        table.add_column("Wilson 95%", justify="right", no_wrap=True)
-    table.add_column("openskill μ ± σ", justify="right", no_wrap=True)
-    table.add_column("ordinal", justify="right", no_wrap=True)
+        columns += ["wins", "win rate", "Wilson 95%"]
+    columns += ["openskill μ ± σ", "ordinal"]
+    for column in columns:
+        left = column in ("agent", "spec")
+        table.add_column(column, justify="left" if left else "right", no_wrap=column != "#")
     for a in results["agents"]:
         row = [str(a["rank"]), escape(a["name"])] + ([escape(a["spec"])] if show_spec else [])
         row += [
@@ -70,7 +63,27 @@ def tables(results: dict[str, Any]) -> list[Any]:
             ]
         row += [f"{a['mu']:.2f} ± {a['sigma']:.2f}", f"{a['ordinal']:.2f}"]
         table.add_row(*row)
+    return table
 
+
+def _verdict(pair: dict[str, Any], higher_is_better: bool) -> str:
+    """Which of A and B the interval of A − B favours, if any."""
+    low, high = pair["ci_low"], pair["ci_high"]
+    if low is None or high is None:
+        return ""
+    a_better = (low > 0) if higher_is_better else (high < 0)
+    b_better = (high < 0) if higher_is_better else (low > 0)
+    if a_better:
+        return f"{pair['a']} better"
+    return f"{pair['b']} better" if b_better else "no clear difference"
+
+
+def _head_to_head_table(results: dict[str, Any]) -> Any:
+    from rich import box
+    from rich.markup import escape
+    from rich.table import Table
+
+    digits = 2 if results["higher_is_better"] else 3
     h2h = Table(
         title=f"head to head: mean paired difference A − B of {results['metric']} at shared tables",
         title_justify="left",
@@ -78,40 +91,34 @@ def tables(results: dict[str, Any]) -> list[Any]:
     )
     h2h.add_column("A", no_wrap=True)
     h2h.add_column("B", no_wrap=True)
-    h2h.add_column(units, justify="right")
+    h2h.add_column(results["unit_plural"], justify="right")
     h2h.add_column("A − B", justify="right")
     h2h.add_column("95% CI", justify="right", no_wrap=True)
     h2h.add_column("", justify="left")
     for pair in results["head_to_head"]:
-        low, high = pair["ci_low"], pair["ci_high"]
-        verdict = ""
-        if low is not None and high is not None:
-            a_better = (low > 0) if results["higher_is_better"] else (high < 0)
-            b_better = (high < 0) if results["higher_is_better"] else (low > 0)
-            verdict = (
-                f"{escape(pair['a'])} better"
-                if a_better
-                else f"{escape(pair['b'])} better"
-                if b_better
-                else "no clear difference"
-            )
         h2h.add_row(
             escape(pair["a"]),
             escape(pair["b"]),
             str(pair["deals"]),
             _fmt(pair["mean_diff"], digits),
-            f"[{_fmt(low, digits)}, {_fmt(high, digits)}]",
-            verdict,
+            f"[{_fmt(pair['ci_low'], digits)}, {_fmt(pair['ci_high'], digits)}]",
+            escape(_verdict(pair, results["higher_is_better"])),
         )
+    return h2h
+
+
+def tables(results: dict[str, Any]) -> list[Any]:
+    """The report as rich renderables (agents table, head-to-head table, method notes)."""
+    from rich.text import Text
 
     lines = [f"{k}: {v}" for k, v in results["method"].items()]
     if results.get("truncated_units"):
         lines.append(
-            f"note: {results['truncated_units']} of {results['units_stored']} episodes were truncated "
-            "(max_turns / max_deals) and score as the env left them (no sticks, no winner)"
+            f"note: {results['truncated_units']} of {results['units_stored']} episodes were "
+            "truncated (max_turns / max_deals) and score as the env left them (no sticks, no winner)"
         )
     notes = Text("\n".join(lines), style="dim")
-    return [table, h2h, notes]
+    return [_agents_table(results), _head_to_head_table(results), notes]
 
 
 def print_report(results: dict[str, Any], console: Any = None) -> None:
