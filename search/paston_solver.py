@@ -357,15 +357,19 @@ def legal_cards(position: Position) -> list[int]:
 # Compiled kernels
 # --------------------------------------------------------------------------------------------
 
-# st: int64 parameters of one search
-_ST_TRUMP, _ST_DECL, _ST_NACT, _ST_NEXT, _ST_META = 0, 1, 2, 3, 6
-_ST_SIZE = 8
-# wk rows: per-ply search state (a ply is one card; the current trick's cards sit at the plies
-# just below the node's own)
+# All search state lives in one int64 workspace ``ws`` and the transposition table in one int64
+# array ``tt`` (few array arguments keep numba's per-call overhead low). Layout of ``ws``:
+_W_TRUMP, _W_DECL, _W_NACT, _W_NEXT, _W_META, _W_GEN, _W_NODES = 0, 1, 2, 3, 6, 7, 8
+_W_HANDS = 10  # three hand masks (a passer's hand is 0)
+_MAX_PLY = 40  # one ply per card; the current trick's cards sit at the plies just below a node
+_W_PLY = 16  # per-ply fields, each a row of _MAX_PLY values:
 _F_NIN, _F_LEADER, _F_TARGET, _F_SEAT, _F_NMOV, _F_MI, _F_CARD = 0, 1, 2, 3, 4, 5, 6
 _F_K1, _F_K2, _F_IDX, _F_LO, _F_HI = 7, 8, 9, 10, 11
 _F_SIZE = 12
-_MAX_PLY = 40
+_W_MOVES = _W_PLY + _F_SIZE * _MAX_PLY  # 10 move slots per ply
+_W_SCORES = _W_MOVES + 10 * _MAX_PLY
+_W_SIZE = _W_SCORES + 10
+# ``tt`` entry j: tt[3j] and tt[3j+1] the key, tt[3j+2] = gen << 32 | (best+1) << 16 | hi << 8 | lo
 
 
 def _tables() -> np.ndarray:
@@ -382,40 +386,20 @@ def _tables() -> np.ndarray:
     return pext8
 
 
+_PEXT8 = _tables()
+
+
+@njit(cache=True, inline="always")
+def _f(field, p):
+    return _W_PLY + field * _MAX_PLY + p
+
+
 @njit(cache=True, inline="always")
 def _popcount(x):
     x = x - ((x >> 1) & 0x5555555555555555)
     x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
     x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
     return (x * 0x0101010101010101) >> 56 & 0xFF
-
-
-@njit(cache=True)
-def _key(hands, leader, st, pext8):
-    """Relative-rank key of a trick-boundary position: (k1, k2)."""
-    present = hands[0] | hands[1] | hands[2]
-    c0 = 0
-    c1 = 0
-    c2 = 0
-    for s in range(4):
-        sh = 8 * s
-        p = (present >> sh) & 0xFF
-        if p == 0:
-            continue
-        base = p * 256
-        c0 |= np.int64(pext8[base + ((hands[0] >> sh) & 0xFF)]) << sh
-        c1 |= np.int64(pext8[base + ((hands[1] >> sh) & 0xFF)]) << sh
-        c2 |= np.int64(pext8[base + ((hands[2] >> sh) & 0xFF)]) << sh
-    k1 = c0 | (c1 << 32)
-    k2 = c2 | (leader << 32) | st[_ST_META]
-    return k1, k2
-
-
-@njit(cache=True, inline="always")
-def _slot(k1, k2, mask):
-    h = (k1 * -7046029254386353131) ^ (k2 * -4658895280553007687)
-    h ^= (h >> 29) & 0x7FFFFFFFF
-    return h & mask
 
 
 @njit(cache=True, inline="always")
@@ -428,7 +412,7 @@ def _winner_key(card, led, trump):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _legal(hand, led, trump):
     """Legal cards of ``hand``; ``led`` is the led suit or -1 when leading."""
     if led >= 0:
@@ -442,8 +426,46 @@ def _legal(hand, led, trump):
 
 
 @njit(cache=True)
-def _representatives(legal, present, out):
-    """One card (the highest) of each run of ``legal`` cards adjacent among ``present``."""
+def _key(ws, leader):
+    """Relative-rank key of a trick-boundary position: (k1, k2)."""
+    h0 = ws[_W_HANDS]
+    h1 = ws[_W_HANDS + 1]
+    h2 = ws[_W_HANDS + 2]
+    present = h0 | h1 | h2
+    c0 = 0
+    c1 = 0
+    c2 = 0
+    for s in range(4):
+        sh = 8 * s
+        p = (present >> sh) & 0xFF
+        if p == 0:
+            continue
+        base = p * 256
+        c0 |= np.int64(_PEXT8[base + ((h0 >> sh) & 0xFF)]) << sh
+        c1 |= np.int64(_PEXT8[base + ((h1 >> sh) & 0xFF)]) << sh
+        c2 |= np.int64(_PEXT8[base + ((h2 >> sh) & 0xFF)]) << sh
+    return c0 | (c1 << 32), c2 | (leader << 32) | ws[_W_META]
+
+
+@njit(cache=True, inline="always")
+def _slot(k1, k2, mask):
+    h = (k1 * -7046029254386353131) ^ (k2 * -4658895280553007687)
+    h ^= (h >> 29) & 0x7FFFFFFFF
+    return h & mask
+
+
+@njit(cache=True)
+def _probe(tt, k1, k2, idx, gen):
+    for probe in range(2):
+        j = idx ^ probe
+        if tt[3 * j] == k1 and tt[3 * j + 1] == k2 and (tt[3 * j + 2] >> 32) == gen:
+            return j
+    return -1
+
+
+@njit(cache=True)
+def _representatives(ws, legal, present, base):
+    """Write one card (the highest) of each run of ``legal`` cards adjacent among ``present``."""
     n = 0
     for s in range(4):
         sh = 8 * s
@@ -456,7 +478,7 @@ def _representatives(legal, present, out):
             if (p >> r) & 1:
                 if (x >> r) & 1:
                     if not in_run:
-                        out[n] = sh + r
+                        ws[base + n] = sh + r
                         n += 1
                         in_run = True
                 else:
@@ -465,83 +487,83 @@ def _representatives(legal, present, out):
 
 
 @njit(cache=True)
-def _order_moves(moves, n, hands, wk, ply, n_in, seat, st, hint, scores):
-    """Sort moves[:n] by a heuristic score, best first (the hint card first)."""
-    trump = st[_ST_TRUMP]
-    decl = st[_ST_DECL]
-    nact = st[_ST_NACT]
+def _order_moves(ws, p, n, n_in, seat, hint):
+    """Sort the n moves of ply p by a heuristic score, best first (the hint card first)."""
+    trump = ws[_W_TRUMP]
+    decl = ws[_W_DECL]
+    base = _W_MOVES + 10 * p
+    sc = _W_SCORES
     my_side = seat == decl
-    present = hands[0] | hands[1] | hands[2]
+    present = ws[_W_HANDS] | ws[_W_HANDS + 1] | ws[_W_HANDS + 2]
     opp = 0
     partner = 0
     for other in range(3):
         if other == seat:
             continue
         if (other == decl) != my_side:
-            opp |= hands[other]
+            opp |= ws[_W_HANDS + other]
         else:
-            partner |= hands[other]
+            partner |= ws[_W_HANDS + other]
     if n_in == 0:
         opp_trumps = (opp >> (8 * trump)) & 0xFF
         for i in range(n):
-            c = moves[i]
+            c = ws[base + i]
             s = c >> 3
             r = c & 7
             sh = 8 * s
-            suit_present = (present >> sh) & 0xFF
-            higher = suit_present >> (r + 1)
+            higher = ((present >> sh) & 0xFF) >> (r + 1)
             opp_suit = (opp >> sh) & 0xFF
             if higher == 0:
                 # a top card: a sure winner unless an opponent ruffs
                 if s == trump or opp_suit != 0 or opp_trumps == 0:
-                    scores[i] = 200 + r
+                    ws[sc + i] = 200 + r
                 else:
-                    scores[i] = 20 + r
+                    ws[sc + i] = 20 + r
             else:
                 part_suit = (partner >> sh) & 0xFF
                 if part_suit != 0 and part_suit > (opp_suit | (1 << r)):
                     # partner holds the highest card here: lead low to it
-                    scores[i] = 150 - r
+                    ws[sc + i] = 150 - r
                 elif opp_suit == 0 and opp_trumps != 0 and s != trump:
-                    scores[i] = 10 - r
+                    ws[sc + i] = 10 - r
                 else:
-                    scores[i] = 100 - r - 2 * _popcount(higher)
+                    ws[sc + i] = 100 - r - 2 * _popcount(higher)
     else:
-        base = ply - n_in
-        led = wk[_F_CARD, base] >> 3
+        first = p - n_in
+        led = ws[_f(_F_CARD, first)] >> 3
         best_key = -1
         best_seat = 0
-        for i in range(n_in):
-            k = _winner_key(wk[_F_CARD, base + i], led, trump)
+        for i in range(first, p):
+            k = _winner_key(ws[_f(_F_CARD, i)], led, trump)
             if k > best_key:
                 best_key = k
-                best_seat = wk[_F_SEAT, base + i]
+                best_seat = ws[_f(_F_SEAT, i)]
         side_winning = (best_seat == decl) == my_side
-        last = n_in == nact - 1
+        last = n_in == ws[_W_NACT] - 1
         for i in range(n):
-            c = moves[i]
+            c = ws[base + i]
             r = c & 7
             k = _winner_key(c, led, trump)
-            if side_winning:
-                scores[i] = 100 - r
-            elif k > best_key:
-                scores[i] = 200 - k if last else 150 + k
+            if side_winning or k <= best_key:
+                ws[sc + i] = 100 - r
+            elif last:
+                ws[sc + i] = 200 - k
             else:
-                scores[i] = 100 - r
+                ws[sc + i] = 150 + k
     for i in range(n):
-        if moves[i] == hint:
-            scores[i] = 1000
+        if ws[base + i] == hint:
+            ws[sc + i] = 1000
     # insertion sort, descending score
     for i in range(1, n):
-        m = moves[i]
-        sc = scores[i]
+        m = ws[base + i]
+        v = ws[sc + i]
         j = i - 1
-        while j >= 0 and scores[j] < sc:
-            moves[j + 1] = moves[j]
-            scores[j + 1] = scores[j]
+        while j >= 0 and ws[sc + j] < v:
+            ws[base + j + 1] = ws[base + j]
+            ws[sc + j + 1] = ws[sc + j]
             j -= 1
-        moves[j + 1] = m
-        scores[j + 1] = sc
+        ws[base + j + 1] = m
+        ws[sc + j + 1] = v
 
 
 @njit(cache=True)
@@ -560,7 +582,7 @@ def _top_run(mine, present):
 
 
 @njit(cache=True)
-def _quick_tricks(hands, leader, st):
+def _quick_tricks(ws, leader):
     """A lower bound on the tricks the leader's side wins by cashing top cards from the leader.
 
     First the leader's top trumps (each wins: nothing beats the highest trump). Then, only if no
@@ -568,34 +590,35 @@ def _quick_tricks(hands, leader, st):
     can beat or ruff them); a partner who could be forced to ruff one limits the count to the
     partner's length in that suit, so that the leader keeps the lead throughout.
     """
-    trump = st[_ST_TRUMP]
-    decl = st[_ST_DECL]
+    trump = ws[_W_TRUMP]
+    decl = ws[_W_DECL]
     my_side = leader == decl
-    present = hands[0] | hands[1] | hands[2]
-    mine = hands[leader]
+    present = ws[_W_HANDS] | ws[_W_HANDS + 1] | ws[_W_HANDS + 2]
+    mine = ws[_W_HANDS + leader]
     tsh = 8 * trump
     q = _top_run((mine >> tsh) & 0xFF, (present >> tsh) & 0xFF)
     opp_trumps = 0
     partner = -1
     for other in range(3):
-        if other == leader or hands[other] == 0:
+        hand = ws[_W_HANDS + other]
+        if other == leader or hand == 0:
             continue
         if (other == decl) != my_side:
-            cnt = _popcount((hands[other] >> tsh) & 0xFF)
+            cnt = _popcount((hand >> tsh) & 0xFF)
             if cnt > opp_trumps:
                 opp_trumps = cnt
         else:
             partner = other
     if opp_trumps > q:
         return q
-    partner_ruffs = partner >= 0 and _popcount((hands[partner] >> tsh) & 0xFF) > q
+    partner_ruffs = partner >= 0 and _popcount((ws[_W_HANDS + partner] >> tsh) & 0xFF) > q
     for s in range(4):
         if s == trump:
             continue
         sh = 8 * s
         tops = _top_run((mine >> sh) & 0xFF, (present >> sh) & 0xFF)
         if partner_ruffs:
-            length = _popcount((hands[partner] >> sh) & 0xFF)
+            length = _popcount((ws[_W_HANDS + partner] >> sh) & 0xFF)
             if length < tops:
                 tops = length
         q += tops
@@ -603,60 +626,53 @@ def _quick_tricks(hands, leader, st):
 
 
 @njit(cache=True)
-def _probe(k1, k2, idx, tt_keys, tt_gen, gen):
-    for probe in range(2):
-        j = idx ^ probe
-        if tt_gen[j] == gen and tt_keys[j, 0] == k1 and tt_keys[j, 1] == k2:
-            return j
-    return -1
-
-
-@njit(cache=True)
-def _enter(p, hands, wk, moves, scores, st, tt_keys, tt_gen, tt_vals, gen, pext8, counter):
+def _enter(ws, tt, p):
     """Open the node at ply ``p``: 1 or 0 if decided at once, else -1 with its moves generated."""
-    counter[0] += 1
-    decl = st[_ST_DECL]
-    trump = st[_ST_TRUMP]
-    n_in = wk[_F_NIN, p]
+    ws[_W_NODES] += 1
+    decl = ws[_W_DECL]
+    trump = ws[_W_TRUMP]
+    n_in = ws[_f(_F_NIN, p)]
     hint_card = -1
     if n_in == 0:
-        leader = wk[_F_LEADER, p]
-        target = wk[_F_TARGET, p]
+        leader = ws[_f(_F_LEADER, p)]
+        target = ws[_f(_F_TARGET, p)]
         if target <= 0:
             return 1
-        remaining = _popcount(hands[leader])
+        remaining = _popcount(ws[_W_HANDS + leader])
         if target > remaining:
             return 0
-        k1, k2 = _key(hands, leader, st, pext8)
-        idx = _slot(k1, k2, tt_keys.shape[0] - 1)
-        found = _probe(k1, k2, idx, tt_keys, tt_gen, gen)
+        gen = ws[_W_GEN]
+        k1, k2 = _key(ws, leader)
+        idx = _slot(k1, k2, tt.shape[0] // 3 - 1)
+        found = _probe(tt, k1, k2, idx, gen)
         lo = 0
         hi = remaining
         hint = -1
         if found >= 0:
-            lo = tt_vals[found, 0]
-            hi = tt_vals[found, 1]
+            info = tt[3 * found + 2]
+            lo = info & 0xFF
+            hi = (info >> 8) & 0xFF
             if lo >= target:
                 return 1
             if hi < target:
                 return 0
-            hint = tt_vals[found, 2]
-        q = _quick_tricks(hands, leader, st)
+            hint = ((info >> 16) & 0xFF) - 1
+        q = _quick_tricks(ws, leader)
         if leader == decl:
             if q >= target:
                 return 1
         elif remaining - q < target:
             return 0
-        wk[_F_K1, p] = k1
-        wk[_F_K2, p] = k2
-        wk[_F_IDX, p] = idx
-        wk[_F_LO, p] = lo
-        wk[_F_HI, p] = hi
+        ws[_f(_F_K1, p)] = k1
+        ws[_f(_F_K2, p)] = k2
+        ws[_f(_F_IDX, p)] = idx
+        ws[_f(_F_LO, p)] = lo
+        ws[_f(_F_HI, p)] = hi
         if hint >= 0:
             # the table keeps the best lead as suit * 8 + rank among the cards in play
             hs = hint >> 3
             hr = hint & 7
-            pm = ((hands[0] | hands[1] | hands[2]) >> (8 * hs)) & 0xFF
+            pm = ((ws[_W_HANDS] | ws[_W_HANDS + 1] | ws[_W_HANDS + 2]) >> (8 * hs)) & 0xFF
             cnt = 0
             for r in range(8):
                 if (pm >> r) & 1:
@@ -667,131 +683,129 @@ def _enter(p, hands, wk, moves, scores, st, tt_keys, tt_gen, tt_vals, gen, pext8
         seat = leader
         led = -1
     else:
-        seat = st[_ST_NEXT + wk[_F_SEAT, p - 1]]
-        led = wk[_F_CARD, p - n_in] >> 3
-    wk[_F_SEAT, p] = seat
-    legal = _legal(hands[seat], led, trump)
-    present = hands[0] | hands[1] | hands[2]
+        seat = ws[_W_NEXT + ws[_f(_F_SEAT, p - 1)]]
+        led = ws[_f(_F_CARD, p - n_in)] >> 3
+    ws[_f(_F_SEAT, p)] = seat
+    legal = _legal(ws[_W_HANDS + seat], led, trump)
+    present = ws[_W_HANDS] | ws[_W_HANDS + 1] | ws[_W_HANDS + 2]
     for i in range(p - n_in, p):
-        present |= np.int64(1) << wk[_F_CARD, i]
-    row = moves[p]
-    n = _representatives(legal, present, row)
-    _order_moves(row, n, hands, wk, p, n_in, seat, st, hint_card, scores)
-    wk[_F_NMOV, p] = n
-    wk[_F_MI, p] = 0
+        present |= np.int64(1) << ws[_f(_F_CARD, i)]
+    n = _representatives(ws, legal, present, _W_MOVES + 10 * p)
+    if n > 1:
+        _order_moves(ws, p, n, n_in, seat, hint_card)
+    ws[_f(_F_NMOV, p)] = n
+    ws[_f(_F_MI, p)] = 0
     return -1
 
 
 @njit(cache=True)
-def _store(p, result, best, hands, wk, tt_keys, tt_gen, tt_vals, gen):
+def _store(ws, tt, p, result, best):
     """Record a trick-boundary node's result (a bound on the declarer's remaining tricks)."""
-    k1 = wk[_F_K1, p]
-    k2 = wk[_F_K2, p]
-    idx = wk[_F_IDX, p]
-    target = wk[_F_TARGET, p]
-    lo = wk[_F_LO, p]
-    hi = wk[_F_HI, p]
+    gen = ws[_W_GEN]
+    k1 = ws[_f(_F_K1, p)]
+    k2 = ws[_f(_F_K2, p)]
+    idx = ws[_f(_F_IDX, p)]
+    target = ws[_f(_F_TARGET, p)]
+    lo = ws[_f(_F_LO, p)]
+    hi = ws[_f(_F_HI, p)]
     if result:
         if target > lo:
             lo = target
     elif target - 1 < hi:
         hi = target - 1
-    # the searches below this node may have reused its slot: look the key up again
-    found = _probe(k1, k2, idx, tt_keys, tt_gen, gen)
+    # the searches below this node may have moved entries: look the key up again
+    found = _probe(tt, k1, k2, idx, gen)
+    old_best = -1
     if found >= 0:
-        if tt_vals[found, 0] > lo:
-            lo = tt_vals[found, 0]
-        if tt_vals[found, 1] < hi:
-            hi = tt_vals[found, 1]
+        info = tt[3 * found + 2]
+        lo = max(lo, info & 0xFF)
+        hi = min(hi, (info >> 8) & 0xFF)
+        old_best = ((info >> 16) & 0xFF) - 1
     else:
         j0 = idx
         j1 = idx ^ 1
-        if tt_gen[j0] != gen:
+        if (tt[3 * j0 + 2] >> 32) != gen:
             found = j0
-        elif tt_gen[j1] != gen:
+        elif (tt[3 * j1 + 2] >> 32) != gen:
             found = j1
         else:
             # keep the entry with more cards in play (the costlier one to recompute)
-            d0 = _popcount(tt_keys[j0, 0]) + _popcount(tt_keys[j0, 1] & 0xFFFFFFFF)
-            d1 = _popcount(tt_keys[j1, 0]) + _popcount(tt_keys[j1, 1] & 0xFFFFFFFF)
+            d0 = _popcount(tt[3 * j0]) + _popcount(tt[3 * j0 + 1] & 0xFFFFFFFF)
+            d1 = _popcount(tt[3 * j1]) + _popcount(tt[3 * j1 + 1] & 0xFFFFFFFF)
             found = j0 if d0 <= d1 else j1
-        tt_keys[found, 0] = k1
-        tt_keys[found, 1] = k2
-        tt_gen[found] = gen
-        tt_vals[found, 2] = -1
-    tt_vals[found, 0] = lo
-    tt_vals[found, 1] = hi
+        tt[3 * found] = k1
+        tt[3 * found + 1] = k2
+    rel = old_best
     if best >= 0:
         bs = best >> 3
-        pm = ((hands[0] | hands[1] | hands[2]) >> (8 * bs)) & 0xFF
-        tt_vals[found, 2] = 8 * bs + _popcount(pm & ((np.int64(1) << (best & 7)) - 1))
+        pm = ((ws[_W_HANDS] | ws[_W_HANDS + 1] | ws[_W_HANDS + 2]) >> (8 * bs)) & 0xFF
+        rel = 8 * bs + _popcount(pm & ((np.int64(1) << (best & 7)) - 1))
+    tt[3 * found + 2] = (gen << 32) | ((rel + 1) << 16) | (hi << 8) | lo
 
 
 @njit(cache=True)
-def _search(p0, hands, wk, moves, scores, st, tt_keys, tt_gen, tt_vals, gen, pext8, counter):
-    """Zero-window search from the root node at ply ``p0`` (its fields set in ``wk``): can the
-    declarer take at least ``wk[_F_TARGET, p0]`` of the remaining tricks, this one included?"""
-    decl = st[_ST_DECL]
-    trump = st[_ST_TRUMP]
-    nact = st[_ST_NACT]
+def _search(ws, tt, p0):
+    """Zero-window search from the root node at ply ``p0`` (its fields set in ``ws``): can the
+    declarer take at least its target of the remaining tricks, the current one included?"""
+    decl = ws[_W_DECL]
+    trump = ws[_W_TRUMP]
+    nact = ws[_W_NACT]
     p = p0
-    ret = _enter(p, hands, wk, moves, scores, st, tt_keys, tt_gen, tt_vals, gen, pext8, counter)
+    ret = _enter(ws, tt, p)
     while True:
         if ret >= 0:
             if p == p0:
                 return ret == 1
             p -= 1
-            seat = wk[_F_SEAT, p]
-            c = wk[_F_CARD, p]
-            hands[seat] ^= np.int64(1) << c
+            seat = ws[_f(_F_SEAT, p)]
+            c = ws[_f(_F_CARD, p)]
+            ws[_W_HANDS + seat] ^= np.int64(1) << c
             is_decl = 1 if seat == decl else 0
             if ret == is_decl:
-                if wk[_F_NIN, p] == 0:
-                    _store(p, ret == 1, c, hands, wk, tt_keys, tt_gen, tt_vals, gen)
+                if ws[_f(_F_NIN, p)] == 0:
+                    _store(ws, tt, p, ret == 1, c)
                 continue
-            wk[_F_MI, p] += 1
-            if wk[_F_MI, p] == wk[_F_NMOV, p]:
+            ws[_f(_F_MI, p)] += 1
+            if ws[_f(_F_MI, p)] == ws[_f(_F_NMOV, p)]:
                 ret = 1 - is_decl
-                if wk[_F_NIN, p] == 0:
-                    _store(p, ret == 1, -1, hands, wk, tt_keys, tt_gen, tt_vals, gen)
+                if ws[_f(_F_NIN, p)] == 0:
+                    _store(ws, tt, p, ret == 1, -1)
                 continue
         # play the next move of the node at ply p
-        seat = wk[_F_SEAT, p]
-        c = moves[p, wk[_F_MI, p]]
-        hands[seat] ^= np.int64(1) << c
-        wk[_F_CARD, p] = c
-        n_in = wk[_F_NIN, p]
-        target = wk[_F_TARGET, p]
+        seat = ws[_f(_F_SEAT, p)]
+        c = ws[_W_MOVES + 10 * p + ws[_f(_F_MI, p)]]
+        ws[_W_HANDS + seat] ^= np.int64(1) << c
+        ws[_f(_F_CARD, p)] = c
+        n_in = ws[_f(_F_NIN, p)]
+        target = ws[_f(_F_TARGET, p)]
         if n_in + 1 == nact:
-            base = p - n_in
-            led = wk[_F_CARD, base] >> 3
+            first = p - n_in
+            led = ws[_f(_F_CARD, first)] >> 3
             wkey = -1
             w = 0
-            for i in range(base, p + 1):
-                k = _winner_key(wk[_F_CARD, i], led, trump)
+            for i in range(first, p + 1):
+                k = _winner_key(ws[_f(_F_CARD, i)], led, trump)
                 if k > wkey:
                     wkey = k
-                    w = wk[_F_SEAT, i]
-            wk[_F_NIN, p + 1] = 0
-            wk[_F_LEADER, p + 1] = w
-            wk[_F_TARGET, p + 1] = target - 1 if w == decl else target
+                    w = ws[_f(_F_SEAT, i)]
+            ws[_f(_F_NIN, p + 1)] = 0
+            ws[_f(_F_LEADER, p + 1)] = w
+            ws[_f(_F_TARGET, p + 1)] = target - 1 if w == decl else target
         else:
-            wk[_F_NIN, p + 1] = n_in + 1
-            wk[_F_LEADER, p + 1] = wk[_F_LEADER, p]
-            wk[_F_TARGET, p + 1] = target
+            ws[_f(_F_NIN, p + 1)] = n_in + 1
+            ws[_f(_F_LEADER, p + 1)] = ws[_f(_F_LEADER, p)]
+            ws[_f(_F_TARGET, p + 1)] = target
         p += 1
-        ret = _enter(p, hands, wk, moves, scores, st, tt_keys, tt_gen, tt_vals, gen, pext8, counter)
+        ret = _enter(ws, tt, p)
 
 
 @njit(cache=True)
-def _solve_future(
-    p0, lo, hi, hands, wk, moves, scores, st, tt_keys, tt_gen, tt_vals, gen, pext8, counter
-):
+def _solve_future(ws, tt, p0, lo, hi):
     """The declarer's remaining tricks from the node at ply ``p0``, known to lie in [lo, hi]."""
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        wk[_F_TARGET, p0] = mid
-        if _search(p0, hands, wk, moves, scores, st, tt_keys, tt_gen, tt_vals, gen, pext8, counter):
+        ws[_f(_F_TARGET, p0)] = mid
+        if _search(ws, tt, p0):
             lo = mid
         else:
             hi = mid - 1
@@ -799,86 +813,39 @@ def _solve_future(
 
 
 @njit(cache=True)
-def _root(hands, tcards, n_in, leader, wk, st):
-    """Set up the root node at ply ``n_in`` (the current trick's cards at the plies below)."""
+def _root(ws, tcards, n_in, leader):
+    """Set up the root node at ply ``n_in`` (the current trick's cards at the plies below);
+    return the seat to act."""
     seat = leader
     for i in range(n_in):
-        wk[_F_CARD, i] = tcards[i]
-        wk[_F_SEAT, i] = seat
-        seat = st[_ST_NEXT + seat]
-    wk[_F_NIN, n_in] = n_in
-    wk[_F_LEADER, n_in] = leader
+        ws[_f(_F_CARD, i)] = tcards[i]
+        ws[_f(_F_SEAT, i)] = seat
+        seat = ws[_W_NEXT + seat]
+    ws[_f(_F_NIN, n_in)] = n_in
+    ws[_f(_F_LEADER, n_in)] = leader
+    ws[_f(_F_SEAT, n_in)] = seat
     return seat
 
 
 @njit(cache=True)
-def _solve_root(
-    hands,
-    tcards,
-    n_in,
-    leader,
-    wk,
-    moves,
-    scores,
-    st,
-    tt_keys,
-    tt_gen,
-    tt_vals,
-    gen,
-    pext8,
-    counter,
-):
-    seat = _root(hands, tcards, n_in, leader, wk, st)
-    remaining = _popcount(hands[seat])
-    return _solve_future(
-        n_in,
-        0,
-        remaining,
-        hands,
-        wk,
-        moves,
-        scores,
-        st,
-        tt_keys,
-        tt_gen,
-        tt_vals,
-        gen,
-        pext8,
-        counter,
-    )
+def _solve_root(ws, tt, tcards, n_in, leader):
+    seat = _root(ws, tcards, n_in, leader)
+    return _solve_future(ws, tt, n_in, 0, _popcount(ws[_W_HANDS + seat]))
 
 
 @njit(cache=True)
-def _move_values(
-    hands,
-    tcards,
-    n_in,
-    leader,
-    wk,
-    moves,
-    scores,
-    st,
-    tt_keys,
-    tt_gen,
-    tt_vals,
-    gen,
-    pext8,
-    counter,
-    out_cards,
-    out_values,
-):
+def _move_values(ws, tt, tcards, n_in, leader, out_cards, out_values):
     """The declarer's remaining tricks after each legal card of the seat to act (every legal
-    card; rank-equivalent cards share their run's value)."""
-    decl = st[_ST_DECL]
-    trump = st[_ST_TRUMP]
-    nact = st[_ST_NACT]
+    card; rank-equivalent cards share their run's value). Returns the number of cards."""
+    decl = ws[_W_DECL]
+    trump = ws[_W_TRUMP]
+    nact = ws[_W_NACT]
     p0 = n_in
-    seat = _root(hands, tcards, n_in, leader, wk, st)
-    wk[_F_SEAT, p0] = seat
-    hand = hands[seat]
+    seat = _root(ws, tcards, n_in, leader)
+    hand = ws[_W_HANDS + seat]
     led = tcards[0] >> 3 if n_in > 0 else -1
     legal = _legal(hand, led, trump)
-    present = hands[0] | hands[1] | hands[2]
+    present = ws[_W_HANDS] | ws[_W_HANDS + 1] | ws[_W_HANDS + 2]
     for i in range(n_in):
         present |= np.int64(1) << tcards[i]
     remaining = _popcount(hand)
@@ -900,56 +867,25 @@ def _move_values(
             c = sh + r
             if not in_run:
                 bit = np.int64(1) << c
-                hands[seat] ^= bit
-                wk[_F_CARD, p0] = c
+                ws[_W_HANDS + seat] ^= bit
+                ws[_f(_F_CARD, p0)] = c
                 if n_in + 1 == nact:
                     wkey = -1
                     w = 0
-                    lead_suit = wk[_F_CARD, 0] >> 3
                     for i in range(nact):
-                        k = _winner_key(wk[_F_CARD, i], lead_suit, trump)
+                        k = _winner_key(ws[_f(_F_CARD, i)], ws[_f(_F_CARD, 0)] >> 3, trump)
                         if k > wkey:
                             wkey = k
-                            w = wk[_F_SEAT, i]
-                    wk[_F_NIN, p0 + 1] = 0
-                    wk[_F_LEADER, p0 + 1] = w
+                            w = ws[_f(_F_SEAT, i)]
+                    ws[_f(_F_NIN, p0 + 1)] = 0
+                    ws[_f(_F_LEADER, p0 + 1)] = w
                     won = 1 if w == decl else 0
-                    run_value = won + _solve_future(
-                        p0 + 1,
-                        0,
-                        remaining - 1,
-                        hands,
-                        wk,
-                        moves,
-                        scores,
-                        st,
-                        tt_keys,
-                        tt_gen,
-                        tt_vals,
-                        gen,
-                        pext8,
-                        counter,
-                    )
+                    run_value = won + _solve_future(ws, tt, p0 + 1, 0, remaining - 1)
                 else:
-                    wk[_F_NIN, p0 + 1] = n_in + 1
-                    wk[_F_LEADER, p0 + 1] = leader
-                    run_value = _solve_future(
-                        p0 + 1,
-                        0,
-                        remaining,
-                        hands,
-                        wk,
-                        moves,
-                        scores,
-                        st,
-                        tt_keys,
-                        tt_gen,
-                        tt_vals,
-                        gen,
-                        pext8,
-                        counter,
-                    )
-                hands[seat] ^= bit
+                    ws[_f(_F_NIN, p0 + 1)] = n_in + 1
+                    ws[_f(_F_LEADER, p0 + 1)] = leader
+                    run_value = _solve_future(ws, tt, p0 + 1, 0, remaining)
+                ws[_W_HANDS + seat] ^= bit
                 in_run = True
             out_cards[n_out] = c
             out_values[n_out] = run_value
@@ -961,8 +897,6 @@ def _move_values(
 # Python front end
 # --------------------------------------------------------------------------------------------
 
-_PEXT8 = _tables()
-
 
 class PastonSolver:
     """An open-hand solver with its own transposition table of ``2**tt_bits`` entries."""
@@ -970,95 +904,54 @@ class PastonSolver:
     def __init__(self, tt_bits: int = 20):
         if isinstance(tt_bits, bool) or not isinstance(tt_bits, int) or not 8 <= tt_bits <= 26:
             raise ValueError(f"tt_bits must be an int in 8..26, got {tt_bits!r}")
-        size = 1 << tt_bits
-        self._tt_keys = np.zeros((size, 2), dtype=np.int64)
-        self._tt_gen = np.zeros(size, dtype=np.int32)
-        self._tt_vals = np.zeros((size, 3), dtype=np.int8)
+        self._tt = np.zeros(3 << tt_bits, dtype=np.int64)
+        self._ws = np.zeros(_W_SIZE, dtype=np.int64)
         self._gen = 0
-        self._wk = np.zeros((_F_SIZE, _MAX_PLY), dtype=np.int64)
-        self._moves = np.zeros((_MAX_PLY, 10), dtype=np.int64)
-        self._scores = np.zeros(10, dtype=np.int64)
-        self._counter = np.zeros(1, dtype=np.int64)
         self.nodes = 0  # search nodes opened by the last call
 
-    def _next_generation(self) -> int:
-        self._gen += 1
-        if self._gen >= 2**31 - 1:
-            self._tt_gen[:] = 0
-            self._gen = 1
-        self._counter[0] = 0
-        return self._gen
-
-    @staticmethod
-    def _arrays(position: Position) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _prepare(self, position: Position) -> np.ndarray:
+        """Load the position into the workspace (a fresh table generation); the trick's cards."""
         if not isinstance(position, Position):
             raise ValueError(f"expected a Position, got {type(position).__name__}")
-        hands = np.array(position.play_hands(), dtype=np.int64)
+        self._gen += 1
+        if self._gen >= 2**31 - 1:
+            self._tt[:] = 0
+            self._gen = 1
+        ws = self._ws
+        ws[_W_HANDS : _W_HANDS + 3] = position.play_hands()
+        ws[_W_TRUMP] = position.trump
+        ws[_W_DECL] = position.declarer
+        ws[_W_NACT] = len(position.active)
+        for seat in range(NUM_SEATS):
+            ws[_W_NEXT + seat] = position.next_seat(seat)
+        active_bits = sum(1 << s for s in position.active)
+        ws[_W_META] = (position.trump | position.declarer << 2 | active_bits << 4) << 34
+        ws[_W_GEN] = self._gen
+        ws[_W_NODES] = 0
         tcards = np.zeros(3, dtype=np.int64)
         tcards[: len(position.trick)] = position.trick
-        st = np.zeros(_ST_SIZE, dtype=np.int64)
-        st[_ST_TRUMP] = position.trump
-        st[_ST_DECL] = position.declarer
-        st[_ST_NACT] = len(position.active)
-        for seat in range(NUM_SEATS):
-            st[_ST_NEXT + seat] = position.next_seat(seat)
-        active_bits = sum(1 << s for s in position.active)
-        st[_ST_META] = (position.trump | position.declarer << 2 | active_bits << 4) << 34
-        return hands, tcards, st
+        return tcards
 
     def solve(self, position: Position) -> int:
         """The declarer's total tricks under optimal play from ``position``."""
-        hands, tcards, st = self._arrays(position)
-        gen = self._next_generation()
-        future = _solve_root(
-            hands,
-            tcards,
-            len(position.trick),
-            position.leader,
-            self._wk,
-            self._moves,
-            self._scores,
-            st,
-            self._tt_keys,
-            self._tt_gen,
-            self._tt_vals,
-            gen,
-            _PEXT8,
-            self._counter,
-        )
-        self.nodes = int(self._counter[0])
+        tcards = self._prepare(position)
+        future = _solve_root(self._ws, self._tt, tcards, len(position.trick), position.leader)
+        self.nodes = int(self._ws[_W_NODES])
         return position.declarer_tricks + int(future)
 
     def move_values(self, position: Position) -> dict[int, int]:
         """For each legal card of the seat to act: the declarer's total tricks after it."""
-        hands, tcards, st = self._arrays(position)
+        tcards = self._prepare(position)
         if position.tricks_left == 0:
             return {}
-        gen = self._next_generation()
         out_cards = np.zeros(10, dtype=np.int64)
         out_values = np.zeros(10, dtype=np.int64)
         n = _move_values(
-            hands,
-            tcards,
-            len(position.trick),
-            position.leader,
-            self._wk,
-            self._moves,
-            self._scores,
-            st,
-            self._tt_keys,
-            self._tt_gen,
-            self._tt_vals,
-            gen,
-            _PEXT8,
-            self._counter,
-            out_cards,
-            out_values,
+            self._ws, self._tt, tcards, len(position.trick), position.leader, out_cards, out_values
         )
-        self.nodes = int(self._counter[0])
+        self.nodes = int(self._ws[_W_NODES])
         base = position.declarer_tricks
-        pairs = sorted((int(out_cards[i]), base + int(out_values[i])) for i in range(n))
-        return dict(pairs)
+        return dict(sorted((int(out_cards[i]), base + int(out_values[i])) for i in range(n)))
 
     def best_moves(self, position: Position) -> list[int]:
         """The legal cards that reach the optimum for the seat to act (ascending)."""
