@@ -163,6 +163,8 @@ def watch_from_args(args: argparse.Namespace, input_fn: InputFn | None = None) -
         return watch_agents(
             args.game, specs, args.players, args.mode, args.seed, args.episodes, pacer=pacer
         )
+    except BrokenPipeError:  # e.g. `folkcards watch ... | head`: the command line handles it
+        raise
     except (ValueError, ImportError, OSError) as exc:
         return _error("watch", exc)
 

@@ -101,12 +101,15 @@ class PastonSpectator(Spectator):
     record_key = "deals"
 
     def cards(self, names: Sequence[str]) -> str:
-        return " ".join(PASTON_CARDS.symbol(PASTON_CARDS.card_id(c)) for c in names) or "—"
+        """Card names as symbols, a wider gap between suits."""
+        ids = [PASTON_CARDS.card_id(c) for c in names]
+        suits = [[c for c in ids if PASTON_CARDS.suit(c) == suit] for suit in range(4)]
+        return "   ".join(" ".join(PASTON_CARDS.symbol(c) for c in s) for s in suits if s) or "—"
 
     def opening(self, record: dict[str, Any]) -> list[str]:
         names = self.env.possible_agents
         lines = [
-            f"--- deal: dealer {names[record['dealer']]}, "
+            f"--- deal {self.opened}: dealer {names[record['dealer']]}, "
             f"first bidder {names[record['first_bidder']]}"
         ]
         for name, hand in zip(names, record["hands"], strict=True):
@@ -181,6 +184,9 @@ class PastonSpectator(Spectator):
                 "Totals: "
                 + ", ".join(f"{n} {t}" for n, t in zip(names, first["totals"], strict=True))
             )
+            winners = next(iter(self.raw.infos.values()), {}).get("winners")  # not in the record
+            if winners:
+                lines.append(f"Game over: {' and '.join(winners)} won")
         return lines
 
 

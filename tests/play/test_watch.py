@@ -133,3 +133,17 @@ def test_watch_unit_not_in_db(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     bad.write_text("{not json")
     assert cli.main(["watch", "--record", str(bad)]) == 2
     assert "is not JSON" in capsys.readouterr().err
+
+
+def test_watch_a_whole_game_and_match(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["watch", "paston", "--agents", "heuristic", "--mode", "game", "--seed", "2"]
+    assert cli.main([*argv, "--delay", "0"]) == 0
+    out = capsys.readouterr().out
+    deals = out.count("\n--- deal ")
+    assert deals >= 2 and out.count("Deal over:") == deals
+    assert re.search(r"Game over: player_\d( and player_\d)* won", out)
+    argv = ["watch", "tri_palki", "--agents", "heuristic", "--players", "3", "--mode", "match"]
+    assert cli.main([*argv, "--delay", "0"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("Round over:") == out.count("\n--- round ") >= 2
+    assert re.search(r"Match over: player_\d wins", out)
