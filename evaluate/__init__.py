@@ -1,13 +1,12 @@
-"""folkcards.evaluate: fair tournaments between agents, and a person at the table.
+"""folkcards.evaluate: fair tournaments between agents, their statistics, reports and plots.
 
 - :mod:`.tournament` — duplicate-play tournaments (``folkcards tournament``): units, seeds,
   parallel workers, resuming, :func:`~.tournament.run` and :func:`~.tournament.verify_records`.
-- :mod:`.config` — the YAML / command-line configuration and its validation.
+- :mod:`.config` — the YAML / command-line configuration; THE ``ConfigError`` and ``load_yaml``.
 - :mod:`.storage` — the SQLite database (one committed row per finished episode, with its record).
-- :mod:`.stats` — t intervals paired by deal, head to head, Wilson intervals.
-- :mod:`.report`, :mod:`.plot` — terminal tables, CSV / JSON export, the PNG plot.
-- :mod:`.games` — how one episode of each game is played and scored.
-- :mod:`.play` — terminal play for a person (``folkcards play``).
+- :mod:`.stats` — THE confidence intervals: t intervals paired by deal, head to head, Wilson.
+- :mod:`.report`, :mod:`.plot` — terminal tables, CSV / JSON export; THE plotting style.
+- :mod:`.games` — how a finished episode of each game is scored per seat.
 
 Submodules are imported on use, so ``import folkcards.evaluate`` stays light.
 """

@@ -25,7 +25,7 @@ from itertools import combinations, permutations
 from pathlib import Path
 from typing import Any
 
-from .games import MODES, canonical_game
+from folkcards.envs.registry import GAMES, GameSpec, game_spec
 
 KEYS = (
     "game",
@@ -40,8 +40,7 @@ KEYS = (
     "db",
     "num_players",
 )
-COUNT_KEYS = {"deals": "deal", "rounds": "deal", "games": "game", "matches": "game"}
-PASTON_SEATS = 3
+COUNT_KEYS = {"deals": False, "rounds": False, "games": True, "matches": True}  # key -> multi
 MAX_PERMUTED_SEATS = 4  # up to this many seats every seat assignment is played; beyond, rotations
 MAX_UNITS = 50_000_000
 FORMAT_VERSION = 1
@@ -115,7 +114,7 @@ class TournamentConfig:
 
     @property
     def unit_plural(self) -> str:
-        return {"deal": "deals", "game": "games", "round": "rounds", "match": "matches"}[self.mode]
+        return plural(self.unit_name)
 
     def identity(self) -> dict[str, Any]:
         """The resolved config stored with the tournament (outputs and workers excluded)."""
@@ -130,6 +129,18 @@ class TournamentConfig:
             "agents": [{"name": e.name, "spec": e.spec} for e in self.agents],
             "seating": self.seating_rule,
         }
+
+
+def plural(word: str, count: int = 2) -> str:
+    """``deal`` → ``deals``, ``match`` → ``matches``; the word itself when ``count`` is 1."""
+    if count == 1:
+        return word
+    return word + ("es" if word.endswith(("ch", "sh", "s", "x")) else "s")
+
+
+def counted(count: int, word: str) -> str:
+    """``1 agent``, ``3 agents``."""
+    return f"{count} {plural(word, count)}"
 
 
 def default_workers() -> int:
@@ -238,6 +249,72 @@ def _check_specs(specs: list[str], game: str) -> None:
             raise ConfigError(f"agent {spec!r} cannot play {game}: {message}") from None
 
 
+def _game(data: dict[str, Any], where: str) -> GameSpec:
+    names = " or ".join(GAMES)
+    if data.get("game") is None:
+        example = " or ".join(f"'game: {name}'" for name in GAMES)
+        raise ConfigError(f"no game given{where}: set {example} (or --game)")
+    if not isinstance(data["game"], str):
+        raise ConfigError(f"'game' must be {names}, got {data['game']!r}")
+    try:
+        return game_spec(data["game"])
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def _mode_and_count(data: dict[str, Any], spec: GameSpec, where: str) -> tuple[str, int]:
+    counts = {k: data[k] for k in COUNT_KEYS if data.get(k) is not None}
+    single, multi = (next(m for m in spec.modes if m.multi == flag) for flag in (False, True))
+    if not counts:
+        raise ConfigError(
+            f"give the number of {plural(single.unit)} (or {plural(multi.unit)}){where}"
+        )
+    if len(counts) > 1:
+        raise ConfigError(f"give only one of {', '.join(sorted(counts))}{where}")
+    key, raw_count = next(iter(counts.items()))
+    mode = multi if COUNT_KEYS[key] else single
+    return mode.name, _int(raw_count, key, 1, 10_000_000)
+
+
+def _num_players(data: dict[str, Any], spec: GameSpec, agents: list[Entrant]) -> int:
+    given = data.get("num_players")
+    if spec.fixed_players:
+        if given is not None and given != spec.min_players:
+            variable = ", ".join(g.name for g in GAMES.values() if not g.fixed_players)
+            raise ConfigError(
+                f"'num_players' is for {variable}; {spec.name} is always played by "
+                f"{spec.min_players}"
+            )
+        num_players = spec.min_players
+    elif given is None:
+        num_players = len(agents)
+        if not spec.min_players <= num_players <= spec.max_players:
+            raise ConfigError(
+                f"{counted(len(agents), 'agent')} given: set num_players "
+                f"({spec.min_players} to {spec.max_players}) for {spec.name}"
+            )
+    else:
+        num_players = _int(given, "num_players", spec.min_players, spec.max_players)
+    if len(agents) < num_players:
+        example = ", ".join([agents[0].spec] + ["random"] * (num_players - 1))
+        are = "is" if len(agents) == 1 else "are"
+        raise ConfigError(
+            f"{spec.name} seats {num_players} players but only {counted(len(agents), 'agent')} "
+            f"{are} given: list at least one per seat (repeat a spec to field it twice, "
+            f"e.g. agents: [{example}])"
+        )
+    return num_players
+
+
+def check_folder(folder: Path, what: str) -> None:
+    """``ConfigError`` when ``folder``, or a folder above it, is an existing file."""
+    for path in (folder, *folder.parents):
+        if path.exists():
+            if not path.is_dir():
+                raise ConfigError(f"{what}: {str(path)!r} is a file, not a folder")
+            return
+
+
 def resolve(data: dict[str, Any], source: str = "") -> TournamentConfig:
     """Validate a mapping of config keys (YAML and command-line merged) into a config."""
     where = f" in {source}" if source else ""
@@ -247,67 +324,52 @@ def resolve(data: dict[str, Any], source: str = "") -> TournamentConfig:
         close = difflib.get_close_matches(str(key), KEYS, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise ConfigError(f"unknown key {key!r}{where}{hint}; allowed keys: {', '.join(KEYS)}")
-    if data.get("game") is None:
-        raise ConfigError(
-            f"no game given{where}: set 'game: paston' or 'game: tri_palki' (or --game)"
-        )
-    if not isinstance(data["game"], str):
-        raise ConfigError(f"'game' must be paston or tri_palki, got {data['game']!r}")
-    try:
-        game = canonical_game(data["game"])
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
-
-    counts = {k: data[k] for k in COUNT_KEYS if data.get(k) is not None}
-    if not counts:
-        what = "deals" if game == "paston" else "rounds"
-        raise ConfigError(
-            f"give the number of {what} (or {'games' if game == 'paston' else 'matches'}){where}"
-        )
-    if len(counts) > 1:
-        raise ConfigError(f"give only one of {', '.join(sorted(counts))}{where}")
-    key, raw_count = next(iter(counts.items()))
-    kind = COUNT_KEYS[key]
-    mode = MODES[game][0 if kind == "deal" else 1]
-    count = _int(raw_count, key, 1, 10_000_000)
-
-    seed = _int(data.get("seed", 0) if data.get("seed") is not None else 0, "seed", 0, 2**63 - 1)
+    spec = _game(data, where)
+    mode, count = _mode_and_count(data, spec, where)
+    seed = _int(data["seed"] if data.get("seed") is not None else 0, "seed", 0, 2**63 - 1)
     workers = (
         default_workers()
         if data.get("workers") is None
         else _int(data["workers"], "workers", 1, 1024)
     )
-
     if data.get("agents") is None:
         raise ConfigError(f"no agents given{where}: e.g. agents: [heuristic, random, random]")
-    agents = _entrants(data["agents"], game, where)
+    agents = _entrants(data["agents"], spec.name, where)
+    num_players = _num_players(data, spec, agents)
 
-    if game == "paston":
-        if data.get("num_players") is not None and data["num_players"] != PASTON_SEATS:
-            raise ConfigError("'num_players' is for tri_palki; paston is always played by 3")
-        num_players = PASTON_SEATS
-    elif data.get("num_players") is None:
-        num_players = len(agents)
-        if not 2 <= num_players <= 11:
-            raise ConfigError(
-                f"{len(agents)} agents given: set num_players (2 to 11) for tri_palki"
-            )
-    else:
-        num_players = _int(data["num_players"], "num_players", 2, 11)
-    if len(agents) < num_players:
-        example = ", ".join([agents[0].spec] + ["random"] * (num_players - 1))
-        raise ConfigError(
-            f"{game} seats {num_players} players but only {len(agents)} agent(s) are given: "
-            f"list at least one per seat (repeat a spec to field it twice, e.g. agents: [{example}])"
-        )
-
-    out = _path(data["out"], "out") if data.get("out") is not None else Path("results") / game
+    out = _path(data["out"], "out") if data.get("out") is not None else Path("results") / spec.name
     db = _path(data["db"], "db") if data.get("db") is not None else None
-    config = TournamentConfig(game, mode, count, seed, agents, num_players, workers, out, db)
+    config = TournamentConfig(spec.name, mode, count, seed, agents, num_players, workers, out, db)
+    check_folder(config.out, f"out {str(config.out)!r}")
+    check_folder(config.db_path.parent, f"db {str(config.db_path)!r}")
     if config.total_units > MAX_UNITS:
         raise ConfigError(
             f"that is {config.total_units} episodes ({count} x {config.units_per_deal} seatings); "
             f"at most {MAX_UNITS}: use fewer deals or agents"
+        )
+    return config
+
+
+def from_identity(identity: dict[str, Any], db: Path) -> TournamentConfig:
+    """The config of a stored tournament (its ``config_json``), with ``db`` as its database."""
+    try:
+        config = TournamentConfig(
+            game=identity["game"],
+            mode=identity["mode"],
+            count=int(identity["count"]),
+            seed=int(identity["seed"]),
+            agents=[Entrant(a["name"], a["spec"]) for a in identity["agents"]],
+            num_players=int(identity["num_players"]),
+            workers=1,
+            out=db.parent,
+            db=db,
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ConfigError(f"{db}: the stored tournament config is malformed ({exc})") from None
+    if config.identity() != identity:
+        raise ConfigError(
+            f"{db}: the stored tournament config is not one this version writes "
+            f"(format {identity.get('format')!r}, this version {FORMAT_VERSION})"
         )
     return config
 

@@ -28,7 +28,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .config import ConfigError
+from .config import ConfigError, plural
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tournaments (
@@ -73,25 +73,22 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
+def _agents_text(agents: list[dict[str, str]] | None) -> str:
+    return " ".join(
+        f"{x['name']}={x['spec']}" if x["name"] != x["spec"] else x["spec"] for x in agents or []
+    )
+
+
 def _differences(stored: dict[str, Any], wanted: dict[str, Any]) -> list[str]:
     diffs = []
     for key in sorted(set(stored) | set(wanted)):
-        if stored.get(key) != wanted.get(key):
-            a, b = stored.get(key), wanted.get(key)
-            if key == "agents":
-                a = " ".join(
-                    f"{x['name']}={x['spec']}" if x["name"] != x["spec"] else x["spec"]
-                    for x in a or []
-                )
-                b = " ".join(
-                    f"{x['name']}={x['spec']}" if x["name"] != x["spec"] else x["spec"]
-                    for x in b or []
-                )
-            label = key
-            if key == "count":
-                plural = {"deal": "deals", "game": "games", "round": "rounds", "match": "matches"}
-                label = plural.get(str(wanted.get("mode")), "count")
-            diffs.append(f"{label} {a} (stored) vs {b}")
+        a, b = stored.get(key), wanted.get(key)
+        if a == b:
+            continue
+        if key == "agents":
+            a, b = _agents_text(a), _agents_text(b)
+        label = plural(str(wanted.get("mode"))) if key == "count" else key
+        diffs.append(f"{label} {a} (stored) vs {b}")
     return diffs
 
 
@@ -102,7 +99,10 @@ class Store:
         self.path = Path(path)
         if self.path.exists() and self.path.is_dir():
             raise ConfigError(f"database path {str(self.path)!r} is a folder")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(f"cannot create the folder of {str(self.path)!r}: {exc}") from None
         try:
             self.conn = sqlite3.connect(self.path, isolation_level=None)  # explicit transactions
             self.conn.execute("PRAGMA journal_mode=WAL")
@@ -211,12 +211,6 @@ class Store:
             self.conn.execute("ROLLBACK")
             raise
 
-    def count_units(self) -> int:
-        row = self.conn.execute(
-            "SELECT COUNT(*) FROM units WHERE tournament_id = ?", (self.tournament_id,)
-        )
-        return int(row.fetchone()[0])
-
     def units(self, with_records: bool = False) -> Iterator[dict[str, Any]]:
         """Stored units in canonical order (deal, lineup, seating)."""
         cols = "deal, lineup, seating, deal_seed, seats_json, result_json" + (
@@ -238,3 +232,16 @@ class Store:
             if with_records:
                 unit["record"] = json.loads(row[6])
             yield unit
+
+    def seat_rows(self) -> dict[tuple[int, int, int], list[tuple[Any, ...]]]:
+        """(deal, lineup, seating) -> its ``unit_seats`` rows in seat order:
+        ``(seat, agent, spec, score, win, agent_seed)``."""
+        rows = self.conn.execute(
+            "SELECT deal, lineup, seating, seat, agent, spec, score, win, agent_seed "
+            "FROM unit_seats WHERE tournament_id = ? ORDER BY deal, lineup, seating, seat",
+            (self.tournament_id,),
+        )
+        out: dict[tuple[int, int, int], list[tuple[Any, ...]]] = {}
+        for deal, lineup, seating, *seat in rows:
+            out.setdefault((int(deal), int(lineup), int(seating)), []).append(tuple(seat))
+        return out

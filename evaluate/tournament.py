@@ -36,12 +36,13 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from . import stats as st
-from .config import ConfigError, TournamentConfig, load_config
+from .config import ConfigError, Entrant, TournamentConfig, counted, from_identity, load_config
 from .games import GameRunner, make_runner
 from .storage import Store
 
@@ -83,41 +84,44 @@ def seat_entrants(config: TournamentConfig, lineup: int, seating: int) -> list[i
     return [members[order[seat]] for seat in range(config.seats)]
 
 
+def unit_header(config: TournamentConfig, key: tuple[int, int, int]) -> dict[str, Any]:
+    """What a unit's key fixes: its deal seed, and the entrant, spec and seed of every seat."""
+    deal, lineup, seating = key
+    entrants = [config.agents[i] for i in seat_entrants(config, lineup, seating)]
+    return {
+        "deal": deal,
+        "lineup": lineup,
+        "seating": seating,
+        "deal_seed": deal_seed(config.seed, deal),
+        "seats": [e.name for e in entrants],
+        "specs": [e.spec for e in entrants],
+        "agent_seeds": [
+            agent_seed(config.seed, deal, lineup, seating, seat) for seat in range(config.seats)
+        ],
+    }
+
+
 def play_unit(
     config: TournamentConfig, runner: GameRunner, key: tuple[int, int, int]
 ) -> dict[str, Any]:
     """Play one unit and return everything the database stores about it."""
     from folkcards.agents import make_agent
 
-    deal, lineup, seating = key
-    entrants = [config.agents[i] for i in seat_entrants(config, lineup, seating)]
-    seeds = [agent_seed(config.seed, deal, lineup, seating, seat) for seat in range(config.seats)]
+    unit = unit_header(config, key)
     agents = [
-        make_agent(e.spec, config.game, f"player_{seat}", seeds[seat])
-        for seat, e in enumerate(entrants)
+        make_agent(spec, config.game, f"player_{seat}", seed)
+        for seat, (spec, seed) in enumerate(zip(unit["specs"], unit["agent_seeds"], strict=True))
     ]
-    dseed = deal_seed(config.seed, deal)
     try:
-        episode = runner.play(agents, dseed)
+        episode = runner.play(agents, unit["deal_seed"])
     except Exception as exc:
         raise RuntimeError(
-            f"deal {deal} (seed {dseed}), line-up {lineup}, seating {seating} "
-            f"[{', '.join(e.name for e in entrants)}]: {exc}"
+            f"deal {key[0]} (seed {unit['deal_seed']}), line-up {key[1]}, seating {key[2]} "
+            f"[{', '.join(unit['seats'])}]: {exc}"
         ) from exc
-    return {
-        "deal": deal,
-        "lineup": lineup,
-        "seating": seating,
-        "deal_seed": dseed,
-        "seats": [e.name for e in entrants],
-        "specs": [e.spec for e in entrants],
-        "agent_seeds": seeds,
-        "result": [
-            {"score": r.score, "win": r.win, "rank_key": r.rank_key, "extra": r.extra}
-            for r in episode.seats
-        ],
-        "record": episode.record,
-    }
+    unit["result"] = [r.as_dict() for r in episode.seats]
+    unit["record"] = episode.record
+    return unit
 
 
 # --- workers -----------------------------------------------------------------------------------
@@ -247,35 +251,14 @@ def complete_deals(config: TournamentConfig, units: Sequence[dict[str, Any]]) ->
     return {d for d, n in per_deal.items() if n == config.units_per_deal}
 
 
-def compute_stats(
-    config: TournamentConfig, units: Sequence[dict[str, Any]], runner: GameRunner | None = None
-) -> dict[str, Any]:
-    """Statistics of the stored units (canonical order; complete deals only). JSON-serialisable."""
-    from openskill.models import PlackettLuce
+def _seat_values(unit: dict[str, Any], field: str) -> dict[str, float]:
+    """agent -> one number of one unit's per-seat results (a win counts 1)."""
+    return {a: float(r[field] or 0) for a, r in zip(unit["seats"], unit["result"], strict=True)}
 
-    runner = runner or make_runner(config.game, config.mode, config.num_players)
-    full = complete_deals(config, units)
-    units = sorted(
-        (u for u in units if u["deal"] in full),
-        key=lambda u: (u["deal"], u["lineup"], u["seating"]),
-    )
-    names = [e.name for e in config.agents]
-    score_obs = [
-        (u["deal"], {a: r["score"] for a, r in zip(u["seats"], u["result"], strict=True)})
-        for u in units
-    ]
-    intervals = st.paired_ci_by_deal(score_obs)
-    pairs = st.head_to_head(score_obs, names)
-    wins: dict[str, st.WinRate] = {}
-    if runner.match_mode:
-        win_obs = [
-            (
-                u["deal"],
-                {a: 1.0 if r["win"] else 0.0 for a, r in zip(u["seats"], u["result"], strict=True)},
-            )
-            for u in units
-        ]
-        wins = st.win_rate(win_obs)
+
+def _ratings(names: list[str], units: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """openskill PlackettLuce ratings, one update per unit in the given order."""
+    from openskill.models import PlackettLuce
 
     model = PlackettLuce()
     ratings = {name: model.rating(name=name) for name in names}
@@ -284,64 +267,91 @@ def compute_stats(
         new = model.rate(teams, scores=[float(r["rank_key"]) for r in unit["result"]])
         for a, team in zip(unit["seats"], new, strict=True):
             ratings[a] = team[0]
+    return ratings
 
-    sign = 1.0 if runner.higher_is_better else -1.0
-    agents = []
-    for entrant in config.agents:
-        ci = intervals.get(entrant.name)
-        row: dict[str, Any] = {
-            "name": entrant.name,
-            "spec": entrant.spec,
-            "deals": ci.n if ci else 0,
-            "units": sum(1 for u in units if entrant.name in u["seats"]),
-            "mean": _num(ci.mean) if ci else None,
-            "ci_low": _num(ci.low) if ci else None,
-            "ci_high": _num(ci.high) if ci else None,
-            "half_width": _num(ci.half_width) if ci else None,
-            "sd": _num(ci.sd) if ci else None,
-            "mu": ratings[entrant.name].mu,
-            "sigma": ratings[entrant.name].sigma,
-            "ordinal": ratings[entrant.name].ordinal(),
-        }
-        if runner.match_mode:
-            w = wins.get(entrant.name)
-            row.update(
-                {
-                    "wins": sum(
-                        1
-                        for u in units
-                        for a, r in zip(u["seats"], u["result"], strict=True)
-                        if a == entrant.name and r["win"]
-                    ),
-                    "win_rate": _num(w.rate) if w else None,
-                    "win_low": _num(w.low) if w else None,
-                    "win_high": _num(w.high) if w else None,
-                }
-            )
-        agents.append(row)
+
+def _agent_row(
+    entrant: Entrant,
+    units: Sequence[dict[str, Any]],
+    ci: st.Interval | None,
+    rating: Any,
+    win: st.WinRate | None,
+    match_mode: bool,
+) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "name": entrant.name,
+        "spec": entrant.spec,
+        "deals": ci.n if ci else 0,
+        "units": sum(1 for u in units if entrant.name in u["seats"]),
+        "mean": _num(ci.mean) if ci else None,
+        "ci_low": _num(ci.low) if ci else None,
+        "ci_high": _num(ci.high) if ci else None,
+        "half_width": _num(ci.half_width) if ci else None,
+        "sd": _num(ci.sd) if ci else None,
+        "mu": rating.mu,
+        "sigma": rating.sigma,
+        "ordinal": rating.ordinal(),
+    }
+    if match_mode:
+        row["wins"] = sum(
+            1
+            for u in units
+            for a, r in zip(u["seats"], u["result"], strict=True)
+            if a == entrant.name and r["win"]
+        )
+        row["win_rate"] = _num(win.rate) if win else None
+        row["win_low"] = _num(win.low) if win else None
+        row["win_high"] = _num(win.high) if win else None
+    return row
+
+
+def _ranked(rows: list[dict[str, Any]], higher_is_better: bool) -> list[dict[str, Any]]:
+    """Best mean first (agents without a mean last, in entry order); sets ``rank``."""
+    sign = 1.0 if higher_is_better else -1.0
     order = sorted(
-        range(len(agents)),
-        key=lambda i: (
-            -(sign * agents[i]["mean"]) if agents[i]["mean"] is not None else math.inf,
-            i,
-        ),
+        range(len(rows)),
+        key=lambda i: (-(sign * rows[i]["mean"]) if rows[i]["mean"] is not None else math.inf, i),
     )
-    ranked = [agents[i] for i in order]
+    ranked = [rows[i] for i in order]
     for rank, row in enumerate(ranked, 1):
         row["rank"] = rank
+    return ranked
 
-    h2h = []
-    for (a, b), ci in pairs.items():
-        h2h.append(
-            {
-                "a": a,
-                "b": b,
-                "deals": ci.n,
-                "mean_diff": _num(ci.mean),
-                "ci_low": _num(ci.low),
-                "ci_high": _num(ci.high),
-            }
+
+def compute_stats(
+    config: TournamentConfig, units: Sequence[dict[str, Any]], runner: GameRunner | None = None
+) -> dict[str, Any]:
+    """Statistics of the stored units (canonical order; complete deals only). JSON-serialisable."""
+    runner = runner or make_runner(config.game, config.mode, config.num_players)
+    full = complete_deals(config, units)
+    units = sorted(
+        (u for u in units if u["deal"] in full),
+        key=lambda u: (u["deal"], u["lineup"], u["seating"]),
+    )
+    names = [e.name for e in config.agents]
+    score_obs = [(u["deal"], _seat_values(u, "score")) for u in units]
+    intervals = st.paired_ci_by_deal(score_obs)
+    wins: dict[str, st.WinRate] = {}
+    if runner.match_mode:
+        wins = st.win_rate([(u["deal"], _seat_values(u, "win")) for u in units])
+    ratings = _ratings(names, units)
+    rows = [
+        _agent_row(
+            e, units, intervals.get(e.name), ratings[e.name], wins.get(e.name), runner.match_mode
         )
+        for e in config.agents
+    ]
+    h2h = [
+        {
+            "a": a,
+            "b": b,
+            "deals": ci.n,
+            "mean_diff": _num(ci.mean),
+            "ci_low": _num(ci.low),
+            "ci_high": _num(ci.high),
+        }
+        for (a, b), ci in st.head_to_head(score_obs, names).items()
+    ]
     return {
         "config": config.identity(),
         "metric": runner.metric,
@@ -352,7 +362,7 @@ def compute_stats(
         "units_total": config.total_units,
         "units_stored": len(units),
         "deals_complete": len(full),
-        "agents": ranked,
+        "agents": _ranked(rows, runner.higher_is_better),
         "head_to_head": h2h,
         "method": method_text(config, runner),
     }
@@ -395,60 +405,153 @@ def method_text(config: TournamentConfig, runner: GameRunner) -> dict[str, str]:
 # --- verification ------------------------------------------------------------------------------
 
 
+def config_from_db(db: str | os.PathLike[str]) -> TournamentConfig:
+    """The config stored in a tournament database (``ConfigError`` if there is none)."""
+    path = Path(db)
+    if not path.is_file():
+        raise ConfigError(f"no tournament database at {str(path)!r}")
+    with Store(path) as store:
+        identity = store.stored_config()
+    if identity is None:
+        raise ConfigError(f"{path} holds no tournament")
+    return from_identity(identity, path)
+
+
+def _unit_problems(
+    config: TournamentConfig,
+    runner: GameRunner,
+    unit: dict[str, Any],
+    seat_rows: list[tuple[Any, ...]],
+) -> list[str]:
+    """How one stored unit disagrees with its replay and with the tournament's seeds and seats."""
+    deal, lineup, seating = unit["deal"], unit["lineup"], unit["seating"]
+    if lineup >= len(config.lineups()) or seating >= len(config.seatings()) or deal >= config.count:
+        return ["not a unit of this tournament"]
+    expected = unit_header(config, (deal, lineup, seating))
+    problems = [
+        f"{key} {unit[key]} (stored) vs {expected[key]}"
+        for key in ("deal_seed", "seats")
+        if unit[key] != expected[key]
+    ]
+    try:
+        again = runner.rescore(unit["record"])
+    except Exception as exc:  # noqa: BLE001 - any failure to replay is a problem of this unit
+        return [*problems, f"does not replay: {exc}"]
+    if again.record != unit["record"]:
+        problems.append("replay differs from the stored record")
+    replayed = json.loads(json.dumps([r.as_dict() for r in again.seats]))
+    for seat, (new, old) in enumerate(zip(replayed, unit["result"], strict=False)):
+        for key in ("score", "win", "rank_key", "extra"):
+            if new.get(key) != old.get(key):
+                problems.append(
+                    f"player_{seat} {key} {old.get(key)!r} (stored) vs {new.get(key)!r} (replayed)"
+                )
+    if len(replayed) != len(unit["result"]):
+        problems.append(
+            f"{len(unit['result'])} seat results stored, the replay has {len(replayed)}"
+        )
+    stored_rows = [tuple(row) for row in seat_rows]
+    for seat, r in enumerate(replayed):
+        row = (
+            seat,
+            expected["seats"][seat],
+            expected["specs"][seat],
+            float(r["score"]),
+            None if r["win"] is None else int(bool(r["win"])),
+            expected["agent_seeds"][seat],
+        )
+        if seat >= len(stored_rows) or stored_rows[seat] != row:
+            stored = stored_rows[seat][1:] if seat < len(stored_rows) else "missing"
+            problems.append(
+                f"player_{seat} seat row (agent, spec, score, win, seed) {stored} (stored) "
+                f"vs {row[1:]}"
+            )
+    if len(stored_rows) > len(replayed):
+        problems.append(f"{len(stored_rows)} seat rows stored for {len(replayed)} seats")
+    return problems
+
+
 def verify_records(config: TournamentConfig, limit: int | None = None) -> tuple[int, list[str]]:
-    """Replay stored records through the env; returns (checked, problems)."""
+    """Replay every stored unit and check its record, its stored result and its seat rows (and
+    its seed and seating) against the replay; returns (units checked, problems)."""
     runner = make_runner(config.game, config.mode, config.num_players)
     problems = []
     checked = 0
     with Store(config.db_path) as store:
         if store.stored_config() is None:
             return 0, [f"{config.db_path} holds no tournament"]
+        seat_rows = store.seat_rows()
         for unit in store.units(with_records=True):
             if limit is not None and checked >= limit:
                 break
             checked += 1
-            record = unit["record"]
-            try:
-                env = runner.replay(record)
-                again = json.loads(json.dumps(env.unwrapped.record()))
-            except Exception as exc:  # noqa: BLE001
-                problems.append(f"unit {unit['deal']}/{unit['lineup']}/{unit['seating']}: {exc}")
-                continue
-            if again != record:
-                problems.append(
-                    f"unit {unit['deal']}/{unit['lineup']}/{unit['seating']}: replay differs"
-                )
+            key = (unit["deal"], unit["lineup"], unit["seating"])
+            for problem in _unit_problems(config, runner, unit, seat_rows.get(key, [])):
+                problems.append(f"unit {key[0]}/{key[1]}/{key[2]}: {problem}")
     return checked, problems
 
 
 # --- command line ------------------------------------------------------------------------------
 
+DESCRIPTION = (
+    "Play a fair (duplicate) tournament between agents, store every deal in SQLite, and "
+    "report scores with 95% confidence intervals, head-to-head differences, win rates and "
+    "openskill ratings. Rerunning the same command resumes an interrupted tournament."
+)
+EPILOG = """examples:
+  folkcards tournament --config configs/tournament/paston.yaml
+  folkcards tournament --game paston --agents heuristic random random --deals 200
+  folkcards tournament --game tri_palki --agents heuristic random random random --rounds 100
+  folkcards tournament --db results/paston/tournament.sqlite --verify
+Command-line values override the config file."""
+
+# (flags, keyword arguments) of every option but the two exclusive counts
+OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
+    (("--config",), {"metavar": "YAML", "help": "a tournament config (see configs/tournament/)"}),
+    (("--game",), {"help": "paston or tri_palki (tri-palki also accepted)"}),
+    (
+        ("--agents",),
+        {
+            "nargs": "+",
+            "metavar": "SPEC",
+            "help": "agent specs, one per entrant (random, heuristic, ppo:PATH)",
+        },
+    ),
+    (("--seed",), {"type": int, "help": "tournament seed (default 0)"}),
+    (("--workers",), {"type": int, "help": "worker processes (default: all cores)"}),
+    (("--db",), {"metavar": "PATH", "help": "SQLite file (default <out>/tournament.sqlite)"}),
+    (
+        ("--out",),
+        {
+            "metavar": "DIR",
+            "help": "output folder for the database, CSV, JSON and plot (default results/<game>)",
+        },
+    ),
+    (
+        ("--num-players",),
+        {"type": int, "metavar": "N", "help": "Tri Palki table size (default: number of agents)"},
+    ),
+    (("--no-progress",), {"action": "store_true", "help": "no progress bar"}),
+    (("--no-plot",), {"action": "store_true", "help": "do not write the PNG plot"}),
+    (
+        ("--verify",),
+        {
+            "action": "store_true",
+            "help": "after the run, replay every stored episode and check its record, results "
+            "and seat scores; with only --db, check that database (nothing is played)",
+        },
+    ),
+]
+
 
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+    """The ``folkcards tournament`` arguments (added to ``parser`` when given)."""
     parser = parser or argparse.ArgumentParser(prog="folkcards tournament")
-    parser.description = (
-        "Play a fair (duplicate) tournament between agents, store every deal in SQLite, and "
-        "report scores with 95% confidence intervals, head-to-head differences, win rates and "
-        "openskill ratings. Rerunning the same command resumes an interrupted tournament."
-    )
-    parser.epilog = (
-        "examples:\n"
-        "  folkcards tournament --config configs/tournament/paston.yaml\n"
-        "  folkcards tournament --game paston --agents heuristic random random --deals 200\n"
-        "  folkcards tournament --game tri_palki --agents heuristic random random random --rounds 100\n"
-        "Command-line values override the config file."
-    )
+    parser.description = DESCRIPTION
+    parser.epilog = EPILOG
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.add_argument(
-        "--config", metavar="YAML", help="a tournament config (see configs/tournament/)"
-    )
-    parser.add_argument("--game", help="paston or tri_palki (tri-palki accepted)")
-    parser.add_argument(
-        "--agents",
-        nargs="+",
-        metavar="SPEC",
-        help="agent specs, one per entrant (random, heuristic, ppo:PATH)",
-    )
+    for flags, kwargs in OPTIONS[:3]:  # --config, --game, --agents; then the count
+        parser.add_argument(*flags, **kwargs)
     count = parser.add_mutually_exclusive_group()
     count.add_argument(
         "--deals",
@@ -466,29 +569,8 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
         metavar="N",
         help="number of whole games (Paston, to 121) / matches (Tri Palki)",
     )
-    parser.add_argument("--seed", type=int, help="tournament seed (default 0)")
-    parser.add_argument("--workers", type=int, help="worker processes (default: all cores)")
-    parser.add_argument(
-        "--db", metavar="PATH", help="SQLite file (default <out>/tournament.sqlite)"
-    )
-    parser.add_argument(
-        "--out",
-        metavar="DIR",
-        help="output folder for the database, CSV, JSON and plot (default results/<game>)",
-    )
-    parser.add_argument(
-        "--num-players",
-        type=int,
-        metavar="N",
-        help="Tri Palki table size (default: number of agents)",
-    )
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.add_argument("--no-plot", action="store_true", help="do not write the PNG plot")
-    parser.add_argument(
-        "--verify",
-        action="store_true",
-        help="after the run, replay every stored record through the env",
-    )
+    for flags, kwargs in OPTIONS[3:]:
+        parser.add_argument(*flags, **kwargs)
     return parser
 
 
@@ -501,38 +583,43 @@ class _Parser(argparse.ArgumentParser):
         raise _ArgumentError(message)
 
 
+OVERRIDES = ("game", "agents", "deals", "games", "seed", "workers", "db", "out", "num_players")
+
+
 def config_from_args(args: argparse.Namespace) -> TournamentConfig:
-    overrides = {
-        "game": args.game,
-        "agents": args.agents,
-        "deals": args.deals,
-        "games": args.games,
-        "seed": args.seed,
-        "workers": args.workers,
-        "db": args.db,
-        "out": args.out,
-        "num_players": args.num_players,
-    }
-    return load_config(args.config, overrides)
+    return load_config(args.config, {key: getattr(args, key) for key in OVERRIDES})
 
 
-def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = None) -> int:
-    """``folkcards tournament``: returns the exit code (0 ok, 1 failure, 2 bad config, 130 Ctrl-C)."""
+def _verify_only(args: argparse.Namespace) -> bool:
+    """``--verify --db FILE`` and nothing that describes a tournament: check that database."""
+    given = [key for key in OVERRIDES if key != "db" and getattr(args, key) is not None]
+    return bool(args.verify and args.db and not args.config and not given)
+
+
+def _verify(config: TournamentConfig, prog: str) -> int:
+    checked, problems = verify_records(config)
+    if problems:
+        for line in problems[:20]:
+            print(f"verify: {line}", file=sys.stderr)
+        if len(problems) > 20:
+            print(f"verify: ... and {len(problems) - 20} more", file=sys.stderr)
+        print(
+            f"{prog}: {counted(len(problems), 'problem')} in {checked} stored episodes "
+            f"of {config.db_path}",
+            file=sys.stderr,
+        )
+        return 1
+    print(
+        f"verified: all {checked} stored records replay exactly, "
+        "with their stored results and seat scores"
+    )
+    return 0
+
+
+def _play(config: TournamentConfig, args: argparse.Namespace, prog: str) -> int:
+    """Run (or resume) the tournament, print the report and write the files."""
     from . import report
 
-    prog = "folkcards tournament"
-    if args is None:
-        parser = build_parser(_Parser(prog=prog))
-        try:
-            args = parser.parse_args(argv)
-        except _ArgumentError as exc:
-            print(f"{prog}: error: {exc}", file=sys.stderr)
-            return 2
-    try:
-        config = config_from_args(args)
-    except ConfigError as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
-        return 2
     played: list[int] = []
     try:
         started = time.perf_counter()
@@ -541,9 +628,6 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
             progress=not args.no_progress and sys.stderr.isatty(),
             on_played=played.append,
         )
-    except ConfigError as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
         print(
             f"\n{prog}: interrupted; finished units are stored in {config.db_path} — "
@@ -559,20 +643,35 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
     paths = report.export(results, config, plot=not args.no_plot)
     new = played[0] if played else 0
     what = (
-        f"played {new} new episodes in {elapsed:.1f} s"
+        f"played {counted(new, 'new episode')} in {elapsed:.1f} s"
         if new
         else "all episodes were already stored"
     )
     print(
-        f"{results['units_stored']} of {results['units_total']} episodes stored in {config.db_path} "
-        f"({what}); wrote " + ", ".join(str(p) for p in paths)
+        f"{results['units_stored']} of {results['units_total']} episodes stored in "
+        f"{config.db_path} ({what}); wrote " + ", ".join(str(p) for p in paths)
     )
-    if args.verify:
-        checked, problems = verify_records(config)
-        if problems:
-            for line in problems[:20]:
-                print(f"replay: {line}", file=sys.stderr)
-            print(f"{prog}: {len(problems)} of {checked} records do not replay", file=sys.stderr)
-            return 1
-        print(f"verified: all {checked} stored records replay exactly")
     return 0
+
+
+def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = None) -> int:
+    """``folkcards tournament``: returns the exit code (0 ok, 1 failure, 2 bad config, 130 Ctrl-C)."""
+    prog = "folkcards tournament"
+    if args is None:
+        parser = build_parser(_Parser(prog=prog))
+        try:
+            args = parser.parse_args(argv)
+        except _ArgumentError as exc:
+            print(f"{prog}: error: {exc}", file=sys.stderr)
+            return 2
+    try:
+        if _verify_only(args):
+            return _verify(config_from_db(args.db), prog)
+        config = config_from_args(args)
+        code = _play(config, args, prog)
+    except ConfigError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
+    if code == 0 and args.verify:
+        return _verify(config, prog)
+    return code

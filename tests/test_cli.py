@@ -70,7 +70,7 @@ def test_tournament_subcommand(tmp_path, capsys: pytest.CaptureFixture[str]) -> 
     assert (tmp_path / "tournament.sqlite").is_file()
     argv = "tournament --game paston --agents random --deals 2".split()
     assert cli.main([*argv, "--out", str(tmp_path / "x")]) == 2
-    assert "only 1 agent(s)" in capsys.readouterr().err
+    assert "only 1 agent is given" in capsys.readouterr().err
 
 
 def test_train_missing_module_is_a_clear_error(

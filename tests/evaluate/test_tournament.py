@@ -308,7 +308,10 @@ BAD_CONFIGS = {
     "fractional deals": (PASTON + "deals: 2.5\n", "'deals' must be an integer"),
     "no count": (PASTON + "", "give the number of deals"),
     "two counts": (PASTON + "deals: 2\ngames: 2\n", "only one of"),
-    "too few agents": ("game: paston\nagents: [random, random]\ndeals: 3\n", "only 2 agent(s)"),
+    "too few agents": (
+        "game: paston\nagents: [random, random]\ndeals: 3\n",
+        "only 2 agents are given",
+    ),
     "num_players for paston": (PASTON + "deals: 3\nnum_players: 4\n", "for tri_palki"),
     "too many players": (
         "game: tri_palki\nagents: [random, random]\nrounds: 3\nnum_players: 12\n",

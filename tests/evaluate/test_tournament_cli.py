@@ -1,0 +1,203 @@
+"""The tournament command at its edges (issue 10): bad output paths, ``--verify`` that checks the
+stored results, a database verified on its own, and the wording of its messages."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from folkcards.evaluate import tournament as tour
+
+SMALL = "--game paston --agents random random random --deals 2 --seed 5 --workers 1".split()
+
+
+def _main(argv: list[str]) -> int:
+    return tour.main([*argv, "--no-progress", "--no-plot"])
+
+
+def _one_error_line(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("folkcards tournament: error: "), lines[0]
+    return lines[0]
+
+
+# --- issue 10 #5: --out / --db where a file is in the way --------------------------------------
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        ["--out", "afile"],
+        ["--out", "afile/deeper"],
+        ["--db", "afile/t.sqlite", "--out", "out"],
+        ["--out", "out", "--db", "afile/x/t.sqlite"],
+    ],
+    ids=["out-is-file", "out-under-file", "db-under-file", "db-deep-under-file"],
+)
+def test_path_through_a_file_is_one_line_and_creates_nothing(
+    where: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile").write_text("not a folder")
+    code = _main([*SMALL, *where])
+    err = capsys.readouterr().err
+    assert code == 2
+    line = _one_error_line(err)
+    assert "afile" in line and "is a file" in line, line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]  # nothing created
+    assert (tmp_path / "afile").read_text() == "not a folder"
+
+
+# --- issue 10 #6: --verify checks the stored results -------------------------------------------
+
+
+def _tournament(tmp_path: Path, capsys, extra: list[str] | None = None) -> Path:
+    out = tmp_path / "t"
+    assert _main([*SMALL, *(extra or []), "--out", str(out)]) == 0
+    capsys.readouterr()
+    return out / "tournament.sqlite"
+
+
+def _tamper(db: Path, sql: str, *params: object) -> None:
+    conn = sqlite3.connect(db)
+    try:
+        conn.execute(sql, params)
+        conn.commit()
+    finally:
+        conn.close()
+
+
+def test_verify_catches_a_changed_stored_score(tmp_path: Path, capsys) -> None:
+    db = _tournament(tmp_path, capsys)
+    conn = sqlite3.connect(db)
+    (result_json,) = conn.execute(
+        "SELECT result_json FROM units WHERE deal = 1 AND lineup = 0 AND seating = 3"
+    ).fetchone()
+    conn.close()
+    result = json.loads(result_json)
+    result[2]["score"] += 5
+    _tamper(
+        db,
+        "UPDATE units SET result_json = ? WHERE deal = 1 AND lineup = 0 AND seating = 3",
+        json.dumps(result),
+    )
+    code = _main([*SMALL, "--out", str(db.parent), "--verify"])
+    captured = capsys.readouterr()
+    assert code == 1
+    assert "1/0/3" in captured.err and "score" in captured.err, captured.err
+    assert "player_2" in captured.err
+    assert "verified" not in captured.out
+
+
+def test_verify_catches_a_changed_seat_score(tmp_path: Path, capsys) -> None:
+    db = _tournament(tmp_path, capsys)
+    _tamper(
+        db,
+        "UPDATE unit_seats SET score = score + 1 "
+        "WHERE deal = 0 AND lineup = 0 AND seating = 2 AND seat = 1",
+    )
+    code = _main([*SMALL, "--out", str(db.parent), "--verify"])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "0/0/2" in err and "seat" in err, err
+
+
+def test_verify_catches_a_changed_win_in_game_mode(tmp_path: Path, capsys) -> None:
+    argv = "--game paston --agents random random random --games 1 --seed 2 --workers 1".split()
+    out = tmp_path / "g"
+    assert _main([*argv, "--out", str(out)]) == 0
+    db = out / "tournament.sqlite"
+    conn = sqlite3.connect(db)
+    (result_json,) = conn.execute(
+        "SELECT result_json FROM units WHERE deal = 0 AND seating = 0"
+    ).fetchone()
+    conn.close()
+    result = json.loads(result_json)
+    result[0]["win"] = not result[0]["win"]
+    _tamper(
+        db,
+        "UPDATE units SET result_json = ? WHERE deal = 0 AND seating = 0",
+        json.dumps(result),
+    )
+    capsys.readouterr()
+    assert _main(["--db", str(db), "--verify"]) == 1
+    err = capsys.readouterr().err
+    assert "0/0/0" in err and "win" in err, err
+
+
+def test_verify_with_only_the_database(tmp_path: Path, capsys) -> None:
+    db = _tournament(tmp_path, capsys)
+    before = db.read_bytes()
+    code = _main(["--db", str(db), "--verify"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "verified: all 12 stored records replay exactly" in captured.out
+    assert sorted(p.name for p in db.parent.iterdir() if p.suffix in (".json", ".csv")) == [
+        "agents.csv",
+        "episodes.csv",
+        "head_to_head.csv",
+        "results.json",
+    ]  # only what the first run wrote
+    assert db.read_bytes() == before
+    # ... and a tampered database is reported the same way
+    _tamper(db, "UPDATE unit_seats SET win = 1 WHERE deal = 0 AND lineup = 0 AND seating = 0")
+    assert _main(["--db", str(db), "--verify"]) == 1
+    assert "0/0/0" in capsys.readouterr().err
+
+
+def test_verify_a_missing_database_is_one_line(tmp_path: Path, capsys) -> None:
+    code = _main(["--db", str(tmp_path / "none.sqlite"), "--verify"])
+    line = _one_error_line(capsys.readouterr().err)
+    assert code == 2 and "none.sqlite" in line
+    assert not (tmp_path / "none.sqlite").exists()
+
+
+def test_verify_records_checks_results_too(tmp_path: Path, capsys) -> None:
+    db = _tournament(tmp_path, capsys)
+    config = tour.config_from_db(db)
+    assert config.game == "paston" and config.count == 2 and config.seed == 5
+    assert tour.verify_records(config) == (12, [])
+    _tamper(db, "UPDATE units SET deal_seed = deal_seed + 1 WHERE deal = 0 AND seating = 1")
+    checked, problems = tour.verify_records(config)
+    assert checked == 12 and len(problems) == 1 and problems[0].startswith("unit 0/0/1")
+
+
+# --- issue 10 #8: wording ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "agents, expected",
+    [
+        (["random"], "1 agent given"),
+        (["random"] * 12, "12 agents given"),
+    ],
+)
+def test_agent_counts_are_singular_or_plural(
+    agents: list[str], expected: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code = _main(["--game", "tri_palki", "--agents", *agents, "--rounds", "1"])
+    line = _one_error_line(capsys.readouterr().err)
+    assert code == 2 and expected in line and "agent(s)" not in line, line
+
+
+def test_too_few_agents_for_the_seats(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code = _main(["--game", "paston", "--agents", "random", "--deals", "1"])
+    line = _one_error_line(capsys.readouterr().err)
+    assert code == 2 and "only 1 agent is given" in line, line
+    code = _main([*"--game tri_palki --agents random random --rounds 1 --num-players 3".split()])
+    line = _one_error_line(capsys.readouterr().err)
+    assert code == 2 and "only 2 agents are given" in line, line
+
+
+def test_help_spells_the_games_like_play(capsys) -> None:
+    with pytest.raises(SystemExit):
+        tour.main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "paston or tri_palki (tri-palki also accepted)" in text
