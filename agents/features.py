@@ -16,7 +16,9 @@ Feature sets (``FEATURE_SETS``):
   swaps, swap all): legal, the value / 31 of the hand it leaves, special hand, the rule-based
   heuristic's score of the move minus its score of keeping the hand (/ 10, clipped to ±2;
   hand key, two-card potential, wash bonus, feeding cost), whether it washes the centre,
-  whether it ends the round, and its feeding cost / 10.
+  whether it ends the round, and its feeding cost / 10. Only the per-seat block depends on the
+  table size; a model playing another size than it was trained at gets the per-seat block of
+  the adapted table and the rest from the real one (:func:`tri_palki_action_extra`).
 """
 
 from __future__ import annotations

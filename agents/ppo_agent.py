@@ -20,6 +20,13 @@ observation size. A model trained with a :mod:`~folkcards.agents.features` set g
 derived features appended to each observation before its network, so it still plays from the
 plain observation. Torch and stable-baselines3 are imported only when a ``.zip`` is loaded.
 
+Table sizes: a Tri Palki model plays every table of 2-11 players, whatever size it was trained
+at: another size's observation is translated by :mod:`~folkcards.agents.size_adapter`.
+``table_sizes()`` / ``supports(n)`` say what an agent plays, and ``num_players=`` at
+construction (``make_agent(spec, game, seat, num_players=n)``) refuses a table it cannot play
+with one line naming the sizes it plays (:func:`~folkcards.agents.table_sizes.check_table`
+checks a whole line-up).
+
 :class:`NumpyPolicy` is also the format of the self-play snapshots used during training
 (``.npz`` files that load without torch).
 """

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 
@@ -55,8 +57,6 @@ def test_packaged_model_convention() -> None:
 @pytest.mark.parametrize("game", ["paston", "tri_palki"])
 def test_committed_model_plays_legal_moves(game: str) -> None:
     """The committed model plays whole deals/rounds out of the box, always within the mask."""
-    import importlib
-
     env = importlib.import_module(f"folkcards.envs.{game}_v0").raw_env()
     agents = {name: make_agent(f"ppo:{game}", game, seat=name) for name in env.possible_agents}
     played = 0
@@ -117,3 +117,33 @@ def test_numpy_policy_round_trip(paston_model, tmp_path) -> None:
     obs = np.random.default_rng(0).random((5, 367), dtype=np.float32)
     assert np.allclose(policy.logits(obs), loaded.logits(obs))
     assert loaded.meta["game"] == "paston" and loaded.num_actions == 45
+
+
+def test_tri_palki_model_trained_at_three_sits_at_other_tables(tmp_path) -> None:
+    """Issue 10 #3: a saved model trained at 3 players plays 2, 3 and 6-player tables legally,
+    and at its own size it is exactly ``model.predict``."""
+    from folkcards.envs.tri_palki.observation import observation_size
+
+    model = _tiny_model("tri_palki", {"num_players": 3})
+    path = tmp_path / "model.zip"
+    model.save(str(path))
+    meta = {"game": "tri_palki", "env_kwargs": {"num_players": 3}, "num_actions": 13}
+    write_sidecar(path, {**meta, "obs_size": observation_size(3)})
+    for n in (2, 3, 6):
+        env = importlib.import_module("folkcards.envs.tri_palki_v0").raw_env(num_players=n)
+        agents = {
+            s: make_agent(f"ppo:{path}", "tri_palki", s, num_players=n) for s in env.possible_agents
+        }
+        played = 0
+        for seat, obs, action in walk_decisions(
+            env, range(5), lambda s, o, agents=agents: agents[s].act(o)
+        ):
+            assert obs["action_mask"][action] == 1
+            if n == 3:
+                mask = obs["action_mask"].astype(bool)
+                expected, _ = model.predict(
+                    obs["observation"], action_masks=mask, deterministic=True
+                )
+                assert action == int(expected), seat
+            played += 1
+        assert played > 20
