@@ -39,7 +39,7 @@ def measure(
     if opponent is not None:
         from folkcards.train.config import OpponentConfig
 
-        config.opponents.pool = [OpponentConfig(opponent, 1.0)]
+        config.opponents.pool = [OpponentConfig(spec=opponent)]
     set_determinism(config)
     venv = timed_vec_env(make_vec_env(config))
     try:

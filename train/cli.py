@@ -6,6 +6,7 @@ Examples::
     folkcards train --config configs/paston/ppo_full.yaml --seed 3 --run-dir runs/paston-a
     folkcards train --config configs/tri_palki/ppo_quick.yaml --total-steps 20000 --no-progress
     folkcards train --resume runs/paston-ppo-0-20250101-120000 --total-steps 4000000
+    folkcards train --config configs/paston/ppo_quick.yaml --print-config
 
 ``python -m folkcards.train.cli`` works too.
 """
@@ -25,7 +26,7 @@ def build_parser(prog: str = "folkcards train") -> argparse.ArgumentParser:
         prog=prog,
         description=(
             "Train a MaskablePPO agent for Paston or Tri Palki from a YAML config (groups env, "
-            "opponents, algorithm, run). Writes a run directory with the model, the resolved "
+            "opponents, algorithm, pretrain, run; only what differs from the defaults). Writes a run directory with the model, the resolved "
             "config, checkpoints, TensorBoard logs, an evaluation table vs the heuristic "
             "(eval.csv) and a learning curve (learning_curve.png)."
         ),
@@ -51,6 +52,11 @@ def build_parser(prog: str = "folkcards train") -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, help="override run.seed")
     parser.add_argument("--n-envs", type=int, metavar="N", help="override run.n_envs")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--print-config",
+        action="store_true",
+        help="print the resolved config (every setting, defaults included) as YAML and exit",
+    )
     return parser
 
 
@@ -78,6 +84,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"folkcards train: config error: {exc}", file=sys.stderr)
         return 2
+    if args.print_config:
+        print(config.to_yaml(), end="")
+        return 0
     try:
         from .ppo import train
     except ImportError as exc:  # pragma: no cover - depends on the install

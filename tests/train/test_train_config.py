@@ -40,18 +40,27 @@ def test_defaults_are_valid() -> None:
 @pytest.mark.parametrize(
     "data, message",
     [
-        ({"algorithim": {}}, "unknown group"),
-        ({"algorithm": {"n_step": 5}}, r"unknown key\(s\) \['n_step'\] in group 'algorithm'"),
+        ({"algorithim": {}}, r"unknown group 'algorithim' \(did you mean 'algorithm'\?\)"),
+        (
+            {"algorithm": {"n_step": 5}},
+            r"unknown key 'n_step' in group 'algorithm' \(did you mean 'n_steps'\?\)",
+        ),
         ({"run": {"total_step": 5}}, "known keys"),
         (
             {"env": {"game": "paston", "num_players": 4}},
-            r"unknown key\(s\) \['num_players'\] in group 'env'",
+            r"unknown key 'num_players' in group 'env'",
         ),
         ({"env": {"game": "chess"}}, "env.game"),
         ({"env": {"reward_scale": -1}}, "reward_scale"),
         ({"opponents": {"pool": [{"spec": "nobody"}]}}, "unknown agent"),
         ({"opponents": {"pool": [{"spec": "self"}]}}, "snapshot_every"),
-        ({"opponents": {"pool": [{"spec": "random", "wieght": 1}]}}, "entries are"),
+        (
+            {"opponents": {"pool": [{"spec": "random", "wieght": 1}]}},
+            r"unknown key 'wieght' in opponents.pool\[0\] \(did you mean 'weight'\?\)",
+        ),
+        ({"env": {"shapping": True}}, r"unknown key 'shapping' .*did you mean 'shaping'"),
+        ({"run": {"seed": True}}, r"run.seed: .*integer"),
+        ({"run": {"eval_opponent": "heuristc"}}, r"did you mean 'heuristic'"),
         ({"algorithm": {"gamma": 1.5}}, "gamma"),
         ({"algorithm": {"net_arch": [64, "x"]}}, "net_arch"),
         ({"run": {"vec_env": "threads"}}, "vec_env"),
@@ -95,3 +104,41 @@ def test_malformed_yaml_is_one_clear_line(tmp_path: Path, capsys) -> None:
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1, err
     assert "broken.yaml" in err and "not valid YAML" in err and "line " in err
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_shipped_configs_hold_only_what_differs_from_the_defaults(path: Path) -> None:
+    defaults = TrainConfig().to_dict()
+    data = yaml.safe_load(path.read_text())
+    same = [
+        f"{group}.{key}"
+        for group, values in data.items()
+        for key, value in values.items()
+        if key != "game" and key in defaults[group] and defaults[group][key] == value
+    ]
+    assert not same, f"{path.name} repeats defaults: {same}"
+
+
+def test_print_config_prints_the_resolved_config_and_exits(tmp_path: Path, capsys) -> None:
+    from folkcards.train.cli import main
+
+    small = tmp_path / "small.yaml"
+    small.write_text("env:\n  game: tri_palki\n  num_players: 5\nrun:\n  total_steps: 1000\n")
+    argv = [
+        "--config",
+        str(small),
+        "--seed",
+        "7",
+        "--print-config",
+        "--run-dir",
+        str(tmp_path / "r"),
+    ]
+    assert main(argv) == 0
+    printed = yaml.safe_load(capsys.readouterr().out)
+    assert printed["run"]["seed"] == 7 and printed["run"]["total_steps"] == 1000
+    assert printed["env"]["num_players"] == 5
+    assert printed["algorithm"] == TrainConfig().to_dict()["algorithm"]  # defaults shown
+    assert config_from_dict(printed) == config_from_dict(
+        {**yaml.safe_load(small.read_text()), "run": {"total_steps": 1000, "seed": 7}}
+    )
+    assert not (tmp_path / "r").exists()  # nothing trained

@@ -109,7 +109,7 @@ def test_snapshots_checkpoints_resume(tmp_path: Path) -> None:
     from folkcards.train.ppo import latest_model, resume_run, train
 
     config = _tiny(eval_method="duplicate", vec_env="dummy")
-    config.opponents.pool = [OpponentConfig("heuristic", 1.0), OpponentConfig("self", 1.0)]
+    config.opponents.pool = [OpponentConfig(spec="heuristic"), OpponentConfig(spec="self")]
     config.opponents.max_snapshots = 1
     logs: list[str] = []
     run_dir = train(config, tmp_path / "run", log=logs.append)
