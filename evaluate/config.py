@@ -47,7 +47,7 @@ FORMAT_VERSION = 1
 
 
 class ConfigError(ValueError):
-    """A malformed tournament configuration (the message is one clear line)."""
+    """A malformed configuration, tournament or training (the message is one clear line)."""
 
 
 @dataclass(frozen=True)
@@ -151,6 +151,8 @@ def default_workers() -> int:
 
 
 def load_yaml(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The mapping in a YAML file; ``ConfigError`` (one line, with the line and column of a
+    syntax error) for a missing, unreadable or malformed file or one that is not a mapping."""
     import yaml
 
     p = Path(path)
@@ -168,7 +170,7 @@ def load_yaml(path: str | os.PathLike[str]) -> dict[str, Any]:
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise ConfigError(f"{p}: the config must be a mapping of keys (game, agents, deals, ...)")
+        raise ConfigError(f"{p}: the config must be a mapping of keys, not a {type(data).__name__}")
     return data
 
 

@@ -92,6 +92,21 @@ def _differences(stored: dict[str, Any], wanted: dict[str, Any]) -> list[str]:
     return diffs
 
 
+def seat_rows_of(unit: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """A unit's ``unit_seats`` rows: ``(seat, agent, spec, score, win, agent_seed)`` per seat."""
+    return [
+        (
+            seat,
+            unit["seats"][seat],
+            unit["specs"][seat],
+            float(r["score"]),
+            None if r["win"] is None else int(bool(r["win"])),
+            unit["agent_seeds"][seat],
+        )
+        for seat, r in enumerate(unit["result"])
+    ]
+
+
 class Store:
     """A tournament database; see the module docstring."""
 
@@ -193,18 +208,7 @@ class Store:
             self.conn.executemany(
                 "INSERT INTO unit_seats (tournament_id, deal, lineup, seating, seat, agent, spec, "
                 "score, win, agent_seed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        *key,
-                        seat,
-                        unit["seats"][seat],
-                        unit["specs"][seat],
-                        float(r["score"]),
-                        None if r["win"] is None else int(bool(r["win"])),
-                        unit["agent_seeds"][seat],
-                    )
-                    for seat, r in enumerate(unit["result"])
-                ],
+                [(*key, *row) for row in seat_rows_of(unit)],
             )
             self.conn.execute("COMMIT")
         except BaseException:

@@ -44,7 +44,7 @@ import numpy as np
 from . import stats as st
 from .config import ConfigError, Entrant, TournamentConfig, counted, from_identity, load_config
 from .games import GameRunner, make_runner
-from .storage import Store
+from .storage import Store, seat_rows_of
 
 DEAL_TAG = 0xDEA1
 AGENT_TAG = 0xA6E7
@@ -451,23 +451,16 @@ def _unit_problems(
             f"{len(unit['result'])} seat results stored, the replay has {len(replayed)}"
         )
     stored_rows = [tuple(row) for row in seat_rows]
-    for seat, r in enumerate(replayed):
-        row = (
-            seat,
-            expected["seats"][seat],
-            expected["specs"][seat],
-            float(r["score"]),
-            None if r["win"] is None else int(bool(r["win"])),
-            expected["agent_seeds"][seat],
-        )
+    rows = seat_rows_of({**expected, "result": replayed})
+    for seat, row in enumerate(rows):
         if seat >= len(stored_rows) or stored_rows[seat] != row:
             stored = stored_rows[seat][1:] if seat < len(stored_rows) else "missing"
             problems.append(
                 f"player_{seat} seat row (agent, spec, score, win, seed) {stored} (stored) "
                 f"vs {row[1:]}"
             )
-    if len(stored_rows) > len(replayed):
-        problems.append(f"{len(stored_rows)} seat rows stored for {len(replayed)} seats")
+    if len(stored_rows) > len(rows):
+        problems.append(f"{len(stored_rows)} seat rows stored for {len(rows)} seats")
     return problems
 
 
@@ -605,7 +598,7 @@ def _verify(config: TournamentConfig, prog: str) -> int:
             print(f"verify: ... and {len(problems) - 20} more", file=sys.stderr)
         print(
             f"{prog}: {counted(len(problems), 'problem')} in {checked} stored episodes "
-            f"of {config.db_path}",
+            f"of {config.db_path} (a unit is named deal/line-up/seating)",
             file=sys.stderr,
         )
         return 1

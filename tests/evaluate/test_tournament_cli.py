@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -70,19 +71,25 @@ def _tamper(db: Path, sql: str, *params: object) -> None:
         conn.close()
 
 
+def _edit_result(db: Path, where: str, change: Callable[[list[dict]], None]) -> None:
+    """Change the stored ``result_json`` of the unit ``where`` selects, as ``change`` says."""
+    conn = sqlite3.connect(db)
+    try:
+        (result_json,) = conn.execute(f"SELECT result_json FROM units WHERE {where}").fetchone()
+        result = json.loads(result_json)
+        change(result)
+        conn.execute(f"UPDATE units SET result_json = ? WHERE {where}", (json.dumps(result),))
+        conn.commit()
+    finally:
+        conn.close()
+
+
 def test_verify_catches_a_changed_stored_score(tmp_path: Path, capsys) -> None:
     db = _tournament(tmp_path, capsys)
-    conn = sqlite3.connect(db)
-    (result_json,) = conn.execute(
-        "SELECT result_json FROM units WHERE deal = 1 AND lineup = 0 AND seating = 3"
-    ).fetchone()
-    conn.close()
-    result = json.loads(result_json)
-    result[2]["score"] += 5
-    _tamper(
+    _edit_result(
         db,
-        "UPDATE units SET result_json = ? WHERE deal = 1 AND lineup = 0 AND seating = 3",
-        json.dumps(result),
+        "deal = 1 AND lineup = 0 AND seating = 3",
+        lambda r: r[2].update(score=r[2]["score"] + 5),
     )
     code = _main([*SMALL, "--out", str(db.parent), "--verify"])
     captured = capsys.readouterr()
@@ -110,18 +117,7 @@ def test_verify_catches_a_changed_win_in_game_mode(tmp_path: Path, capsys) -> No
     out = tmp_path / "g"
     assert _main([*argv, "--out", str(out)]) == 0
     db = out / "tournament.sqlite"
-    conn = sqlite3.connect(db)
-    (result_json,) = conn.execute(
-        "SELECT result_json FROM units WHERE deal = 0 AND seating = 0"
-    ).fetchone()
-    conn.close()
-    result = json.loads(result_json)
-    result[0]["win"] = not result[0]["win"]
-    _tamper(
-        db,
-        "UPDATE units SET result_json = ? WHERE deal = 0 AND seating = 0",
-        json.dumps(result),
-    )
+    _edit_result(db, "deal = 0 AND seating = 0", lambda r: r[0].update(win=not r[0]["win"]))
     capsys.readouterr()
     assert _main(["--db", str(db), "--verify"]) == 1
     err = capsys.readouterr().err
