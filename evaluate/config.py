@@ -2,7 +2,7 @@
 
 A YAML config (``configs/tournament/paston.yaml``)::
 
-    game: paston                 # paston | tri_palki (tri-palki accepted)
+    game: paston                 # paston | tri_palki (tri-palki also accepted)
     agents: [heuristic, random, random]   # agent specs; or {name: ..., spec: ...} mappings
     deals: 300                   # or rounds: (Tri Palki) | games: (Paston game mode) | matches:
     seed: 2024                   # the tournament seed (default 0)
@@ -121,7 +121,7 @@ class TournamentConfig:
         return {
             "format": FORMAT_VERSION,
             "game": self.game,
-            "env": f"{self.game}_v0",
+            "env": game_spec(self.game).module.rpartition(".")[2],  # paston_v0, tri_palki_v0
             "mode": self.mode,
             "count": self.count,
             "seed": self.seed,
