@@ -35,6 +35,26 @@ def signed(value: int) -> str:
     return f"{value:+d}".replace("-", "−") if value else "0"
 
 
+class Announced:
+    """An agent that calls ``before_apply()`` once it has chosen, before the env applies it.
+
+    Terminal play and ``watch`` narrate each action from the state just before it.
+    """
+
+    def __init__(self, agent: Any, before_apply: Callable[[], None]):
+        self.agent, self.before_apply = agent, before_apply
+
+    def reset(self) -> None:
+        reset = getattr(self.agent, "reset", None)
+        if reset is not None:
+            reset()
+
+    def act(self, observation: dict[str, Any]) -> int:
+        action = int(self.agent.act(observation))
+        self.before_apply()
+        return action
+
+
 class SeatView:
     """One seat's point of view of a game: seats, names, and the results of finished episodes.
 
@@ -94,7 +114,23 @@ class SeatView:
     def help_lines(self, obs: dict[str, np.ndarray]) -> list[str]:
         raise NotImplementedError
 
+    phase_rules: dict[str, str] = {}  # a short summary of each phase's rules
+    rules_page = ""  # the full rules in the repository
+
     def rules_text(self, obs: dict[str, np.ndarray]) -> str:
+        """A short summary of the rules of the phase this seat is in, and where the rest is."""
+        view = self.decode(obs)
+        lines = [self.phase_rules.get(view.phase, next(iter(self.phase_rules.values())))]
+        lines += self.rules_here(view)
+        lines.append(f"The full rules: {self.rules_page} in the folkcards repository.")
+        return "\n".join(lines)
+
+    def rules_here(self, view: Any) -> list[str]:
+        """What the rules mean for this seat now (tricks needed, hand value ...)."""
+        return []
+
+    def decode(self, obs: dict[str, np.ndarray]) -> Any:
+        """The named pieces of an observation of this seat."""
         raise NotImplementedError
 
     def parse(self, text: str, obs: dict[str, np.ndarray]) -> int:

@@ -84,6 +84,8 @@ class PastonTable(SeatView):
 
     record_key = "deals"
     default_mode = "deal"
+    phase_rules = PHASE_RULES
+    rules_page = RULES_PAGE
 
     def __init__(self, env: Any, seat: int, labels: list[str]):
         super().__init__(env, seat, labels, PASTON_CARDS, rules)
@@ -179,20 +181,19 @@ class PastonTable(SeatView):
         v = decode(obs["observation"])
         return [f"Now: {HINTS.get(v.phase, '')}", "Legal now: " + ", ".join(self.legal_names(obs))]
 
-    def rules_text(self, obs: dict[str, np.ndarray]) -> str:
-        """A short summary of the rules of the phase this seat is in, and where the rest is."""
-        v = decode(obs["observation"])
-        lines = [PHASE_RULES.get(v.phase, PHASE_RULES["auction"])]
-        if v.phase == "play" and v.contract is not None and v.declarer is not None:
-            declarer = v.declarer == 0
-            need = 6 if declarer else (2 if v.num_active == 3 else 4)
-            role = "the declarer" if declarer else "a defender"
-            lines.append(
-                f"Here: {level_name(v.contract)} (factor {rules.LEVEL_FACTOR[v.contract]}); you "
-                f"are {role} and need {plural(need, 'trick')}; you have {v.tricks[0]}."
-            )
-        lines.append(f"The full rules: {RULES_PAGE} in the folkcards repository.")
-        return "\n".join(lines)
+    def decode(self, obs: dict[str, np.ndarray]) -> Any:
+        return decode(obs["observation"])
+
+    def rules_here(self, v: Any) -> list[str]:
+        if v.phase != "play" or v.contract is None or v.declarer is None:
+            return []
+        declarer = v.declarer == 0
+        need = 6 if declarer else (2 if v.num_active == 3 else 4)
+        role = "the declarer" if declarer else "a defender"
+        return [
+            f"Here: {level_name(v.contract)} (factor {rules.LEVEL_FACTOR[v.contract]}); you are "
+            f"{role} and need {plural(need, 'trick')}; you have {v.tricks[0]}."
+        ]
 
     # reading a move -----------------------------------------------------------------------------
     def parse(self, text: str, obs: dict[str, np.ndarray]) -> int:

@@ -5,12 +5,13 @@ the seat's own observation) and asks until a legal move is typed. The episodes a
 the one episode loop, :func:`folkcards.agents.episode.advance`; the session only narrates.
 
 Everything reads input through ``input_fn(prompt) -> str`` and writes through ``write(text)``,
-so tests (and other front ends) can script a whole session: see :func:`run_session`.
+so tests (and other front ends) can script a whole session with :class:`Session`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,7 @@ from .base import (
     QUIT_WORDS,
     RULES_WORDS,
     SHOW_WORDS,
+    Announced,
     InputFn,
     MoveError,
     SeatView,
@@ -56,23 +58,6 @@ class HumanAgent:
         action = self.session.human_move(observation)
         if action is None:
             raise Leave
-        return action
-
-
-class _Narrated:
-    """An agent whose choice is announced to the session before the env applies it."""
-
-    def __init__(self, agent: Any, seat: int, session: Session):
-        self.agent, self.seat, self.session = agent, seat, session
-
-    def reset(self) -> None:
-        reset = getattr(self.agent, "reset", None)
-        if reset is not None:
-            reset()
-
-    def act(self, observation: dict[str, np.ndarray]) -> int:
-        action = int(self.agent.act(observation))
-        self.session.before = self.session.table.before_step(self.seat)
         return action
 
 
@@ -146,13 +131,17 @@ class Session:
         others = iter(opponents)
         for i, name in enumerate(self.env.possible_agents):
             if i == self.seat:
-                agents[name] = _Narrated(HumanAgent(self), i, self)
-                continue
-            spec = next(others)
-            agent_seed = None if self.seed is None else self.seed * 100 + i
-            agents[name] = _Narrated(make_agent(spec, self.game, name, agent_seed), i, self)
-            self.specs[name] = spec
+                agent: Any = HumanAgent(self)
+            else:
+                spec = next(others)
+                agent_seed = None if self.seed is None else self.seed * 100 + i
+                agent = make_agent(spec, self.game, name, agent_seed)
+                self.specs[name] = spec
+            agents[name] = Announced(agent, partial(self._before, i))
         return agents
+
+    def _before(self, seat: int) -> None:
+        self.before = self.table.before_step(seat)
 
     def _label(self, i: int) -> str:
         if i == self.seat:
@@ -295,19 +284,3 @@ class Session:
         except KeyboardInterrupt:
             self.write("\nInterrupted: leaving the table.")
             return 130
-
-
-def run_session(
-    game: str,
-    opponents: Sequence[str],
-    seat: int = 0,
-    seed: int | None = None,
-    mode: str | None = None,
-    num_players: int | None = None,
-    input_fn: InputFn | None = None,
-    write: WriteFn | None = None,
-    episodes: int | None = None,
-) -> int:
-    """Play in the terminal (or with scripted ``input_fn``/``write``); returns the exit code."""
-    session = Session(game, opponents, seat, seed, mode, num_players, input_fn, write, episodes)
-    return session.run()

@@ -51,6 +51,8 @@ class TriPalkiTable(SeatView):
 
     record_key = "rounds"
     default_mode = "match"
+    phase_rules = PHASE_RULES
+    rules_page = RULES_PAGE
 
     def __init__(self, env: Any, seat: int, labels: list[str]):
         super().__init__(env, seat, labels, TRI_PALKI_CARDS, rules)
@@ -125,17 +127,16 @@ class TriPalkiTable(SeatView):
             "Legal now: " + ", ".join(self.legal_names(obs)),
         ]
 
-    def rules_text(self, obs: dict[str, np.ndarray]) -> str:
-        """A short summary of the rules of the phase this seat is in, and where the rest is."""
-        v = decode(obs["observation"], self.n)
-        lines = [PHASE_RULES.get(v.phase, PHASE_RULES["action"])]
-        if v.phase == "action":
-            lines.append(
-                f"Here: {v.survivors} players in the round; your hand is worth {v.hand_value}; "
-                f"the reserve holds {plural(v.reserve_count, 'card')}."
-            )
-        lines.append(f"The full rules: {RULES_PAGE} in the folkcards repository.")
-        return "\n".join(lines)
+    def decode(self, obs: dict[str, np.ndarray]) -> Any:
+        return decode(obs["observation"], self.n)
+
+    def rules_here(self, v: Any) -> list[str]:
+        if v.phase != "action":
+            return []
+        return [
+            f"Here: {v.survivors} players in the round; your hand is worth {v.hand_value}; "
+            f"the reserve holds {plural(v.reserve_count, 'card')}."
+        ]
 
     # reading a move -----------------------------------------------------------------------------
     def parse(self, text: str, obs: dict[str, np.ndarray]) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 from folkcards.agents import make_agent
@@ -20,7 +21,7 @@ from folkcards.envs.paston import rules as paston
 from folkcards.envs.registry import GameSpec, game_spec
 from folkcards.envs.tri_palki import rules as tri_palki
 
-from .base import InputFn, WriteFn, normalize, plural, signed
+from .base import Announced, InputFn, WriteFn, normalize, plural, signed
 from .explain import paston_explanations, tri_palki_explanations
 
 
@@ -184,7 +185,8 @@ class PastonSpectator(Spectator):
                 "Totals: "
                 + ", ".join(f"{n} {t}" for n, t in zip(names, first["totals"], strict=True))
             )
-            winners = next(iter(self.raw.infos.values()), {}).get("winners")  # not in the record
+            infos: dict[str, Any] = next(iter(self.raw.infos.values()), {})
+            winners = infos.get("winners")  # only in the env's infos, not in the record
             if winners:
                 lines.append(f"Game over: {' and '.join(winners)} won")
         return lines
@@ -266,23 +268,6 @@ class TriPalkiSpectator(Spectator):
 SPECTATORS: dict[str, type[Spectator]] = {"paston": PastonSpectator, "tri_palki": TriPalkiSpectator}
 
 
-class _Shown:
-    """An agent whose every action the spectator sees before and after it is applied."""
-
-    def __init__(self, agent: Any, name: str, spectator: Spectator):
-        self.agent, self.name, self.spectator = agent, name, spectator
-
-    def reset(self) -> None:
-        reset = getattr(self.agent, "reset", None)
-        if reset is not None:
-            reset()
-
-    def act(self, observation: dict[str, Any]) -> int:
-        action = int(self.agent.act(observation))
-        self.spectator.before_action(self.name)
-        return action
-
-
 class _Recorded:
     """Plays back the recorded actions, in the recorded order, whoever's turn it is."""
 
@@ -320,7 +305,10 @@ def _watch(
         for number, (seed, options) in enumerate(seeds):
             write(f"=== {unit} {number + 1} (seed {seed}) ===")
             spectator = SPECTATORS[spec.name](env, labels, write, pacer)
-            shown = {name: _Shown(agent, name, spectator) for name, agent in agents.items()}
+            shown = {
+                name: Announced(agent, partial(spectator.before_action, name))
+                for name, agent in agents.items()
+            }
             run = play_episode(env, shown, seed, options, on_action=spectator.after_action)
             for name in totals:
                 totals[name] += run.returns.get(name, 0.0)
