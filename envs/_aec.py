@@ -84,6 +84,11 @@ class CardGameAECEnv(AECEnv):
             if self._classic:
                 EnvLogger.error_step_before_reset()
             raise ValueError("step() called before reset()")
+        if not self.agents:
+            if self._classic:  # OrderEnforcingWrapper: warn and do nothing
+                EnvLogger.warn_step_after_terminated_truncated()
+                return
+            raise ValueError("the episode is over; call reset()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)

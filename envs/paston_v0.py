@@ -81,6 +81,10 @@ cards as ids or strings), in game mode `totals` (3 ints below 121) and `first_de
 
 At the end of every deal: `deal_score`, `tricks`, `role`, `contract`, `bid`, `outcome`,
 `dealer`, `declarer`; in game mode also `total`, `totals`, and `winners` when the game ends.
+An all-pass redeal is shown the same way in both modes (`outcome="redeal"`, `deal_score` 0,
+`role` `none`, the totals unchanged); in game mode the infos stay until the next deal completes.
+Stepping after the episode is over raises `ValueError` on `raw_env` and warns (as PettingZoo's
+`OrderEnforcingWrapper` does) on `env()`.
 
 ## Version history
 

@@ -282,11 +282,17 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
                 self.infos[agents[seat]] = infos[seat]
             self.terminations = dict.fromkeys(agents, True)
             return
-        if deal.outcome == "redeal":  # all-pass with J♠ and 7♠ in the prikup: same dealer again
-            self._start_deal(deal.dealer, self._first_deal, None)
-            return
         totals = self._totals
         assert totals is not None
+        if deal.outcome == "redeal":  # all-pass with J♠ and 7♠ in the prikup: same dealer again
+            for seat in range(NUM_SEATS):
+                self.infos[agents[seat]] = {
+                    **infos[seat],
+                    "total": totals[seat],
+                    "totals": list(totals),
+                }
+            self._start_deal(deal.dealer, self._first_deal, None)
+            return
         for seat in range(NUM_SEATS):
             before = totals[seat]
             after = before + deal.scores[seat]

@@ -203,6 +203,10 @@ def _cards(bits: np.ndarray) -> list[int]:
 def decode(obs: np.ndarray) -> PastonView:
     """Turn an observation vector back into a :class:`PastonView`."""
     obs = np.asarray(obs)
+    if obs.shape != (OBSERVATION_SIZE,):
+        raise ValueError(
+            f"a Paston observation is a vector of {OBSERVATION_SIZE} elements, got shape {obs.shape}"
+        )
     played = _piece(obs, "played").reshape(3, 32)
     trick_bits = _piece(obs, "trick").reshape(3, 32)
     leader = _one_hot(obs, "trick_leader")

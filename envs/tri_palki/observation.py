@@ -247,14 +247,17 @@ def _infer_players(size: int) -> int:
     for n in range(MIN_PLAYERS, MAX_PLAYERS + 1):
         if observation_size(n) == size:
             return n
-    raise ValueError(f"no Tri Palki observation has {size} elements")
+    sizes = ", ".join(f"{observation_size(n)} ({n}p)" for n in range(MIN_PLAYERS, MAX_PLAYERS + 1))
+    raise ValueError(f"no Tri Palki observation has {size} elements; valid sizes: {sizes}")
 
 
 def decode(obs: np.ndarray, num_players: int | None = None) -> TriPalkiView:
     """Turn an observation vector back into a :class:`TriPalkiView` (``num_players`` is
     inferred from the length when not given)."""
     obs = np.asarray(obs)
-    n = _infer_players(obs.shape[-1]) if num_players is None else num_players
+    if obs.ndim != 1:
+        raise ValueError(f"a Tri Palki observation is a 1-d vector, got shape {obs.shape}")
+    n = _infer_players(obs.shape[0]) if num_players is None else num_players
     if obs.shape != (observation_size(n),):
         raise ValueError(
             f"a {n}-player observation has {observation_size(n)} elements, got shape {obs.shape}"

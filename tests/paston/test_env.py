@@ -259,3 +259,75 @@ def test_ansi_render_shows_suits_and_turn():
     env.reset(seed=0, options={"dealer": 1, "deal": DEAL})
     text = env.render()
     assert "♠" in text and "♥" in text and "to act" in text and "auction" in text
+
+
+# --- issue 10: the edges a new user hits ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("episode", ["deal", "game"])
+def test_raw_env_step_after_the_episode_is_over_says_so(episode):
+    env = paston_v0.raw_env(episode=episode, max_deals=2)
+    env.reset(seed=4)
+    play_random_episode(env, np.random.default_rng(0))
+    assert env.agents == []
+    for action in (None, 32):
+        with pytest.raises(ValueError, match=r"the episode is over; call reset\(\)"):
+            env.step(action)
+
+
+def test_classic_env_step_after_the_episode_is_over_warns_like_pettingzoo(caplog):
+    """PettingZoo's OrderEnforcingWrapper: a warning and no change, never a KeyError."""
+    env = paston_v0.env()
+    env.reset(seed=4)
+    play_random_episode(env, np.random.default_rng(0))
+    with caplog.at_level("WARNING"):
+        env.step(None)
+        env.step(32)
+    assert "step() called after all agents are terminated or truncated" in caplog.text
+    assert env.agents == []
+
+
+@pytest.mark.parametrize("size", [0, OBSERVATION_SIZE - 1, OBSERVATION_SIZE + 1])
+def test_decode_of_a_wrong_length_names_expected_and_got(size):
+    with pytest.raises(ValueError, match=rf"{OBSERVATION_SIZE}.*{size}"):
+        decode(np.zeros(size, dtype=np.float32))
+
+
+# Both spade designees (J♠ 7♠) in the prikup, no six-spade hand: all pass means a redeal.
+REDEAL_DEAL = {
+    "hands": [
+        ["8S", "9S", "10S", "QS", "KS", "AS", "7C", "8C", "9C", "10C"],
+        ["JC", "QC", "KC", "AC", "7D", "8D", "9D", "10D", "JD", "QD"],
+        ["KD", "AD", "7H", "8H", "9H", "10H", "JH", "QH", "KH", "AH"],
+    ],
+    "prikup": ["7S", "JS"],
+}
+
+
+def test_game_mode_shows_an_all_pass_redeal_in_every_infos():
+    """Issue 10 #7: as in deal mode, with the totals unchanged, until the next deal completes."""
+    totals = [15, -30, 4]
+    env = paston_v0.raw_env(episode="game")
+    env.reset(
+        seed=1,
+        options={"dealer": 0, "first_deal": False, "totals": totals, "deal": REDEAL_DEAL},
+    )
+    for agent in ("player_1", "player_2", "player_0"):  # the dealer's left bids first
+        assert env.agent_selection == agent
+        env.step(paston_v0.raw_env().string_to_action("pass"))
+    assert not any(env.terminations.values())
+    for seat, agent in enumerate(env.possible_agents):
+        info = env.infos[agent]
+        assert info["outcome"] == "redeal"
+        assert info["deal_score"] == 0
+        assert info["role"] == "none"
+        assert info["total"] == totals[seat]
+        assert info["totals"] == totals
+    assert env.totals == totals
+    redeal_infos = copy.deepcopy(env.infos)
+    rng = np.random.default_rng(5)
+    while env.infos == redeal_infos:  # the next deal: the infos hold until it completes
+        assert env.state_deal().outcome is None
+        observation = env.observe(env.agent_selection)
+        env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    assert env.infos["player_0"]["outcome"] in ("played", "auto_win", "surrender")

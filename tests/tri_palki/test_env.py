@@ -537,3 +537,43 @@ def test_default_max_turns_lets_long_rounds_finish():
         view = tri_palki_v0.decode(obs["observation"], 4)
         assert view.turn_fraction == pytest.approx(min(1.0, env.state_round().turns / 200))
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+# --- issue 10: the edges a new user hits ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "seed"), [({"num_players": 3}, 2), ({"num_players": 3, "episode": "match"}, 5)]
+)
+def test_raw_env_step_after_the_episode_is_over_says_so(kwargs, seed):
+    env = tri_palki_v0.raw_env(**kwargs)
+    env.reset(seed=seed)
+    play_random_episode(env, np.random.default_rng(0))
+    assert env.agents == []
+    for action in (None, 0):
+        with pytest.raises(ValueError, match=r"the episode is over; call reset\(\)"):
+            env.step(action)
+
+
+def test_classic_env_step_after_the_episode_is_over_warns_like_pettingzoo(caplog):
+    """PettingZoo's OrderEnforcingWrapper: a warning and no change, never a KeyError."""
+    env = tri_palki_v0.env(num_players=3)
+    env.reset(seed=2)
+    play_random_episode(env, np.random.default_rng(0))
+    with caplog.at_level("WARNING"):
+        env.step(None)
+        env.step(0)
+    assert "step() called after all agents are terminated or truncated" in caplog.text
+    assert env.agents == []
+
+
+@pytest.mark.parametrize("size", [0, 100, observation_size(4) + 1])
+def test_decode_of_a_wrong_length_names_the_valid_sizes(size):
+    sizes = [observation_size(n) for n in range(2, 12)]
+    with pytest.raises(ValueError, match=rf"{size}.*{sizes[0]}.*{sizes[-1]}"):
+        tri_palki_v0.decode(np.zeros(size, dtype=np.float32))
+
+
+def test_decode_with_a_player_count_names_expected_and_got():
+    with pytest.raises(ValueError, match=rf"{observation_size(5)}.*{observation_size(4)}"):
+        tri_palki_v0.decode(np.zeros(observation_size(4), dtype=np.float32), 5)
