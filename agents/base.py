@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-GAMES = ("paston", "tri_palki")
+from ..envs.registry import GAME_NAMES as GAMES
 
 AgentFactory = Callable[..., "Agent"]
 _FACTORIES: dict[str, AgentFactory] = {}

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
+from ..envs.registry import game_spec
 from .base import Agent, register_agent
 from .random_agent import RandomAgent
 
@@ -20,13 +22,9 @@ register_agent("ppo", make_ppo_agent)
 
 
 def _heuristic(game: str, seat: str, seed: int | None, arg: str | None, **_: Any) -> Agent:
-    if game == "paston":
-        from .paston_heuristic import PastonHeuristicAgent
-
-        return PastonHeuristicAgent(game, seat, seed)
-    from .tri_palki_heuristic import TriPalkiHeuristicAgent
-
-    return TriPalkiHeuristicAgent(game, seat, seed)
+    module_name, _, class_name = game_spec(game).heuristic.partition(":")
+    agent_class = getattr(importlib.import_module(module_name), class_name)
+    return agent_class(game, seat, seed)
 
 
 register_agent("heuristic", _heuristic)
