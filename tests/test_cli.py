@@ -93,3 +93,20 @@ def test_train_forwards_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "folkcards.train.cli", fake)
     assert cli.main(["train", "--config", "c.yaml", "--seed", "3"]) == 0
     assert seen == [["--config", "c.yaml", "--seed", "3"]]
+
+
+def test_watch_is_a_command(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["watch", "--help"])
+    assert exc.value.code == 0
+    assert "--record FILE" in capsys.readouterr().out
+    assert cli.main([]) == 0
+    assert "watch" in capsys.readouterr().out
+
+
+def test_demo_shows_the_prikup_and_plays_tri_palki(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["demo", "--deals", "1", "--seed", "3"]) == 0
+    assert "prikup (face down):" in capsys.readouterr().out
+    assert cli.main(["demo", "tri_palki", "--deals", "2", "--quiet"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 3 and lines[0].startswith("Sticks:") and lines[-1].startswith("totals:")
