@@ -54,10 +54,14 @@ class PartitionSampler:
             )
         self.sizes = tuple(int(s) for s in sizes)
         self.forbidden = tuple(int(f) for f in forbidden)
-        self.by_suit = [
-            np.array(sorted(c for c in cards if c // num_ranks == suit), dtype=np.int64)
-            for suit in range(4)
-        ]
+        # Suits that the same slots forbid are interchangeable for counting: pool them, so the
+        # programme runs over at most 4 groups and over 1 when no void is known.
+        pools: dict[int, list[int]] = {}
+        for card in sorted(int(c) for c in cards):
+            suit = card // num_ranks
+            pattern = sum(1 << i for i, f in enumerate(self.forbidden) if f >> suit & 1)
+            pools.setdefault(pattern, []).append(card)
+        self.groups = [(np.array(pool, dtype=np.int64), pattern) for pattern, pool in pools.items()]
         self._counts: dict[tuple[int, tuple[int, ...]], int] = {}
         self._tables: dict[tuple[int, tuple[int, ...]], tuple[list, list[int]]] = {}
         self.count = self._count(0, self.sizes)
@@ -66,11 +70,10 @@ class PartitionSampler:
                 "no way to deal the unknown cards: the slot sizes and revealed voids contradict"
             )
 
-    def _compositions(self, suit: int, caps: tuple[int, ...]) -> list[tuple[int, ...]]:
-        n = len(self.by_suit[suit])
-        allowed = [
-            0 if self.forbidden[i] >> suit & 1 else min(caps[i], n) for i in range(len(caps))
-        ]
+    def _compositions(self, group: int, caps: tuple[int, ...]) -> list[tuple[int, ...]]:
+        cards, pattern = self.groups[group]
+        n = len(cards)
+        allowed = [0 if pattern >> i & 1 else min(caps[i], n) for i in range(len(caps))]
         out: list[tuple[int, ...]] = []
 
         def rec(i: int, left: int, acc: tuple[int, ...]) -> None:
@@ -84,18 +87,18 @@ class PartitionSampler:
         rec(0, n, ())
         return out
 
-    def _count(self, suit: int, caps: tuple[int, ...]) -> int:
-        if suit == 4:
+    def _count(self, group: int, caps: tuple[int, ...]) -> int:
+        if group == len(self.groups):
             return 1 if not any(caps) else 0
-        key = (suit, caps)
+        key = (group, caps)
         if key in self._counts:
             return self._counts[key]
-        n = len(self.by_suit[suit])
+        n = len(self.groups[group][0])
         compositions = []
         cumulative = []
         total = 0
-        for comp in self._compositions(suit, caps):
-            rest = self._count(suit + 1, tuple(c - k for c, k in zip(caps, comp, strict=True)))
+        for comp in self._compositions(group, caps):
+            rest = self._count(group + 1, tuple(c - k for c, k in zip(caps, comp, strict=True)))
             if rest:
                 ways = factorial(n)
                 for k in comp:
@@ -117,8 +120,8 @@ class PartitionSampler:
         masks = np.zeros((m, slots), dtype=np.uint64)
         states = [self.sizes]
         state_of = np.zeros(m, dtype=np.int64)
-        for suit in range(4):
-            cards = self.by_suit[suit]
+        for group in range(len(self.groups)):
+            cards = self.groups[group][0]
             comps = np.zeros((m, slots), dtype=np.int64)
             next_states: list[tuple[int, ...]] = []
             next_index: dict[tuple[int, ...], int] = {}
@@ -127,7 +130,7 @@ class PartitionSampler:
                 rows = np.flatnonzero(state_of == sid)
                 if not len(rows):
                     continue
-                compositions, cumulative = self._tables[(suit, caps)]
+                compositions, cumulative = self._tables[(group, caps)]
                 if len(compositions) == 1:
                     picks = np.zeros(len(rows), dtype=np.int64)
                 elif cumulative[-1] < 2**62:

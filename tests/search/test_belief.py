@@ -81,16 +81,16 @@ def check_paston_world(world: pb.PastonWorld, env, observer: int, obs: np.ndarra
     assert replayed.agent_selection == env.agent_selection
 
 
-@pytest.mark.parametrize("episode", ["deal", "game"])
-def test_paston_every_sample_is_consistent(episode):
+@pytest.mark.parametrize("episode, seeds", [("deal", 25), ("game", 10)])
+def test_paston_every_sample_is_consistent(episode, seeds):
     checked = 0
-    for env, observer in paston_positions(range(40), episode=episode):
+    for env, observer in paston_positions(range(seeds), episode=episode):
         obs = _obs(env, observer)
         context = pb.public_context(env, observer)
-        for world in pb.sample_worlds(obs, 2, np.random.default_rng(checked), **context):
+        for world in pb.sample_worlds(obs, 1, np.random.default_rng(checked), **context):
             check_paston_world(world, env, observer, obs)
             checked += 1
-    assert checked > 500
+    assert checked > 250
 
 
 @pytest.mark.slow
@@ -173,7 +173,7 @@ def paston_enumerate(env, observer):
                 action = hidden_discards[card_actions]
             if action < 32:
                 card_actions += 1
-            if not trial.observe(f"player_{seat}")["action_mask"][action]:
+            if not trial.state_deal().legal_bits() >> action & 1:
                 ok = False
                 break
             trial.step(action)
@@ -265,22 +265,19 @@ def test_paston_uniform_against_enumeration(predicate, episode):
     env, observer = find_paston(predicate, episode=episode)
     enumerated = paston_enumerate(env, observer)
     assert len(enumerated) >= 2
-    n = max(2000, 10 * len(enumerated))
+    # the constraint under test shapes this posterior (so the chi-square test can fail)
+    if predicate is _declarer_void_weight:
+        assert set(enumerated.values()) == {0.9, 1.0}
+        unknown_spades = {w[0][s] & 0xFF for w in enumerated for s in range(3) if s != observer}
+        assert len(unknown_spades) > 1
+    else:
+        designee_free = sum(1 for _ in _paston_candidates(env, observer))
+        assert len(enumerated) < designee_free
+    # enough samples that the 9/10 weight alone moves the statistic far past the threshold
+    n = max(20_000, 10 * len(enumerated))
     context = pb.public_context(env, observer)
     samples = pb.sample_worlds(_obs(env, observer), n, np.random.default_rng(11), **context)
     chi_square_against(enumerated, samples, _paston_key)
-
-
-def test_paston_designation_and_seven_weight_are_real_constraints():
-    """The enumerated posteriors above are not plain uniform: the designation removes worlds
-    and the 9/10 weight varies (so the chi-square tests above can fail)."""
-    env, observer = find_paston(_declarer_void_weight)
-    weights = set(paston_enumerate(env, observer).values())
-    assert weights == {0.9, 1.0}
-    env, observer = find_paston(_all_pass_defender)
-    enumerated = paston_enumerate(env, observer)
-    candidates = sum(1 for _ in _paston_candidates(env, observer))
-    assert len(enumerated) < candidates
 
 
 def _same_suit_hidden_pair(deal, observer, rng):
@@ -334,7 +331,9 @@ def test_paston_no_leak_of_hidden_cards():
         )
         assert first == second
         compared += 1
-    assert compared >= 20
+        if compared == 20:
+            return
+    raise AssertionError(f"only {compared} twin positions found")
 
 
 def test_paston_deterministic_by_seed():
@@ -457,13 +456,13 @@ def check_tri_palki_world(world: tb.TriPalkiWorld, env, observer: int, obs: np.n
 
 def test_tri_palki_every_sample_is_consistent():
     checked = 0
-    for env, observer in tri_palki_positions(range(36), chance=0.15):
+    for env, observer in tri_palki_positions(range(24), chance=0.1):
         obs = _obs(env, observer)
         context = tb.public_context(env, observer)
-        for world in tb.sample_worlds(obs, 2, np.random.default_rng(checked), **context):
+        for world in tb.sample_worlds(obs, 1, np.random.default_rng(checked), **context):
             check_tri_palki_world(world, env, observer, obs)
             checked += 1
-    assert checked > 500
+    assert checked > 250
 
 
 @pytest.mark.slow
@@ -644,7 +643,9 @@ def test_tri_palki_no_leak_of_hidden_cards():
         )
         assert first == second
         compared += 1
-    assert compared >= 20
+        if compared == 20:
+            return
+    raise AssertionError(f"only {compared} twin positions found")
 
 
 def test_tri_palki_deterministic_by_seed():
