@@ -76,13 +76,6 @@ def _add_tournament(sub: argparse._SubParsersAction) -> None:
 
 # --- train -------------------------------------------------------------------------------------
 
-TRAIN_MISSING = (
-    "training is not available: the module folkcards.train.cli (with main(argv)) is not "
-    "installed in this checkout"
-)
-TRAIN_DEPS = {"torch", "stable_baselines3", "sb3_contrib", "tensorboard"}
-
-
 def _add_train(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "train",
@@ -95,25 +88,9 @@ def _add_train(sub: argparse._SubParsersAction) -> None:
 
 
 def _train(args: argparse.Namespace) -> int:
+    from folkcards.train.cli import main as train_main
+
     argv = list(args.train_args)
-    try:
-        from folkcards.train.cli import main as train_main
-    except ModuleNotFoundError as exc:
-        name = (exc.name or "").split(".")[0]
-        if exc.name in ("folkcards.train.cli", "folkcards.train"):
-            message = TRAIN_MISSING
-        elif name in TRAIN_DEPS:
-            message = f"training needs the optional dependencies (missing {name}): pip install 'folkcards[train]'"
-        else:
-            raise
-        if any(a in ("-h", "--help") for a in argv):
-            print("usage: folkcards train [ARGS ...]\n\nTrain a MaskablePPO agent.\n\n" + message)
-            return 0
-        print(f"folkcards train: error: {message}", file=sys.stderr)
-        return 1
-    except ImportError as exc:
-        print(f"folkcards train: error: cannot load the trainer: {exc}", file=sys.stderr)
-        return 1
     try:
         code = train_main(argv)
     except SystemExit as exc:  # argparse inside the trainer
@@ -121,6 +98,22 @@ def _train(args: argparse.Namespace) -> int:
     if code is None:
         return 0
     return code if isinstance(code, int) else 1
+
+
+# --- serve --------------------------------------------------------------------------------------
+
+
+def _add_serve(sub: argparse._SubParsersAction) -> None:
+    from folkcards.web import cli as web_cli
+
+    p = sub.add_parser(
+        "serve",
+        help="the web table: play and replay in the browser",
+        description="Serve the web table on this machine: play against any agents in the "
+        "browser, and replay stored games and tournament deals with every card shown.",
+    )
+    web_cli.add_arguments(p)
+    p.set_defaults(func=web_cli.serve_from_args)
 
 
 # --- main --------------------------------------------------------------------------------------
@@ -135,6 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_watch(sub)
     _add_tournament(sub)
     _add_train(sub)
+    _add_serve(sub)
     return parser
 
 

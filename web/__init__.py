@@ -1,0 +1,1 @@
+"""The web table: play and replay in the browser (``folkcards serve``)."""

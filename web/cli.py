@@ -1,0 +1,58 @@
+"""``folkcards serve``: the web table on this machine."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+DEFAULT_STORE = Path("results") / "web" / "human_games.sqlite"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1: this machine only)",
+    )
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument(
+        "--store",
+        type=Path,
+        default=DEFAULT_STORE,
+        help=f"SQLite file where every human game is kept (default {DEFAULT_STORE})",
+    )
+    parser.add_argument(
+        "--db",
+        type=Path,
+        default=None,
+        help="a tournament database whose deals the Replays page lists",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="seed of the server's generator of deals (default: fresh)",
+    )
+
+
+def serve_from_args(args: argparse.Namespace) -> int:
+    """Run the web table until Ctrl-C; bad arguments are one line on stderr and exit code 2."""
+    from .app import create_app
+
+    if not 0 < args.port < 65536:
+        print(f"folkcards serve: error: --port must be 1–65535, got {args.port}", file=sys.stderr)
+        return 2
+    try:
+        app = create_app(args.store, args.db, args.seed)
+    except (ValueError, OSError) as exc:
+        print(f"folkcards serve: error: {exc}", file=sys.stderr)
+        return 2
+    import uvicorn
+
+    print(
+        f"folkcards web table on http://{args.host}:{args.port}/ (Ctrl-C to stop); "
+        f"human games are kept in {args.store}"
+    )
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0

@@ -1,0 +1,104 @@
+"""Human games stored in SQLite, one row per game with its JSON record and its text form."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from folkcards.envs.notation import to_text
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS human_games (
+    id TEXT PRIMARY KEY,
+    game TEXT NOT NULL,
+    created REAL NOT NULL,
+    finished INTEGER NOT NULL DEFAULT 0,
+    players TEXT NOT NULL,
+    human_seat INTEGER NOT NULL,
+    record TEXT NOT NULL,
+    text TEXT NOT NULL
+)
+"""
+
+
+class HumanGameStore:
+    """Keeps every game a person plays (updated after each move, so nothing is lost)."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        if self.path.exists() and not self.path.is_file():
+            raise ValueError(f"{self.path} is not a file")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        with self._connect() as db:
+            db.execute(_SCHEMA)
+
+    def _connect(self) -> sqlite3.Connection:
+        return sqlite3.connect(self.path, timeout=30)
+
+    def save(
+        self,
+        game_id: str,
+        game: str,
+        players: list[str],
+        human_seat: int,
+        record: dict[str, Any],
+        finished: bool,
+    ) -> None:
+        text = to_text(record, players=[p.replace(" ", "_") for p in players])
+        with self._lock, self._connect() as db:
+            db.execute(
+                "INSERT INTO human_games (id, game, created, finished, players, human_seat, "
+                "record, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
+                "finished = excluded.finished, record = excluded.record, text = excluded.text",
+                (
+                    game_id,
+                    game,
+                    time.time(),
+                    int(finished),
+                    json.dumps(players),
+                    human_seat,
+                    json.dumps(record),
+                    text,
+                ),
+            )
+
+    def list(self) -> list[dict[str, Any]]:
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT id, game, created, finished, players, human_seat FROM human_games "
+                "ORDER BY created"
+            ).fetchall()
+        return [
+            {
+                "id": r[0],
+                "game": r[1],
+                "created": r[2],
+                "finished": bool(r[3]),
+                "players": json.loads(r[4]),
+                "human_seat": r[5],
+            }
+            for r in rows
+        ]
+
+    def record(self, game_id: str) -> dict[str, Any] | None:
+        with self._connect() as db:
+            row = db.execute("SELECT record FROM human_games WHERE id = ?", (game_id,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def players(self, game_id: str) -> list[str] | None:
+        with self._connect() as db:
+            row = db.execute("SELECT players FROM human_games WHERE id = ?", (game_id,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def text(self, game_id: str) -> str | None:
+        with self._connect() as db:
+            row = db.execute("SELECT text FROM human_games WHERE id = ?", (game_id,)).fetchone()
+        return None if row is None else row[0]
+
+
+__all__ = ["HumanGameStore"]
