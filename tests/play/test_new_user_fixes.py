@@ -153,3 +153,19 @@ def test_help_spells_the_games_as_tournament_does(
         cli.main([command, "--help"])
     out = " ".join(capsys.readouterr().out.split())
     assert "paston or tri_palki (tri-palki also accepted)" in out
+
+
+def test_each_deal_and_round_ends_with_the_reasons() -> None:
+    for seed in range(20):
+        out: list[str] = []
+        make_session("paston", Driver(seed=seed), out, seed=seed, episodes=1).run()
+        text = "\n".join(out)
+        if "played" in text.split("Deal over:")[-1].splitlines()[0]:
+            break
+    summary = text.split("Deal over:")[-1].splitlines()
+    assert sum(line.startswith(("  you: ", "  player_")) for line in summary) == 3
+    assert "× factor" in "\n".join(summary)
+    out = []
+    make_session("tri_palki", Driver(seed=1), out, num_players=3, mode="round", episodes=1).run()
+    text = "\n".join(out)
+    assert "Why:" in text and ("a stick" in text or "nobody takes a stick" in text)
