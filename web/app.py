@@ -238,7 +238,7 @@ class Table:
     # --- replays ------------------------------------------------------------------------
 
     def replays(self) -> dict[str, Any]:
-        human = self.store.list()
+        human = self.store.games()
         units = []
         if self.tournament_db is not None:
             for index, unit in enumerate(self._tournament_units()):

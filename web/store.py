@@ -67,7 +67,7 @@ class HumanGameStore:
                 ),
             )
 
-    def list(self) -> list[dict[str, Any]]:
+    def games(self) -> list[dict[str, Any]]:
         with self._connect() as db:
             rows = db.execute(
                 "SELECT id, game, created, finished, players, human_seat FROM human_games "
