@@ -44,10 +44,10 @@ def random_point(rng: np.random.Generator, position: Position) -> Position:
     return position
 
 
-def timed(call: Callable[[], object]) -> tuple[float, float]:
+def timed(call: Callable[[Position], object], position: Position) -> tuple[float, float]:
     """(wall seconds, thread CPU seconds) of one call."""
     wall, cpu = time.perf_counter(), time.thread_time()
-    call()
+    call(position)
     return time.perf_counter() - wall, time.thread_time() - cpu
 
 
@@ -77,12 +77,13 @@ def main(argv: list[str] | None = None) -> None:
         for _ in range(args.deals):
             position = random_first_lead(rng, sole)
             later = random_point(rng, position)
-            for kind, call, where in (
+            jobs: list[tuple[str, Callable[[Position], object], Position]] = [
                 ("solve, first lead", solver.solve, position),
                 ("move_values, first lead", solver.move_values, position),
                 ("move_values, random point", solver.move_values, later),
-            ):
-                wall, cpu = timed(lambda c=call, w=where: c(w))
+            ]
+            for kind, call, where in jobs:
+                wall, cpu = timed(call, where)
                 samples[kind].append((wall, cpu, solver.nodes))
         for kind, values in samples.items():
             arr = np.array(values)

@@ -585,44 +585,49 @@ def _top_run(mine, present):
 def _quick_tricks(ws, leader):
     """A lower bound on the tricks the leader's side wins by cashing top cards from the leader.
 
-    First the leader's top trumps (each wins: nothing beats the highest trump). Then, only if no
-    opponent can hold a trump after those rounds, the leader's top cards of the side suits (nobody
-    can beat or ruff them); a partner who could be forced to ruff one limits the count to the
-    partner's length in that suit, so that the leader keeps the lead throughout.
+    First the leader's top trumps t (each wins: nothing beats the highest trump). Then the
+    leader's top cards of each side suit, as many rounds as every opponent who may still hold a
+    trump (more than t trumps) can follow; a partner who could be forced to ruff limits the count
+    to the partner's length too, so that the leader keeps the lead throughout.
     """
     trump = ws[_W_TRUMP]
-    decl = ws[_W_DECL]
-    my_side = leader == decl
     present = ws[_W_HANDS] | ws[_W_HANDS + 1] | ws[_W_HANDS + 2]
     mine = ws[_W_HANDS + leader]
     tsh = 8 * trump
-    q = _top_run((mine >> tsh) & 0xFF, (present >> tsh) & 0xFF)
-    opp_trumps = 0
-    partner = -1
-    for other in range(3):
-        hand = ws[_W_HANDS + other]
-        if other == leader or hand == 0:
-            continue
-        if (other == decl) != my_side:
-            cnt = _popcount((hand >> tsh) & 0xFF)
-            if cnt > opp_trumps:
-                opp_trumps = cnt
-        else:
-            partner = other
-    if opp_trumps > q:
-        return q
-    partner_ruffs = partner >= 0 and _popcount((ws[_W_HANDS + partner] >> tsh) & 0xFF) > q
+    trump_rounds = _top_run((mine >> tsh) & 0xFF, (present >> tsh) & 0xFF)
+    q = trump_rounds
     for s in range(4):
         if s == trump:
             continue
         sh = 8 * s
         tops = _top_run((mine >> sh) & 0xFF, (present >> sh) & 0xFF)
-        if partner_ruffs:
-            length = _popcount((ws[_W_HANDS + partner] >> sh) & 0xFF)
-            if length < tops:
-                tops = length
+        if tops == 0:
+            continue
+        for other in range(3):
+            hand = ws[_W_HANDS + other]
+            # a hand that may still hold a trump after the trump rounds must follow every round
+            if other != leader and _popcount((hand >> tsh) & 0xFF) > trump_rounds:
+                length = _popcount((hand >> sh) & 0xFF)
+                if length < tops:
+                    tops = length
         q += tops
     return q
+
+
+@njit(cache=True)
+def _master_trumps(ws):
+    """(holder, count): the hand holding the highest trump in play and how many of the highest
+    trumps in a row it holds. Each of them wins the trick it falls in, whoever leads."""
+    tsh = 8 * ws[_W_TRUMP]
+    present = ((ws[_W_HANDS] | ws[_W_HANDS + 1] | ws[_W_HANDS + 2]) >> tsh) & 0xFF
+    if present == 0:
+        return -1, 0
+    for seat in range(3):
+        mine = (ws[_W_HANDS + seat] >> tsh) & 0xFF
+        count = _top_run(mine, present)
+        if count > 0:
+            return seat, count
+    return -1, 0
 
 
 @njit(cache=True)
@@ -662,6 +667,12 @@ def _enter(ws, tt, p):
             if q >= target:
                 return 1
         elif remaining - q < target:
+            return 0
+        holder, masters = _master_trumps(ws)
+        if holder == decl:
+            if masters >= target:
+                return 1
+        elif holder >= 0 and remaining - masters < target:
             return 0
         ws[_f(_F_K1, p)] = k1
         ws[_f(_F_K2, p)] = k2
@@ -836,19 +847,23 @@ def _solve_root(ws, tt, tcards, n_in, leader):
 @njit(cache=True)
 def _move_values(ws, tt, tcards, n_in, leader, out_cards, out_values):
     """The declarer's remaining tricks after each legal card of the seat to act (every legal
-    card; rank-equivalent cards share their run's value). Returns the number of cards."""
+    card; rank-equivalent cards share their run's value). Returns the number of cards.
+
+    The position's value v comes first (it fills the table); a declarer's card is then worth at
+    most v and a defender's at least v, so each card's value is found by stepping from v."""
     decl = ws[_W_DECL]
     trump = ws[_W_TRUMP]
     nact = ws[_W_NACT]
     p0 = n_in
     seat = _root(ws, tcards, n_in, leader)
     hand = ws[_W_HANDS + seat]
+    remaining = _popcount(hand)
+    value = _solve_future(ws, tt, p0, 0, remaining)
     led = tcards[0] >> 3 if n_in > 0 else -1
     legal = _legal(hand, led, trump)
     present = ws[_W_HANDS] | ws[_W_HANDS + 1] | ws[_W_HANDS + 2]
     for i in range(n_in):
         present |= np.int64(1) << tcards[i]
-    remaining = _popcount(hand)
     n_out = 0
     for s in range(4):
         sh = 8 * s
@@ -869,6 +884,7 @@ def _move_values(ws, tt, tcards, n_in, leader, out_cards, out_values):
                 bit = np.int64(1) << c
                 ws[_W_HANDS + seat] ^= bit
                 ws[_f(_F_CARD, p0)] = c
+                won = 0
                 if n_in + 1 == nact:
                     wkey = -1
                     w = 0
@@ -880,11 +896,24 @@ def _move_values(ws, tt, tcards, n_in, leader, out_cards, out_values):
                     ws[_f(_F_NIN, p0 + 1)] = 0
                     ws[_f(_F_LEADER, p0 + 1)] = w
                     won = 1 if w == decl else 0
-                    run_value = won + _solve_future(ws, tt, p0 + 1, 0, remaining - 1)
                 else:
                     ws[_f(_F_NIN, p0 + 1)] = n_in + 1
                     ws[_f(_F_LEADER, p0 + 1)] = leader
-                    run_value = _solve_future(ws, tt, p0 + 1, 0, remaining)
+                # "can the declarer reach t?" for t stepping away from the value
+                if seat == decl:
+                    run_value = value
+                    while run_value > 0:
+                        ws[_f(_F_TARGET, p0 + 1)] = run_value - won
+                        if _search(ws, tt, p0 + 1):
+                            break
+                        run_value -= 1
+                else:
+                    run_value = value
+                    while run_value < remaining:
+                        ws[_f(_F_TARGET, p0 + 1)] = run_value + 1 - won
+                        if not _search(ws, tt, p0 + 1):
+                            break
+                        run_value += 1
                 ws[_W_HANDS + seat] ^= bit
                 in_run = True
             out_cards[n_out] = c
