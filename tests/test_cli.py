@@ -73,15 +73,14 @@ def test_tournament_subcommand(tmp_path, capsys: pytest.CaptureFixture[str]) -> 
     assert "only 1 agent is given" in capsys.readouterr().err
 
 
-def test_train_missing_module_is_a_clear_error(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+def test_train_with_a_malformed_yaml_is_one_line(
+    tmp_path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setitem(sys.modules, "folkcards.train.cli", None)  # import now fails
-    assert cli.main(["train", "--config", "x.yaml"]) == 1
-    err = capsys.readouterr().err
-    assert "training is not available" in err and "Traceback" not in err
-    assert cli.main(["train", "--help"]) == 0
-    assert "training is not available" in capsys.readouterr().out
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("run: [unclosed\n")
+    assert cli.main(["train", "--config", str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "not valid YAML" in err and "Traceback" not in err
 
 
 def test_train_forwards_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
