@@ -247,8 +247,8 @@ class Table:
                         "index": index,
                         "deal": unit["deal"],
                         "seating": unit["seating"],
-                        "agents": [s["agent"] for s in unit["seats"]],
-                        "scores": [s["score"] for s in unit["seats"]],
+                        "agents": list(unit["seats"]),
+                        "scores": [seat["score"] for seat in unit["result"]],
                     }
                 )
         return {"human": human, "tournament": units}
@@ -284,7 +284,7 @@ class Table:
             raise RequestError(404, f"no unit {index}: the database holds {len(units)}")
         unit = units[index]
         replay = _replay(unit["record"])
-        replay["names"] = [s["agent"] for s in unit["seats"]]
+        replay["names"] = list(unit["seats"])
         return replay
 
 

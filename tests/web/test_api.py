@@ -140,3 +140,37 @@ def test_games_are_stored_and_replayed_after_they_end(client):
     dealt = record["deals"][0]["hands"]
     first = replay["frames"][0]["views"]
     assert [sorted(v["hand"]) for v in first] == [sorted(h) for h in dealt]
+
+
+def test_tournament_deals_are_listed_and_replayed(tmp_path):
+    from starlette.testclient import TestClient
+
+    from folkcards.cli import main
+    from folkcards.web.app import create_app
+
+    out = tmp_path / "t"
+    args = [
+        "tournament",
+        "--game",
+        "tri_palki",
+        "--agents",
+        "heuristic",
+        "random",
+        "random",
+        "--rounds",
+        "2",
+        "--seed",
+        "4",
+        "--workers",
+        "1",
+        "--out",
+        str(out),
+    ]
+    assert main(args) == 0
+    client = TestClient(create_app(tmp_path / "human.sqlite", out / "tournament.sqlite"))
+    units = client.get("/api/replays").json()["tournament"]
+    assert len(units) == 2 * 6  # rounds x seatings
+    replay = client.get("/api/replays/tournament/3").json()
+    assert replay["names"] == units[3]["agents"]
+    assert replay["frames"][-1]["views"][0]["phase"] == "over"
+    assert client.get("/api/replays/tournament/999").status_code == 404
