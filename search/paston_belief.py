@@ -138,6 +138,9 @@ class PastonWorld:
     to_act: int | None
     tricks: tuple[int, int, int]
     history: tuple[HistoryItem, ...] | None = field(default=None, compare=False, repr=False)
+    parsed_history: tuple[tuple[int | None, Any], ...] | None = field(
+        default=None, compare=False, repr=False
+    )  # ``history`` as (seat or None, action) pairs, parsed once for all worlds of a call
 
     def hand_cards(self, seat: int) -> list[int]:
         """The card ids seat ``seat`` holds now."""
@@ -202,14 +205,16 @@ def _history_items(history: Any) -> list[tuple[int | None, Any]]:
 def _replay(
     world: PastonWorld, history: Sequence[HistoryItem] | None
 ) -> tuple[PastonDeal, list[int]]:
-    if history is None:
-        history = world.history
-    if history is None:
+    if history is None and world.parsed_history is not None:
+        items: Sequence[tuple[int | None, Any]] = world.parsed_history
+    elif history is None and world.history is None:
         raise ValueError("this world needs the deal's history (list of actions) to be replayed")
+    else:
+        items = _history_items(history if history is not None else world.history)
     deal = PastonDeal(world.dealt_hands, world.prikup, world.dealer, world.first_bidder)
     hidden_discards = mask_to_cards(world.discards)
     actions: list[int] = []
-    for seat, raw in _history_items(history):
+    for seat, raw in items:
         if deal.to_act < 0:
             raise ValueError("history goes on after the deal is over")
         if seat is not None and seat != deal.to_act:
@@ -331,6 +336,7 @@ def _plan(vector: np.ndarray, history: Any, observer: Any, first_deal: Any) -> _
         "to_act": absolute(view.to_act) if view.to_act is not None else None,
         "tricks": tuple(view.tricks[(s - o) % NUM_SEATS] for s in range(NUM_SEATS)),
         "history": tuple(history) if history is not None else None,
+        "parsed_history": tuple(items) if items is not None else None,
     }
     if view.phase == "play" or (view.phase == "over" and any(view.whist)):
         whisters = [absolute(r) for r in range(NUM_SEATS) if view.whist[r]]

@@ -135,6 +135,7 @@ class TriPalkiWorld:
     announcer: int | None
     observer_deciding: bool = False  # the observer is deciding whether to announce
     history: tuple[Any, ...] | None = field(default=None, compare=False, repr=False)
+    parsed_history: _Parsed | None = field(default=None, compare=False, repr=False)
     env_kwargs: dict[str, Any] | None = field(default=None, compare=False, repr=False)
 
     def hand_cards(self, seat: int) -> list[int]:
@@ -180,12 +181,14 @@ class TriPalkiWorld:
             env.step(action)
         return env
 
-    def _history(self, history: Sequence[Any] | None) -> Sequence[Any]:
-        if history is None:
-            history = self.history
-        if history is None:
+    def _history(self, history: Sequence[Any] | None) -> Any:
+        if history is not None:
+            return history
+        if self.parsed_history is not None:
+            return self.parsed_history
+        if self.history is None:
             raise ValueError("this world needs the round's public history to be replayed")
-        return history
+        return self.history
 
 
 # --- history -----------------------------------------------------------------------------------
@@ -219,46 +222,74 @@ def _card_bit(card: Any, what: str) -> int:
     return 1 << int(card)
 
 
-def _rebuild_deck(world: TriPalkiWorld, history: Sequence[Any]) -> list[int]:
-    events = [_event(e) for e in history]
-    if not events or events[0][0] != "centre":
+@dataclass(frozen=True)
+class _Parsed:
+    """A checked public history: the world-independent facts, computed once."""
+
+    dealt_centre: int
+    events: tuple[tuple[str, int, int, int], ...]  # (kind, seat, a, b) after the dealt centre
+    drawn: tuple[int, ...]  # reserve cards drawn by washes, in order
+    final_centre: int
+
+
+def _parse(history: Any, num_players: int) -> _Parsed:
+    if isinstance(history, _Parsed):
+        return history
+    if isinstance(history, (str, bytes, dict)) or not hasattr(history, "__iter__"):
+        raise ValueError(f"a Tri Palki history must be a list of events, got {history!r}")
+    raw = [_event(e) for e in history]
+    if not raw or raw[0][0] != "centre":
         raise ValueError("a Tri Palki history starts with ['centre', [the 3 dealt centre cards]]")
-    centre = _triple_mask(events[0][1][0], "the dealt centre")
+    dealt_centre = _triple_mask(raw[0][1][0], "the dealt centre")
+    centre = dealt_centre
     drawn: list[int] = []
-    for kind, args in events[1:]:
+    events: list[tuple[str, int, int, int]] = []
+    for kind, args in raw[1:]:
         if kind == "centre":
             raise ValueError("the history has two 'centre' events")
         if kind == "wash":
             new = _triple_mask(args[0], "a wash's new centre")
             drawn.extend(mask_to_cards(new))
             centre = new
-        elif kind == "swap":
+            events.append((kind, -1, new, 0))
+            continue
+        seat = check_seat(args[0], num_players, "history seat")
+        if kind == "swap":
             gave, took = _card_bit(args[1], "swap gave"), _card_bit(args[2], "swap took")
             centre = centre & ~took | gave
+            events.append((kind, seat, gave, took))
         elif kind == "swap_all":
-            centre = _triple_mask(args[1], "swap_all gave")
-    if centre != world.centre:
+            gave = _triple_mask(args[1], "swap_all gave")
+            took = _triple_mask(args[2], "swap_all took")
+            centre = gave
+            events.append((kind, seat, gave, took))
+        else:
+            events.append((kind, seat, 0, 0))
+    return _Parsed(dealt_centre, tuple(events), tuple(drawn), centre)
+
+
+def _rebuild_deck(world: TriPalkiWorld, history: Any) -> list[int]:
+    parsed = _parse(history, world.num_players)
+    if parsed.final_centre != world.centre:
         raise ValueError("the history's centre does not end as the observed centre")
     hands = list(world.hands)
-    for kind, args in reversed(events[1:]):
+    for kind, seat, gave, took in reversed(parsed.events):
         if kind == "swap":
-            seat = check_seat(args[0], world.num_players, "history seat")
-            gave, took = _card_bit(args[1], "swap gave"), _card_bit(args[2], "swap took")
             hands[seat] = hands[seat] & ~took | gave
         elif kind == "swap_all":
-            seat = check_seat(args[0], world.num_players, "history seat")
-            hands[seat] = _triple_mask(args[1], "swap_all gave")
+            hands[seat] = gave
     deck: list[int] = []
-    dealt_centre = mask_to_cards(_triple_mask(events[0][1][0], "the dealt centre"))
+    dealt_centre = TRIPLES[parsed.dealt_centre].cards
     order = deal_order(world.dealer, world.alive)
-    dealt = {seat: mask_to_cards(hands[seat]) for seat in order}
+    dealt = {}
     for seat in order:
-        if len(dealt[seat]) != 3:
+        if hands[seat] not in TRIPLES:
             raise ValueError(f"the history leaves player_{seat} without a three-card dealt hand")
+        dealt[seat] = TRIPLES[hands[seat]].cards
     for r in range(3):
         deck.extend(dealt[seat][r] for seat in order)
         deck.append(dealt_centre[r])
-    deck.extend(drawn)
+    deck.extend(parsed.drawn)
     deck.extend(world.reserve)
     if len(deck) != 36 or _bits(deck) != ALL_CARDS:
         raise ValueError("the history and the world do not make a 36-card deck")
@@ -266,10 +297,11 @@ def _rebuild_deck(world: TriPalkiWorld, history: Sequence[Any]) -> list[int]:
 
 
 def _replay(
-    world: TriPalkiWorld, history: Sequence[Any], deck: list[int] | None = None
+    world: TriPalkiWorld, history: Any, deck: list[int] | None = None
 ) -> tuple[TriPalkiRound, list[int]]:
+    parsed = _parse(history, world.num_players)
     if deck is None:
-        deck = _rebuild_deck(world, history)
+        deck = _rebuild_deck(world, parsed)
     rnd = TriPalkiRound(deck, world.dealer, world.alive)
     actions: list[int] = []
 
@@ -277,10 +309,9 @@ def _replay(
         rnd.apply(action)
         actions.append(action)
 
-    for kind, args in (_event(e) for e in history[1:]):
+    for kind, seat, gave, took in parsed.events:
         if kind == "wash":
             continue
-        seat = check_seat(args[0], world.num_players, "history seat")
         while rnd.phase == ANNOUNCE_DECISION and not (kind == "announce" and seat == rnd.to_act):
             apply(NO_ANNOUNCE)
         if rnd.phase == OVER:
@@ -294,13 +325,14 @@ def _replay(
         elif kind == "pass":
             apply(PASS)
         elif kind == "swap_all":
+            if rnd.hands[seat] != gave or rnd.centre != took:
+                raise ValueError("history swap_all is impossible in this world")
             apply(SWAP_ALL)
         else:
-            hand = TRIPLES[rnd.hands[seat]].cards
-            centre = TRIPLES[rnd.centre].cards
-            gave, took = int(args[1]), int(args[2])
+            hand = TRIPLES[rnd.hands[seat]].bits
+            centre = TRIPLES[rnd.centre].bits
             if gave not in hand or took not in centre:
-                raise ValueError(f"history swap {gave}->{took} is impossible in this world")
+                raise ValueError("a history swap is impossible in this world")
             apply(SWAP_BASE + 3 * hand.index(gave) + centre.index(took))
     if rnd.phase == ANNOUNCE_DECISION and not (
         rnd.to_act == world.observer and world.observer_deciding
@@ -445,6 +477,7 @@ def sample_worlds(
         "announcer": announcer,
         "observer_deciding": view.phase == "announce",
         "history": tuple(history) if history is not None else None,
+        "parsed_history": _parse(history, num) if history is not None else None,
         "env_kwargs": dict(env_kwargs) if env_kwargs else None,
     }
     unknown_cards = np.array(mask_to_cards(unknown), dtype=np.int64)

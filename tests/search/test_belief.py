@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from folkcards.envs import paston_v0, tri_palki_v0
 from folkcards.envs.cards import PASTON_CARDS, TRI_PALKI_CARDS, mask_to_cards
+from folkcards.envs.paston.rules import PLAY
 from folkcards.envs.tri_palki.rules import TRIPLES
 from folkcards.search import paston_belief as pb
 from folkcards.search import tri_palki_belief as tb
@@ -26,6 +27,12 @@ ALL_TRI = (1 << 36) - 1
 
 def _bits(cards) -> int:
     return sum(1 << int(c) for c in cards)
+
+
+def dealt_hands(env) -> tuple[int, int, int]:
+    """The current deal's dealt hands, from the env's record."""
+    hands = env.record()["deals"][-1]["hands"]
+    return tuple(_bits(PASTON_CARDS.card_id(c) for c in hand) for hand in hands)
 
 
 def _obs(env, seat: int) -> np.ndarray:
@@ -109,6 +116,7 @@ def test_paston_every_sample_is_consistent_many():
 def _paston_candidates(env, observer):
     """Every (dealt hands, prikup, discards) that could underlie the position, unfiltered."""
     deal = env.state_deal()
+    dealt_now = dealt_hands(env)
     o = observer
     played = deal.played
     hidden = ALL_PASTON & ~deal.hands[o] & ~(played[0] | played[1] | played[2])
@@ -121,7 +129,7 @@ def _paston_candidates(env, observer):
         for chosen in itertools.combinations(cards, size_x):
             hx = _bits(chosen)
             dealt = [0, 0, 0]
-            dealt[o] = deal.dealt_hands[o]
+            dealt[o] = dealt_now[o]
             dealt[x] = hx | played[x]
             dealt[y] = (hidden & ~hx) | played[y]
             yield tuple(dealt), deal.prikup, deal.discards
@@ -138,7 +146,7 @@ def _paston_candidates(env, observer):
             for prikup in itertools.combinations(mask_to_cards(twelve), 2):
                 pmask = _bits(prikup)
                 dealt = [0, 0, 0]
-                dealt[o] = deal.dealt_hands[o]
+                dealt[o] = dealt_now[o]
                 dealt[x] = hx | played[x]
                 dealt[d] = twelve & ~pmask
                 yield tuple(dealt), pmask, dmask
@@ -193,7 +201,7 @@ def find_paston(predicate, episode="deal", seeds=range(5000)):
 
 def _late(env, min_tricks):
     deal = env.state_deal()
-    return deal.phase == 4 and deal.trick_count >= min_tricks
+    return deal.phase == PLAY and deal.trick_count >= min_tricks
 
 
 def _declarer_void_weight(env, o):
@@ -218,8 +226,8 @@ def _all_pass_defender(env, o):
         _late(env, 9)
         and deal.all_pass
         and deal.declarer != o
-        and not deal.dealt_hands[o] >> 4 & 1
         and len(deal.active) == 3
+        and not dealt_hands(env)[o] >> 4 & 1
     )
 
 
@@ -230,7 +238,7 @@ def _first_deal_defender(env, o):
         and env.record()["deals"][-1]["first_deal"]
         and deal.declarer != o
         and deal.first_bidder != o
-        and not deal.dealt_hands[o] >> 4 & 1
+        and not dealt_hands(env)[o] >> 4 & 1
     )
 
 
@@ -280,11 +288,11 @@ def test_paston_uniform_against_enumeration(predicate, episode):
     chi_square_against(enumerated, samples, _paston_key)
 
 
-def _same_suit_hidden_pair(deal, observer, rng):
+def _same_suit_hidden_pair(deal, dealt, observer, rng):
     """Two unplayed cards of one suit in the two other players' hands (dealt there)."""
     others = [s for s in range(3) if s != observer]
-    a_cards = mask_to_cards(deal.hands[others[0]] & deal.dealt_hands[others[0]])
-    b_cards = mask_to_cards(deal.hands[others[1]] & deal.dealt_hands[others[1]])
+    a_cards = mask_to_cards(deal.hands[others[0]] & dealt[others[0]])
+    b_cards = mask_to_cards(deal.hands[others[1]] & dealt[others[1]])
     pairs = [(a, b) for a in a_cards for b in b_cards if a >> 3 == b >> 3]
     if not pairs:
         return None
@@ -297,11 +305,11 @@ def test_paston_no_leak_of_hidden_cards():
     compared = 0
     for env, observer in paston_positions(range(200, 260), chance=0.2):
         deal = env.state_deal()
-        pair = _same_suit_hidden_pair(deal, observer, rng)
+        pair = _same_suit_hidden_pair(deal, dealt_hands(env), observer, rng)
         if pair is None:
             continue
         sa, a, sb, b = pair
-        dealt = list(deal.dealt_hands)
+        dealt = list(dealt_hands(env))
         dealt[sa] = dealt[sa] & ~(1 << a) | (1 << b)
         dealt[sb] = dealt[sb] & ~(1 << b) | (1 << a)
         twin = paston_v0.raw_env()
