@@ -262,7 +262,7 @@ def check_epsilon(epsilon: Any) -> float:
     return float(epsilon)
 
 
-def normalise_log_weights(log_weights: Sequence[float]) -> np.ndarray:
+def normalise_log_weights(log_weights: Sequence[float] | np.ndarray) -> np.ndarray:
     """Weights summing to 1 from log-likelihoods; ``ValueError`` if every world is impossible."""
     logs = np.asarray(log_weights, dtype=np.float64)
     if len(logs) == 0:

@@ -122,6 +122,7 @@ class PastonWorld:
     are 32-bit masks (``1 << card_id``)."""
 
     observer: int
+    phase: str  # "auction", "discard", "contract", "defence", "play" or "over"
     dealer: int
     first_bidder: int
     first_deal: bool
@@ -160,6 +161,25 @@ class PastonWorld:
             options["totals"] = list(self.totals)
             options["first_deal"] = self.first_deal
         return options
+
+    def solver_position(self) -> Any:
+        """The open-hand solver's ``folkcards.search.paston_solver.Position`` of this world
+        (play phase only): current hands, trump, declarer, active seats, leader, trick so far
+        and the declarer's tricks. Built from the world's fields, without a replay."""
+        from .paston_solver import Position
+
+        if self.phase != "play" or self.declarer is None or self.trump is None:
+            raise ValueError(f"a solver position needs the play phase, not {self.phase!r}")
+        leader = self.trick[0][0] if self.trick else self.to_act
+        return Position(
+            self.hands,
+            self.trump,
+            self.declarer,
+            self.active,
+            leader,
+            [card for _, card in self.trick],
+            self.tricks[self.declarer],
+        )
 
     def actions(self, history: Sequence[HistoryItem] | None = None) -> list[int]:
         """The concrete action ids of ``history`` in this world (hidden discards filled in)."""
@@ -309,7 +329,7 @@ def _plan(vector: np.ndarray, history: Any, observer: Any, first_deal: Any) -> _
     if not is_first and first_bidder != left_of(dealer):
         raise ValueError("the first bidder is not the dealer's left on a later deal")
 
-    played = [0, 0, 0]
+    played: list[int] = [0, 0, 0]
     voids = [0, 0, 0]
     for r in range(NUM_SEATS):
         played[absolute(r)] = _bits(view.played[r])
@@ -320,15 +340,17 @@ def _plan(vector: np.ndarray, history: Any, observer: Any, first_deal: Any) -> _
         if seen & mask:
             raise ValueError("the observation shows a card both in hand and played")
         seen |= mask
+    played3 = (played[0], played[1], played[2])
     declarer = absolute(view.declarer) if view.declarer is not None else None
     items = _history_items(history) if history is not None else None
     base = {
         "observer": o,
+        "phase": view.phase,
         "dealer": dealer,
         "first_bidder": first_bidder,
         "first_deal": is_first,
         "totals": totals,
-        "played": tuple(played),
+        "played": played3,
         "trick": tuple((absolute(r), c) for r, c in view.trick),
         "declarer": declarer,
         "trump": view.trump,
@@ -360,7 +382,7 @@ def _plan(vector: np.ndarray, history: Any, observer: Any, first_deal: Any) -> _
             sampler,
             hand_o,
             hand_o,
-            tuple(played),
+            played3,
             0,
             0,
             (x, y),
@@ -390,7 +412,7 @@ def _plan(vector: np.ndarray, history: Any, observer: Any, first_deal: Any) -> _
             sampler,
             own_dealt,
             hand_o,
-            tuple(played),
+            played3,
             prikup,
             discards,
             (x, y),
@@ -428,7 +450,7 @@ def _plan(vector: np.ndarray, history: Any, observer: Any, first_deal: Any) -> _
         sampler,
         own_dealt,
         hand_o,
-        tuple(played),
+        played3,
         0,
         0,
         (other, d),

@@ -344,6 +344,25 @@ def test_paston_no_leak_of_hidden_cards():
     raise AssertionError(f"only {compared} twin positions found")
 
 
+def test_paston_world_gives_the_solver_position_and_engine_state():
+    from folkcards.search.paston_solver import Position
+
+    env, observer = find_paston(lambda e, o: _late(e, 4) and e.state_deal().trick != [])
+    context = pb.public_context(env, observer)
+    for world in pb.sample_worlds(_obs(env, observer), 20, np.random.default_rng(0), **context):
+        engine = world.to_engine()
+        assert tuple(engine.hands) == world.hands
+        assert tuple(engine.trick) == world.trick
+        assert engine.to_act == world.to_act
+        mine, reference = world.solver_position(), Position.from_deal(engine)
+        for name in Position.__slots__:
+            assert getattr(mine, name) == getattr(reference, name), name
+    env.reset(seed=0)
+    auction_world = pb.sample_worlds(_obs(env, 0), 1, np.random.default_rng(0))[0]
+    with pytest.raises(ValueError, match="play phase"):
+        auction_world.solver_position()
+
+
 def test_paston_deterministic_by_seed():
     env, observer = find_paston(lambda e, o: _late(e, 3) and e.state_deal().declarer != o)
     obs = _obs(env, observer)
