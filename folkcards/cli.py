@@ -116,6 +116,31 @@ def _add_serve(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=web_cli.serve_from_args)
 
 
+# --- export, import -----------------------------------------------------------------------------
+
+
+def _add_records(sub: argparse._SubParsersAction) -> None:
+    from folkcards import records_cli
+
+    p = sub.add_parser(
+        "export",
+        help="write records as text (one deal or round per line), JSON or a score sheet",
+        description="Export records from a tournament database, a JSON record file or the web "
+        "table's store of human games, as text records (docs/records.md), JSON records, or a "
+        "Paston score sheet.",
+    )
+    records_cli.add_export_arguments(p)
+    p.set_defaults(func=records_cli.export_from_args)
+    p = sub.add_parser(
+        "import",
+        help="read text records, check them by replaying, and write JSON records",
+        description="Read a file of text records (docs/records.md), replay every move through "
+        "the environment to check it, and write the JSON records.",
+    )
+    records_cli.add_import_arguments(p)
+    p.set_defaults(func=records_cli.import_from_args)
+
+
 # --- main --------------------------------------------------------------------------------------
 
 
@@ -129,6 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_tournament(sub)
     _add_train(sub)
     _add_serve(sub)
+    _add_records(sub)
     return parser
 
 
