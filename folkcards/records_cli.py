@@ -136,8 +136,11 @@ def import_from_args(args: argparse.Namespace) -> int:
 
     try:
         text = args.file.read_text()
-    except (FileNotFoundError, IsADirectoryError, UnicodeDecodeError) as exc:
-        print(f"folkcards import: error: {args.file}: {exc.strerror or exc}", file=sys.stderr)
+    except OSError as exc:
+        print(f"folkcards import: error: {args.file}: {exc.strerror}", file=sys.stderr)
+        return 2
+    except UnicodeDecodeError:
+        print(f"folkcards import: error: {args.file}: not a text file", file=sys.stderr)
         return 2
     records = []
     for start, chunk in split_text_records(text):
