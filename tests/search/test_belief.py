@@ -420,9 +420,12 @@ def test_paston_policy_weighting_by_a_deterministic_bidder():
     """A policy that bids exactly when holding J♠: after the first bidder bids, worlds where it
     holds J♠ weigh (1 - eps + eps/2) / (eps/2) times the others."""
     env = paston_v0.raw_env()
-    env.reset(seed=0, options={"dealer": 0})
-    env.step(33)  # player_1 bids spades
     observer = 2
+    for seed in range(20):  # a deal where the observer does not hold J♠ itself
+        env.reset(seed=seed, options={"dealer": 0})
+        if not env.state_deal().hands[observer] >> 4 & 1:
+            break
+    env.step(33)  # player_1 bids spades
     eps = 0.1
 
     def bid_with_jack(observation):
