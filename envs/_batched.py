@@ -71,6 +71,23 @@ def rng_shuffle(rng: np.ndarray, i: int, deck: np.ndarray) -> None:
         deck[k] = tmp
 
 
+@njit(cache=True)
+def random_legal_actions(mask: np.ndarray, rng: np.ndarray, out: np.ndarray) -> None:
+    """``out[i]``: a uniformly random legal action of ``mask[i]``, drawn from ``rng[i]`` (for
+    random play and benchmarks; ``rng`` as from :func:`seed_states`)."""
+    for i in range(mask.shape[0]):
+        count = 0
+        for a in range(mask.shape[1]):
+            count += mask[i, a]
+        pick = rng_below(rng, i, count)
+        for a in range(mask.shape[1]):
+            if mask[i, a]:
+                if pick == 0:
+                    out[i] = a
+                    break
+                pick -= 1
+
+
 def seed_states(seed: int | None, num_envs: int) -> np.ndarray:
     """``(num_envs, 4)`` uint64 xoshiro256** states: game ``i`` gets words ``4i .. 4i+3`` of
     ``SeedSequence(seed).generate_state`` (a prefix of the same stream for any ``num_envs``).

@@ -50,6 +50,7 @@ from .._batched import (
     check_actions,
     check_num_envs,
     option_list,
+    random_legal_actions,
     rng_below,
     rng_shuffle,
     run_in_chunks,
@@ -503,23 +504,6 @@ def _start_games(
             _settle(st, hands, sticks, i, rewards, fin, fin_hands, fin_sticks, fin_stick)
         else:
             _observe(st, hands, known, sticks, i, off, max_turns, obs, mask, player)
-
-
-@njit(cache=True)
-def random_legal_actions(mask: np.ndarray, rng: np.ndarray, out: np.ndarray) -> None:
-    """``out[i]``: a uniformly random legal action of ``mask[i]``, drawn from ``rng[i]`` (for
-    random play and benchmarks; ``rng`` as from ``folkcards.envs._batched.seed_states``)."""
-    for i in range(mask.shape[0]):
-        count = 0
-        for a in range(mask.shape[1]):
-            count += mask[i, a]
-        pick = rng_below(rng, i, count)
-        for a in range(mask.shape[1]):
-            if mask[i, a]:
-                if pick == 0:
-                    out[i] = a
-                    break
-                pick -= 1
 
 
 class InstantRound(NamedTuple):
