@@ -506,6 +506,7 @@ def _order_moves(ws, p, n, n_in, seat, hint):
             partner |= ws[_W_HANDS + other]
     if n_in == 0:
         opp_trumps = (opp >> (8 * trump)) & 0xFF
+        part_trumps = (partner >> (8 * trump)) & 0xFF
         for i in range(n):
             c = ws[base + i]
             s = c >> 3
@@ -524,6 +525,9 @@ def _order_moves(ws, p, n, n_in, seat, hint):
                 if part_suit != 0 and part_suit > (opp_suit | (1 << r)):
                     # partner holds the highest card here: lead low to it
                     ws[sc + i] = 150 - r
+                elif part_suit == 0 and opp_suit != 0 and part_trumps != 0 and s != trump:
+                    # partner can ruff an opponent's card here
+                    ws[sc + i] = 140 - r
                 elif opp_suit == 0 and opp_trumps != 0 and s != trump:
                     ws[sc + i] = 10 - r
                 else:
@@ -549,7 +553,7 @@ def _order_moves(ws, p, n, n_in, seat, hint):
             elif last:
                 ws[sc + i] = 200 - k
             else:
-                ws[sc + i] = 150 + k
+                ws[sc + i] = 150 - k
     for i in range(n):
         if ws[base + i] == hint:
             ws[sc + i] = 1000
