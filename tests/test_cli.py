@@ -109,3 +109,15 @@ def test_demo_shows_the_prikup_and_plays_tri_palki(capsys: pytest.CaptureFixture
     assert cli.main(["demo", "tri_palki", "--deals", "2", "--quiet"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
     assert len(lines) == 3 and lines[0].startswith("Sticks:") and lines[-1].startswith("totals:")
+
+
+def test_tournament_verify_a_database_alone(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = "tournament --game paston --agents random random random --deals 1 --workers 1".split()
+    assert cli.main([*argv, "--out", str(tmp_path), "--no-plot", "--no-progress"]) == 0
+    capsys.readouterr()
+    db = str(tmp_path / "tournament.sqlite")
+    assert cli.main(["tournament", "--db", db, "--verify"]) == 0
+    assert "verified: all 6 stored records replay exactly" in capsys.readouterr().out
+    (tmp_path / "afile").write_text("")
+    assert cli.main([*argv, "--out", str(tmp_path / "afile" / "out")]) == 2
+    assert "is a file, not a folder" in capsys.readouterr().err
