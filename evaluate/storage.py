@@ -107,6 +107,23 @@ def seat_rows_of(unit: dict[str, Any]) -> list[tuple[Any, ...]]:
     ]
 
 
+def read_config(path: str | Path) -> dict[str, Any] | None:
+    """The tournament config stored in the database at ``path``, read without writing to it
+    (``None`` if it holds no tournament yet); ``ConfigError`` if it is not a tournament database."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"no tournament database at {str(path)!r}")
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            row = conn.execute("SELECT config_json FROM tournaments ORDER BY id LIMIT 1").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        raise ConfigError(f"{path}: not a tournament database ({exc})") from None
+    return None if row is None else json.loads(row[0])
+
+
 class Store:
     """A tournament database; see the module docstring."""
 

@@ -44,7 +44,7 @@ import numpy as np
 from . import stats as st
 from .config import ConfigError, Entrant, TournamentConfig, counted, from_identity, load_config
 from .games import GameRunner, make_runner
-from .storage import Store, seat_rows_of
+from .storage import Store, read_config, seat_rows_of
 
 DEAL_TAG = 0xDEA1
 AGENT_TAG = 0xA6E7
@@ -408,10 +408,7 @@ def method_text(config: TournamentConfig, runner: GameRunner) -> dict[str, str]:
 def config_from_db(db: str | os.PathLike[str]) -> TournamentConfig:
     """The config stored in a tournament database (``ConfigError`` if there is none)."""
     path = Path(db)
-    if not path.is_file():
-        raise ConfigError(f"no tournament database at {str(path)!r}")
-    with Store(path) as store:
-        identity = store.stored_config()
+    identity = read_config(path)
     if identity is None:
         raise ConfigError(f"{path} holds no tournament")
     return from_identity(identity, path)

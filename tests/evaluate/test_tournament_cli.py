@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from folkcards.evaluate import tournament as tour
+from folkcards.evaluate.storage import SCHEMA
 
 SMALL = "--game paston --agents random random random --deals 2 --seed 5 --workers 1".split()
 
@@ -149,6 +150,29 @@ def test_verify_a_missing_database_is_one_line(tmp_path: Path, capsys) -> None:
     line = _one_error_line(capsys.readouterr().err)
     assert code == 2 and "none.sqlite" in line
     assert not (tmp_path / "none.sqlite").exists()
+
+
+@pytest.mark.parametrize("kind", ["text", "other-sqlite", "empty-tournament"])
+def test_verify_something_else_is_one_line_and_left_alone(
+    kind: str, tmp_path: Path, capsys
+) -> None:
+    path = tmp_path / "x.sqlite"
+    if kind == "text":
+        path.write_text("not a database, just text\n" * 100)
+    else:
+        conn = sqlite3.connect(path)
+        if kind == "other-sqlite":
+            conn.execute("CREATE TABLE games (id INTEGER PRIMARY KEY)")
+        else:
+            conn.executescript(SCHEMA)
+        conn.commit()
+        conn.close()
+    before = path.read_bytes()
+    code = _main(["--db", str(path), "--verify"])
+    line = _one_error_line(capsys.readouterr().err)
+    assert code == 2 and "x.sqlite" in line, line
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.sqlite"]
 
 
 def test_verify_records_checks_results_too(tmp_path: Path, capsys) -> None:
