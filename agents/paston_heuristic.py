@@ -59,18 +59,20 @@ from itertools import combinations
 
 import numpy as np
 
+from ..envs.cards import cards_to_mask, mask_to_cards
 from ..envs.paston.observation import PastonView, decode
+from ..envs.paston.vocabulary import (
+    BEST_SPADES,
+    BID_BASE,
+    CONTRACT_BASE,
+    LEVEL_FACTOR,
+    LEVEL_TRUMP,
+    NUM_LEVELS,
+    PASS,
+    SURRENDER,
+    WHIST,
+)
 from .base import RuleBasedAgent
-
-# Action ids (api.md): kept local so that the agent depends only on the observation module.
-PASS = 32
-BID_BASE = 33
-CONTRACT_BASE = 38
-SURRENDER = 43
-WHIST = 44
-BEST_SPADES = 4
-LEVEL_TRUMP = (0, 1, 2, 3, 0)
-LEVEL_FACTOR = (1, 2, 3, 4, 4)
 
 
 @dataclass(frozen=True)
@@ -96,23 +98,7 @@ class PastonParams:
 
 
 def _popcount(x: int) -> int:
-    return bin(x).count("1")
-
-
-def _cards_of(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
-def _mask(cards: list[int]) -> int:
-    m = 0
-    for c in cards:
-        m |= 1 << c
-    return m
+    return x.bit_count()
 
 
 # --- split probabilities of m outstanding cards between two hands (each card 50/50) ---------
@@ -407,11 +393,11 @@ class PastonHeuristicAgent(RuleBasedAgent):
     # --- auction -----------------------------------------------------------------------------
 
     def _auction(self, view: PastonView, legal: list[int]) -> int:
-        bids = [a for a in legal if BID_BASE <= a < BID_BASE + 5]
+        bids = [a for a in legal if BID_BASE <= a < BID_BASE + NUM_LEVELS]
         if not bids:
             return PASS
         level = bids[0] - BID_BASE
-        hand = _mask(view.hand)
+        hand = cards_to_mask(view.hand)
         allowed = [BEST_SPADES] if level == BEST_SPADES else list(range(level, 4))
         # a contract needs trumps: a suit of fewer than three cards is never bid on
         allowed = [c for c in allowed if _popcount(hand >> (8 * LEVEL_TRUMP[c]) & 0xFF) >= 3]
@@ -453,8 +439,8 @@ class PastonHeuristicAgent(RuleBasedAgent):
         there are enough of them) and keep the set with the best expected score, then the most
         tricks, then the lowest cards."""
         p = self.params
-        hand = _mask(view.hand)
-        gone = _mask(view.discards)
+        hand = cards_to_mask(view.hand)
+        gone = cards_to_mask(view.discards)
         allowed = self._allowed_contracts(view)
         cards = [c for c in view.hand if c in legal] or legal
         to_drop = max(1, min(2, len(view.hand) - 10))
@@ -472,7 +458,7 @@ class PastonHeuristicAgent(RuleBasedAgent):
                 if fast is not None:
                     raw = fast.tricks(combo)
                 else:
-                    drop = _mask(list(combo))
+                    drop = cards_to_mask(list(combo))
                     raw = declarer_tricks(hand & ~drop, gone | drop, trump)
                 tricks = p.declarer_scale * raw + p.declarer_shift
                 value = contract_value(tricks, level, p.declarer_sigma)
@@ -489,9 +475,11 @@ class PastonHeuristicAgent(RuleBasedAgent):
         return (10.0 if card >> 3 == trump else 0.0) + (card & 7)
 
     def _contract(self, view: PastonView, legal: list[int]) -> int:
-        hand = _mask(view.hand)
-        gone = _mask(view.discards)
-        allowed = [a - CONTRACT_BASE for a in legal if CONTRACT_BASE <= a < CONTRACT_BASE + 5]
+        hand = cards_to_mask(view.hand)
+        gone = cards_to_mask(view.discards)
+        allowed = [
+            a - CONTRACT_BASE for a in legal if CONTRACT_BASE <= a < CONTRACT_BASE + NUM_LEVELS
+        ]
         if not allowed:
             return SURRENDER
         value, c, _ = self._best_contract(hand, gone, allowed)
@@ -504,7 +492,7 @@ class PastonHeuristicAgent(RuleBasedAgent):
     def _defence(self, view: PastonView, legal: list[int]) -> int:
         if view.contract is None or view.declarer is None:
             return PASS
-        hand = _mask(view.hand)
+        hand = cards_to_mask(view.hand)
         trump = view.trump
         factor = LEVEL_FACTOR[view.contract]
         p = self.params
@@ -528,10 +516,10 @@ class PastonHeuristicAgent(RuleBasedAgent):
         trump = view.trump if view.trump is not None else 0
         declarer = view.declarer if view.declarer is not None else 0
         active = [r for r in range(3) if r == declarer or view.whist[r]]
-        hand = _mask(view.hand)
-        gone = _mask(view.discards)
+        hand = cards_to_mask(view.hand)
+        gone = cards_to_mask(view.discards)
         for cards in view.played:
-            gone |= _mask(cards)
+            gone |= cards_to_mask(cards)
         unknown = ~(hand | gone) & 0xFFFFFFFF
         ctx = _PlayContext(view, trump, declarer, active, hand, unknown)
         if not view.trick:
@@ -678,7 +666,7 @@ class _PlayContext:
         return self.defender_lead(legal)
 
     def _my_suit(self, suit: int) -> list[int]:
-        return [8 * suit + r for r in _cards_of(self.hand >> (8 * suit) & 0xFF)]
+        return [8 * suit + r for r in mask_to_cards(self.hand >> (8 * suit) & 0xFF)]
 
     def _opps_may_ruff(self, suit: int) -> bool:
         return (

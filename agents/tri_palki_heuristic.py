@@ -30,23 +30,24 @@ Design:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 
 import numpy as np
 
+from ..envs.cards import TRI_PALKI_CARDS, cards_to_mask
 from ..envs.tri_palki.observation import TriPalkiView, decode
+from ..envs.tri_palki.rules import POINTS, TRIPLES, key_score
+from ..envs.tri_palki.vocabulary import (
+    ANNOUNCE,
+    KIND_NAMES,
+    NORMAL,
+    PASS,
+    SWAP_ALL,
+    SWAP_BASE,
+    THREE_ACES,
+)
 from .base import RuleBasedAgent
 
-PASS = 0
-SWAP_BASE = 1
-SWAP_ALL = 10
-ANNOUNCE = 11
-NO_ANNOUNCE = 12
-
-NUM_RANKS = 9
-POINTS = (6, 7, 8, 9, 10, 10, 10, 10, 11)  # ranks 6 7 8 9 10 J Q K A
 ACE = 8
-
 SAFE_SCORE = 40.0
 THREE_ACES_SCORE = 45.0
 
@@ -65,35 +66,15 @@ class TriPalkiParams:
     min_gain: float = 0.5  # a swap must beat keeping the hand by this much
 
 
-def _suit(card: int) -> int:
-    return card // NUM_RANKS
+_suit = TRI_PALKI_CARDS.suit
+_rank = TRI_PALKI_CARDS.rank
 
 
-def _rank(card: int) -> int:
-    return card % NUM_RANKS
-
-
-@cache
-def hand_info(cards: tuple[int, ...]) -> tuple[int, tuple[int, int, int], str]:
-    """``(value, key, kind)`` of a three-card hand (sorted card ids): the key is the rules'
-    comparison key (value, the scoring suit's rank mask, suit); kind is normal/safe/three_aces."""
-    best = (-1, -1, -1)
-    for suit in range(4):
-        ranks = [_rank(c) for c in cards if _suit(c) == suit]
-        if not ranks:
-            continue
-        mask = sum(1 << r for r in ranks)
-        key = (sum(POINTS[r] for r in ranks), mask, suit)
-        best = max(best, key)
-    ranks = sorted(_rank(c) for c in cards)
-    suits = {_suit(c) for c in cards}
-    if ranks == [0, 0, 0] or (ranks == [0, 1, 2] and len(suits) == 1):
-        kind = "safe"
-    elif ranks == [ACE, ACE, ACE]:
-        kind = "three_aces"
-    else:
-        kind = "normal"
-    return best[0], best, kind
+def hand_info(cards: tuple[int, ...]) -> tuple[int, int, str]:
+    """``(value, key, kind)`` of a three-card hand: the rules' value and comparison key, and the
+    kind's name (normal / safe / three_aces)."""
+    triple = TRIPLES[cards_to_mask(cards)]
+    return triple.value, triple.key, KIND_NAMES[triple.kind]
 
 
 def suit_value(cards: list[int]) -> int:
@@ -102,12 +83,6 @@ def suit_value(cards: list[int]) -> int:
     for card in cards:
         by_suit[_suit(card)] += POINTS[_rank(card)]
     return max(by_suit)
-
-
-def _key_score(key: tuple[int, int, int]) -> float:
-    """The comparison key as one float: the value, then a fraction for ranks and suit."""
-    value, mask, suit = key
-    return value + (mask * 4 + suit) / (512.0 * 4.0)
 
 
 @dataclass(frozen=True)
@@ -121,10 +96,6 @@ class ActionAssessment:
     washes: bool  # the centre left behind is one suit
     ends_round: bool  # ... and the reserve cannot replace it
     feed: float  # the feeding cost included in score
-
-
-def _one_suit(cards: list[int]) -> bool:
-    return len({_suit(c) for c in cards}) == 1
 
 
 class TriPalkiHeuristicAgent(RuleBasedAgent):
@@ -154,12 +125,11 @@ class TriPalkiHeuristicAgent(RuleBasedAgent):
     # --- evaluation --------------------------------------------------------------------------
 
     def _hand_score(self, hand: list[int], pool_by_suit: list[list[int]], final: bool) -> float:
-        value, key, kind = hand_info(tuple(sorted(hand)))
-        if kind == "three_aces":
-            return THREE_ACES_SCORE
-        if kind == "safe":
-            return SAFE_SCORE
-        score = _key_score(key)
+        triple = TRIPLES[cards_to_mask(hand)]
+        if triple.kind != NORMAL:
+            return THREE_ACES_SCORE if triple.kind == THREE_ACES else SAFE_SCORE
+        value = triple.value
+        score = key_score(triple.key)
         if final or value >= 31:
             return score
         # potential: a suit of two held cards completed by an average card of that suit in play
@@ -253,7 +223,7 @@ class TriPalkiHeuristicAgent(RuleBasedAgent):
                 given = [hand[h]]
             score = self._hand_score(new_hand, pool_by_suit, final)
             nv, _, nk = hand_info(tuple(sorted(new_hand)))
-            washes = _one_suit(new_centre)
+            washes = TRIPLES[cards_to_mask(new_centre)].one_suit
             ends_round = washes and view.reserve_low
             if washes:
                 if ends_round:

@@ -36,18 +36,12 @@ from .rules import (
     redeal_reason,
     spade_designee,
 )
+from .vocabulary import ACTION_NAMES
 
 WIN_TOTAL = 121
 RESET_TOTAL = -121
 SHAPING_POINTS_PER_TRICK = 2.0
 
-ACTION_NAMES: tuple[str, ...] = (
-    tuple(PASTON_CARDS.names)
-    + ("pass",)
-    + tuple(f"bid {name.replace('_', ' ')}" for name in LEVEL_NAMES)
-    + tuple(f"contract {name.replace('_', ' ')}" for name in LEVEL_NAMES)
-    + ("surrender", "whist")
-)
 _ACTION_IDS = {name.lower(): i for i, name in enumerate(ACTION_NAMES)}
 _ACTION_IDS.update(
     {name.replace("best spades", "best_spades"): i for name, i in list(_ACTION_IDS.items())}

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .rules import NUM_SEATS, OVER, PHASE_NAMES, PastonDeal
+from .rules import PastonDeal
+from .vocabulary import LEVEL_TRUMP, NUM_LEVELS, NUM_SEATS, OVER, PHASE_NAMES
 
 # (name, size, description) in order; each row is one documented piece of the vector.
 OBSERVATION_LAYOUT: tuple[tuple[str, int, str], ...] = (
@@ -109,7 +110,7 @@ def encode(deal: PastonDeal, observer: int, totals: list[int] | None = None) -> 
         level = 0
         while bids:
             if bids & 1:
-                ones.append(o["bids"] + 5 * r + level)
+                ones.append(o["bids"] + NUM_LEVELS * r + level)
             bids >>= 1
             level += 1
         if deal.defence[seat] == 1:
@@ -177,7 +178,7 @@ class PastonView:
         """The trump suit index (0..3) once a contract is named."""
         if self.contract is None:
             return None
-        return (0, 1, 2, 3, 0)[self.contract]
+        return LEVEL_TRUMP[self.contract]
 
     @property
     def num_active(self) -> int:
@@ -235,7 +236,7 @@ def decode(obs: np.ndarray) -> PastonView:
         auction_passed=[bool(x) for x in _piece(obs, "auction_passed")],
         high_bid=_one_hot(obs, "high_bid"),
         high_bidder=_one_hot(obs, "high_bidder"),
-        bids=[_cards(row) for row in _piece(obs, "bids").reshape(3, 5)],
+        bids=[_cards(row) for row in _piece(obs, "bids").reshape(NUM_SEATS, NUM_LEVELS)],
         all_pass=bool(obs[OFFSETS["all_pass"]]),
         declarer=_one_hot(obs, "declarer"),
         contract=_one_hot(obs, "contract"),

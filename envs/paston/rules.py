@@ -2,9 +2,10 @@
 
 Free of PettingZoo and gymnasium: seats are ints 0..2 (clockwise), cards are ids
 ``8 * suit + rank`` (see ``folkcards.envs.cards``) and hands are 32-bit masks. Legal actions are
-returned as a 45-bit mask in the public action ids of ``api.md``.
+returned as a 45-bit mask over the action ids of :mod:`.vocabulary`.
 
-Every rule refers to a section of ``shared/spec/paston.md``.
+The rules are explained in ``docs/rules/paston.md``; the ``§`` marks in comments number them as
+the original specification did.
 """
 
 from __future__ import annotations
@@ -15,29 +16,36 @@ from typing import Any
 import numpy as np
 
 from ..cards import PASTON_CARDS, check_full_deck, mask_to_cards
+from .vocabulary import (  # noqa: F401  (the vocabulary is re-exported: rules.PASS etc.)
+    AUCTION,
+    BEST_SPADES,
+    BID_BASE,
+    CLUBS,
+    CONTRACT,
+    CONTRACT_BASE,
+    DEFENCE,
+    DIAMONDS,
+    DISCARD,
+    HEARTS,
+    LEVEL_FACTOR,
+    LEVEL_NAMES,
+    LEVEL_TRUMP,
+    NUM_ACTIONS,
+    NUM_SEATS,
+    OUTCOMES,
+    OVER,
+    PASS,
+    PHASE_NAMES,
+    PLAY,
+    SPADES,
+    SURRENDER,
+    WHIST,
+    Phase,
+)
 
-NUM_SEATS = 3
 NUM_CARDS = 32
 HAND_SIZE = 10
 NUM_TRICKS = 10
-
-# --- action ids (api.md) ---
-PASS = 32
-BID_BASE = 33  # 33..37: spades, clubs, diamonds, hearts, best spades
-CONTRACT_BASE = 38  # 38..42
-SURRENDER = 43
-WHIST = 44
-NUM_ACTIONS = 45
-
-# --- levels of the ladder (§3) ---
-SPADES, CLUBS, DIAMONDS, HEARTS, BEST_SPADES = range(5)
-LEVEL_NAMES = ("spades", "clubs", "diamonds", "hearts", "best_spades")
-LEVEL_TRUMP = (0, 1, 2, 3, 0)  # best spades plays with spades as trump (§4.3)
-LEVEL_FACTOR = (1, 2, 3, 4, 4)  # §7
-
-# --- phases ---
-AUCTION, DISCARD, CONTRACT, DEFENCE, PLAY, OVER = range(6)
-PHASE_NAMES = ("auction", "discard", "contract", "defence", "play", "over")
 
 SEVEN_OF_SPADES = 0
 JACK_OF_SPADES = 4
@@ -48,8 +56,6 @@ ALL_CARDS = (1 << NUM_CARDS) - 1
 
 # deck positions dealt to (dealer + 1, dealer + 2, dealer, prikup) as offsets; §2.3
 _DEAL_TARGETS: tuple[int, ...] = tuple([1, 1, 2, 2, 0, 0, 3, 3] + [1, 1, 2, 2, 0, 0] * 4)
-
-OUTCOMES = ("played", "auto_win", "surrender", "redeal")
 
 
 def left_of(seat: int) -> int:
@@ -173,7 +179,6 @@ class PastonDeal:
         "first_bidder",
         "hands",
         "prikup",
-        "dealt_hands",
         "phase",
         "to_act",
         "passed",
@@ -204,7 +209,6 @@ class PastonDeal:
         self.dealer = dealer
         self.first_bidder = first_bidder
         self.hands = list(hands)
-        self.dealt_hands = tuple(hands)
         self.prikup = prikup
         self.phase = AUCTION
         self.to_act = first_bidder

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .._aec import CardGameAECEnv, fresh_seed, jsonable, replay_record, seat_option
+from .._aec import CardGameAECEnv, bits_to_mask, fresh_seed, jsonable, replay_record, seat_option
 from ..cards import SUIT_SYMBOLS, TRI_PALKI_CARDS, mask_to_cards
 from . import observation as obs_mod
 from .rules import (
@@ -38,13 +38,7 @@ from .rules import (
     parse_deck,
     settle,
 )
-
-ACTION_NAMES: tuple[str, ...] = (
-    ("pass",)
-    + tuple(f"swap hand card {h + 1} for centre card {c + 1}" for h in range(3) for c in range(3))
-    + ("swap all", "announce", "no announce")
-)
-"""Generic names of the 13 ids (the card-specific names come from ``action_to_string``)."""
+from .vocabulary import ACTION_NAMES
 
 _FIXED_ACTIONS = {
     "pass": PASS,
@@ -56,10 +50,8 @@ _FIXED_ACTIONS = {
 }
 _GENERIC_SWAP = re.compile(r"^swap (?:hand card )?h?(\d)(?: for centre card | c)(\d)$")
 
-_ACTION_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
-_ACTION_MASK[: SWAP_ALL + 1] = 1
-_ANNOUNCE_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
-_ANNOUNCE_MASK[[ANNOUNCE, NO_ANNOUNCE]] = 1
+# The action mask of each legal set the rules give (``TriPalkiRound.legal_bits``), built once.
+_MASKS = {bits: bits_to_mask(bits, NUM_ACTIONS) for bits in (0, ACTION_BITS, ANNOUNCE_BITS)}
 
 
 def _is_int(value: Any) -> bool:
@@ -228,12 +220,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         rnd = self._round
         if seat != rnd.to_act:
             return self._no_actions.copy()
-        phase = rnd.phase
-        if phase == ANNOUNCE_DECISION:
-            return _ANNOUNCE_MASK.copy()
-        if phase == OVER:
-            return self._no_actions.copy()
-        return _ACTION_MASK.copy()
+        return _MASKS[rnd.legal_bits()].copy()
 
     def _apply(self, seat: int, action: int) -> None:
         rnd = self._round

@@ -238,10 +238,6 @@ class TriPalkiView:
         """Fewer than 3 reserve cards: a wash now would end the round."""
         return self.reserve_count < 3
 
-    @property
-    def my_turn(self) -> bool:
-        return self.to_act == 0 and self.phase != "over"
-
 
 def _infer_players(size: int) -> int:
     for n in range(MIN_PLAYERS, MAX_PLAYERS + 1):

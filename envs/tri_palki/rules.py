@@ -5,8 +5,9 @@ Free of PettingZoo and gymnasium: seats are ints ``0..n-1`` (clockwise), cards a
 are 36-bit masks. Every three-card mask (hand or centre) is looked up in :data:`TRIPLES`, a
 table precomputed at import, so a step costs a few dict look-ups and bit operations.
 
-Legal actions are a 13-bit mask in the public action ids of ``api.md``. Every rule refers to a
-section of ``shared/spec/tri_palki.md``.
+Legal actions are a 13-bit mask over the action ids of :mod:`.vocabulary`. The rules are
+explained in ``docs/rules/tri_palki.md``; the ``§`` marks in comments number them as the original
+specification did.
 """
 
 from __future__ import annotations
@@ -17,34 +18,34 @@ from itertools import combinations
 from typing import Any
 
 from ..cards import TRI_PALKI_CARDS, check_full_deck, mask_to_cards
+from .vocabulary import (  # noqa: F401  (the vocabulary is re-exported: rules.PASS etc.)
+    ACTION,
+    ACTION_BITS,
+    ANNOUNCE,
+    ANNOUNCE_BITS,
+    ANNOUNCE_DECISION,
+    KIND_NAMES,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    NO_ANNOUNCE,
+    NORMAL,
+    NUM_ACTIONS,
+    OUTCOMES,
+    OVER,
+    PASS,
+    PHASE_NAMES,
+    SAFE,
+    SWAP_ALL,
+    SWAP_BASE,
+    THREE_ACES,
+    Phase,
+)
 
 NUM_CARDS = 36
 NUM_RANKS = 9
-MIN_PLAYERS = 2
-MAX_PLAYERS = 11  # 3 * players + 3 <= 36 (§1)
 MAX_STICKS = 3  # a fourth stick eliminates (§6)
-ELIMINATED_STICKS = 4  # what `sticks` reads for an eliminated player (api.md)
+ELIMINATED_STICKS = 4  # what `sticks` reads for an eliminated player
 MAX_RESERVE = NUM_CARDS - 3 * MIN_PLAYERS - 3  # 27, the reserve after a 2-player deal
-
-# --- action ids (api.md) ---
-PASS = 0
-SWAP_BASE = 1  # 1..9: 1 + 3 * h + c
-SWAP_ALL = 10
-ANNOUNCE = 11
-NO_ANNOUNCE = 12
-NUM_ACTIONS = 13
-ACTION_BITS = (1 << 11) - 1  # pass, nine swaps, swap all
-ANNOUNCE_BITS = (1 << ANNOUNCE) | (1 << NO_ANNOUNCE)
-
-# --- phases ---
-ACTION, ANNOUNCE_DECISION, OVER = range(3)
-PHASE_NAMES = ("action", "announce", "over")
-
-# --- hand kinds (§2) ---
-NORMAL, SAFE, THREE_ACES = range(3)
-KIND_NAMES = ("normal", "safe", "three_aces")
-
-OUTCOMES = ("announced", "all_passed", "reserve_empty")
 
 POINTS = (6, 7, 8, 9, 10, 10, 10, 10, 11)  # ranks 6 7 8 9 10 J Q K A (§1)
 SUIT_MASKS = tuple(((1 << NUM_RANKS) - 1) << (NUM_RANKS * suit) for suit in range(4))
@@ -144,6 +145,12 @@ def hand_kind(hand: int | Sequence[int | str]) -> str:
     return KIND_NAMES[TRIPLES[_hand_mask(hand)].kind]
 
 
+def key_score(key: int) -> float:
+    """A comparison key as one float: the hand's value, then a fraction for its ranks and suit."""
+    low = key & ((1 << _KEY_VALUE_SHIFT) - 1)
+    return (key >> _KEY_VALUE_SHIFT) + low / float(1 << _KEY_VALUE_SHIFT)
+
+
 def scoring_suit(hand: int | Sequence[int | str]) -> int:
     """The suit (S=0 C=1 D=2 H=3) whose key is the hand's key (§2)."""
     return TRIPLES[_hand_mask(hand)].suit
@@ -194,7 +201,6 @@ class TriPalkiRound:
         "dealer",
         "deck",
         "hands",
-        "dealt_hands",
         "centre",
         "dealt_centre",
         "reserve",
@@ -211,7 +217,6 @@ class TriPalkiRound:
         "turns",
         "outcome",
         "history",
-        "last_swap",
     )
 
     def __init__(self, deck: Sequence[int], dealer: int, alive: Sequence[bool]):
@@ -235,7 +240,6 @@ class TriPalkiRound:
             centre |= 1 << self.deck[position]
             position += 1
         self.hands = hands
-        self.dealt_hands = tuple(hands)
         self.centre = centre
         self.reserve = self.deck[position:]  # top first
         self.top = 0  # reserve cards drawn so far
@@ -251,7 +255,6 @@ class TriPalkiRound:
         self.turns = 0  # completed turns (an action, its wash repeats, the announce decision)
         self.outcome: str | None = None
         self.history: list[tuple[int, int]] = []
-        self.last_swap: tuple[int, int, int] | None = None  # (seat, gave mask, took mask)
         if _ONE_SUIT[centre] and not self._wash():  # §4: washes at the deal too
             self._finish("reserve_empty")
 
@@ -286,7 +289,6 @@ class TriPalkiRound:
                 self._end_turn(seat, announced_now=False)
             return
         if action == PASS:
-            self.last_swap = None
             self.passes += 1
             if self.announcer < 0 and self.passes >= self.survivors:
                 self._finish("all_passed")  # api.md: the n-th consecutive pass ends at once
@@ -300,7 +302,6 @@ class TriPalkiRound:
             self.hands[seat] = centre
             self.centre = hand
             self.known[seat] = centre
-            self.last_swap = (seat, hand, centre)
         else:
             h, c = divmod(action - SWAP_BASE, 3)
             gave = TRIPLES[hand].bits[h]
@@ -308,7 +309,6 @@ class TriPalkiRound:
             self.hands[seat] = hand ^ gave ^ took
             self.centre = centre ^ took ^ gave
             self.known[seat] = (self.known[seat] & ~gave) | took
-            self.last_swap = (seat, gave, took)
         if _ONE_SUIT[self.centre]:
             if not self._wash():
                 self._finish("reserve_empty")
