@@ -37,7 +37,8 @@ Public API
     (24 bytes each) kept by the object; ``solver.nodes`` counts the search nodes of the last
     call. The module functions share one default solver. Each top-level call starts from an empty
     table (a generation counter, no clearing), so results and timings do not depend on earlier
-    calls. A solver object is not thread-safe: use one per thread.
+    calls. A solver object is not thread-safe; the kernels release the GIL, so separate solver
+    objects in separate threads run in parallel.
 
 Example::
 
@@ -867,13 +868,13 @@ def _root(ws, tcards, n_in, leader):
     return seat
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _solve_root(ws, tt, tcards, n_in, leader):
     seat = _root(ws, tcards, n_in, leader)
     return _solve_future(ws, tt, n_in, 0, _popcount(ws[_W_HANDS + seat]))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _move_values(ws, tt, tcards, n_in, leader, out_cards, out_values):
     """The declarer's remaining tricks after each legal card of the seat to act (every legal
     card; rank-equivalent cards share their run's value). Returns the number of cards.

@@ -387,3 +387,19 @@ def test_finished_position_has_no_moves():
     position = Position(["", "", ""], "H", declarer=0, declarer_tricks=7)
     assert solve(position) == 7
     assert move_values(position) == {}
+
+
+def test_separate_solvers_in_threads_give_the_serial_results():
+    from concurrent.futures import ThreadPoolExecutor
+
+    rng = np.random.default_rng(18)
+    positions = [random_ending(rng, 8, sole=i % 2 == 0) for i in range(12)]
+    serial = [solve(p) for p in positions]
+    solvers = [PastonSolver(tt_bits=14), PastonSolver(tt_bits=14)]
+
+    def work(k: int) -> list[int]:
+        return [solvers[k].solve(p) for p in positions[k::2]]
+
+    with ThreadPoolExecutor(2) as pool:
+        first, second = pool.map(work, [0, 1])
+    assert first == serial[0::2] and second == serial[1::2]
