@@ -1,8 +1,11 @@
 """The AEC skeleton both games share: spaces, reward bookkeeping, illegal actions, rendering.
 
 A game's env subclasses :class:`CardGameAECEnv` and implements ``_apply(seat, action)``,
-``_observation(seat)``, ``_legal_mask(seat)`` and ``_render_text()``; the rules themselves live
-in a PettingZoo-free engine module.
+``_observation(seat)``, ``_legal_mask(seat)``, ``_render_text()`` and ``_record_body()``; the
+rules themselves live in a PettingZoo-free engine module. The layer owns what every game
+repeats: the spaces, the reset bookkeeping and seeds (:meth:`CardGameAECEnv._begin_episode`),
+option checks (:func:`choice_option`, :func:`flag_option`, :func:`positive_int_option`,
+:func:`seat_option`), :meth:`CardGameAECEnv.record` and :meth:`CardGameAECEnv.replay`.
 
 ``env()`` in the classic PettingZoo convention wraps ``raw_env`` in three wrappers
 (``TerminateIllegalWrapper``, ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``).
@@ -13,6 +16,8 @@ action does and enforces calling ``reset`` first.
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Sequence
 from typing import Any
 
 import gymnasium
@@ -33,7 +38,9 @@ class CardGameAECEnv(AECEnv):
         "render_fps": 1,
     }
     num_actions: int
+    game_name: str  # the registry's name, written into every record
     _classic = False
+    _env_kwargs: dict[str, Any]
 
     def _setup_agents_and_spaces(self, num_players: int, obs_size: int) -> None:
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
@@ -61,6 +68,47 @@ class CardGameAECEnv(AECEnv):
         if render_mode not in (None, "human", "ansi"):
             raise ValueError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
         return render_mode
+
+    def _begin_episode(self, seed: Any, options: dict[str, Any] | None) -> None:
+        """Check and apply ``seed`` (a fresh one for ``None``) and reset the AEC bookkeeping.
+
+        Call it from ``reset`` once the options are checked: a bad seed raises ``ValueError``
+        before anything changes.
+        """
+        if seed is None:
+            seed = fresh_seed(self._rng if self._has_reset else None)
+        elif not is_int(seed):
+            raise ValueError(f"seed must be an int or None, got {seed!r}")
+        self._rng = np.random.default_rng(int(seed))
+        self._seed = int(seed)
+        self._options = jsonable(copy.deepcopy(options)) if options else {}
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
+        self._skip_agent_selection = None
+        self._actions: list[tuple[str, int]] = []
+
+    def record(self) -> dict[str, Any]:
+        """A JSON-serialisable record of the episode so far; :meth:`replay` reproduces it."""
+        return {
+            "game": self.game_name,
+            "env": self.metadata["name"],
+            "env_kwargs": dict(self._env_kwargs),
+            "seed": self._seed,
+            "options": jsonable(self._options),
+            "actions": [[agent, action] for agent, action in self._actions],
+            **self._record_body(),
+        }
+
+    @classmethod
+    def replay(cls, record: dict[str, Any]) -> CardGameAECEnv:
+        """Rebuild an env from one of its :meth:`record` s and replay every action; returns it."""
+        env = cls(**record["env_kwargs"])
+        replay_record(env, record)
+        return env
 
     # --- the AEC API -------------------------------------------------------------------------
 
@@ -180,6 +228,10 @@ class CardGameAECEnv(AECEnv):
     def _render_text(self) -> str:
         raise NotImplementedError
 
+    def _record_body(self) -> dict[str, Any]:
+        """The game's own part of :meth:`record` (deals or rounds, totals or sticks …)."""
+        raise NotImplementedError
+
     def action_to_string(self, action: int) -> str:
         raise NotImplementedError
 
@@ -222,6 +274,33 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, np.bool_):
         return bool(value)
     return value
+
+
+def is_int(value: Any) -> bool:
+    """An int or numpy integer, but not a bool."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def choice_option(what: str, value: Any, choices: Sequence[str]) -> str:
+    """``value`` if it is one of ``choices``; else ``ValueError`` naming the argument."""
+    if not isinstance(value, str) or value not in choices:
+        names = ", ".join(repr(c) for c in choices[:-1]) + f" or {choices[-1]!r}"
+        raise ValueError(f"{what} must be {names}, got {value!r}")
+    return value
+
+
+def flag_option(what: str, value: Any) -> bool:
+    """``value`` as a bool if it is one; else ``ValueError`` naming the argument."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{what} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def positive_int_option(what: str, value: Any) -> int:
+    """``value`` as an int if it is a positive integer; else ``ValueError`` naming it."""
+    if not is_int(value) or value < 1:
+        raise ValueError(f"{what} must be a positive integer, got {value!r}")
+    return int(value)
 
 
 def seat_option(value: Any, num_players: int, what: str = "dealer") -> int:

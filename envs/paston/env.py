@@ -12,7 +12,14 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from .._aec import CardGameAECEnv, bits_to_mask, fresh_seed, jsonable, replay_record, seat_option
+from .._aec import (
+    CardGameAECEnv,
+    bits_to_mask,
+    choice_option,
+    flag_option,
+    positive_int_option,
+    seat_option,
+)
 from ..cards import PASTON_CARDS, SUIT_SYMBOLS, mask_to_cards
 from . import observation as obs_mod
 from .rules import (
@@ -52,6 +59,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
     """Paston for three players; see ``folkcards.envs.paston_v0`` for the full documentation."""
 
     metadata = {**CardGameAECEnv.metadata, "name": "paston_v0"}
+    game_name = "paston"
     num_actions = NUM_ACTIONS
 
     def __init__(
@@ -64,12 +72,9 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         render_mode: str | None = None,
     ):
         super().__init__()
-        if episode not in ("deal", "game"):
-            raise ValueError(f"episode must be 'deal' or 'game', got {episode!r}")
-        if reward not in ("score", "win"):
-            raise ValueError(f"reward must be 'score' or 'win', got {reward!r}")
-        if not isinstance(shaping, (bool, np.bool_)):
-            raise ValueError(f"shaping must be True or False, got {shaping!r}")
+        choice_option("episode", episode, ("deal", "game"))
+        choice_option("reward", reward, ("score", "win"))
+        flag_option("shaping", shaping)
         if (
             isinstance(reward_scale, bool)
             or not isinstance(reward_scale, (int, float, np.number))
@@ -77,12 +82,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
             or reward_scale <= 0
         ):
             raise ValueError(f"reward_scale must be a positive finite number, got {reward_scale!r}")
-        if (
-            isinstance(max_deals, bool)
-            or not isinstance(max_deals, (int, np.integer))
-            or max_deals < 1
-        ):
-            raise ValueError(f"max_deals must be a positive integer, got {max_deals!r}")
+        positive_int_option("max_deals", max_deals)
         if reward == "win" and episode != "game":
             raise ValueError("reward='win' needs episode='game' (a single deal has no winner)")
         self.episode = episode
@@ -114,25 +114,11 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         game = self.episode == "game"
         plan = self._parse_options(options or {}, game)  # raises before anything changes
-        if seed is None:
-            seed = fresh_seed(self._rng if self._has_reset else None)
-        elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-            raise ValueError(f"seed must be an int or None, got {seed!r}")
-        self._rng = np.random.default_rng(int(seed))
-        self._seed = int(seed)
-        self._options = copy.deepcopy(options) if options else {}
-
-        self.agents = self.possible_agents[:]
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
+        self._begin_episode(seed, options)
         self._totals = list(plan["totals"]) if game else None
         self._deals_completed = 0
         self._potential = [0.0, 0.0, 0.0]
         self._deal_records: list[dict[str, Any]] = []
-        self._actions: list[tuple[str, int]] = []
 
         dealer = plan["dealer"] if plan["dealer"] is not None else int(self._rng.integers(3))
         first_deal = game and plan["first_deal"]
@@ -353,18 +339,8 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
             "'contract hearts', 'surrender' or 'whist'"
         )
 
-    def record(self) -> dict[str, Any]:
-        """A JSON-serialisable record of the episode so far; :func:`replay` reproduces it."""
-        return {
-            "game": "paston",
-            "env": self.metadata["name"],
-            "env_kwargs": dict(self._env_kwargs),
-            "seed": self._seed,
-            "options": jsonable(self._options),
-            "deals": copy.deepcopy(self._deal_records),
-            "actions": [[agent, action] for agent, action in self._actions],
-            "totals": self.totals,
-        }
+    def _record_body(self) -> dict[str, Any]:
+        return {"deals": copy.deepcopy(self._deal_records), "totals": self.totals}
 
     def _render_text(self) -> str:
         deal = self._deal
@@ -406,11 +382,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         return "\n".join(lines)
 
 
-def replay(record: dict[str, Any]) -> raw_env:
-    """Rebuild an env from :meth:`raw_env.record` and replay every action; returns the env."""
-    env = raw_env(**record["env_kwargs"])
-    replay_record(env, record)
-    return env
+replay = raw_env.replay
 
 
 __all__ = [

@@ -12,7 +12,14 @@ from typing import Any
 
 import numpy as np
 
-from .._aec import CardGameAECEnv, bits_to_mask, fresh_seed, jsonable, replay_record, seat_option
+from .._aec import (
+    CardGameAECEnv,
+    bits_to_mask,
+    choice_option,
+    is_int,
+    positive_int_option,
+    seat_option,
+)
 from ..cards import SUIT_SYMBOLS, TRI_PALKI_CARDS, mask_to_cards
 from . import observation as obs_mod
 from .rules import (
@@ -54,14 +61,11 @@ _GENERIC_SWAP = re.compile(r"^swap (?:hand card )?h?(\d)(?: for centre card | c)
 _MASKS = {bits: bits_to_mask(bits, NUM_ACTIONS) for bits in (0, ACTION_BITS, ANNOUNCE_BITS)}
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
-
-
 class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
     """Tri Palki for 2 to 11 players; see ``folkcards.envs.tri_palki_v0`` for the documentation."""
 
     metadata = {**CardGameAECEnv.metadata, "name": "tri_palki_v0"}
+    game_name = "tri_palki"
     num_actions = NUM_ACTIONS
 
     def __init__(
@@ -73,19 +77,16 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         render_mode: str | None = None,
     ):
         super().__init__()
-        if not _is_int(num_players) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+        if not is_int(num_players) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
             raise ValueError(
                 f"num_players must be an integer from {MIN_PLAYERS} to {MAX_PLAYERS} "
                 f"(3 cards each plus 3 in the centre from 36), got {num_players!r}"
             )
-        if episode not in ("round", "match"):
-            raise ValueError(f"episode must be 'round' or 'match', got {episode!r}")
-        if reward not in ("sticks", "win"):
-            raise ValueError(f"reward must be 'sticks' or 'win', got {reward!r}")
+        choice_option("episode", episode, ("round", "match"))
+        choice_option("reward", reward, ("sticks", "win"))
         if reward == "win" and episode != "match":
             raise ValueError("reward='win' needs episode='match' (a single round has no winner)")
-        if not _is_int(max_turns) or max_turns < 1:
-            raise ValueError(f"max_turns must be a positive integer, got {max_turns!r}")
+        positive_int_option("max_turns", max_turns)
         self.num_players = int(num_players)
         self.episode = episode
         self.reward_mode = reward
@@ -112,26 +113,11 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         leaves the environment as it was.
         """
         plan = self._parse_options(options)
-        if seed is None:
-            seed = fresh_seed(self._rng if self._has_reset else None)
-        elif not _is_int(seed):
-            raise ValueError(f"seed must be an int or None, got {seed!r}")
-        self._rng = np.random.default_rng(int(seed))
-        self._seed = int(seed)
-        self._options = jsonable(copy.deepcopy(options)) if options else {}
-
+        self._begin_episode(seed, options)
         n = self.num_players
-        self.agents = self.possible_agents[:]
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
-        self._skip_agent_selection = None
         self._sticks = list(plan["sticks"])
         self._alive = [True] * n
         self._round_records: list[dict[str, Any]] = []
-        self._actions: list[tuple[str, int]] = []
         self.next_dealer = None
         self.winner: str | None = None
 
@@ -175,7 +161,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
                     f"option 'sticks' must be a list of {n} integers (one per player), got {sticks!r}"
                 )
             for seat, value in enumerate(sticks):
-                if not _is_int(value) or not 0 <= value <= MAX_STICKS:
+                if not is_int(value) or not 0 <= value <= MAX_STICKS:
                     raise ValueError(
                         f"option 'sticks': player_{seat} has {value!r}; sticks are integers "
                         f"from 0 to {MAX_STICKS} (a fourth stick eliminates)"
@@ -354,7 +340,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
     def action_to_string(self, action: int) -> str:
         """``"pass"``, ``"swap 10H QS"`` (give 10H, take QS — for the acting player's current
         hand and centre), ``"swap all"``, ``"announce"``, ``"no announce"``."""
-        if not _is_int(action) or not 0 <= int(action) < NUM_ACTIONS:
+        if not is_int(action) or not 0 <= int(action) < NUM_ACTIONS:
             raise ValueError(
                 f"action {action!r} is not a Tri Palki action id (0..{NUM_ACTIONS - 1})"
             )
@@ -401,16 +387,9 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
             "'swap all', 'announce' or 'no announce'"
         )
 
-    def record(self) -> dict[str, Any]:
-        """A JSON-serialisable record of the episode so far; :func:`replay` reproduces it."""
+    def _record_body(self) -> dict[str, Any]:
         return {
-            "game": "tri_palki",
-            "env": self.metadata["name"],
-            "env_kwargs": dict(self._env_kwargs),
-            "seed": self._seed,
-            "options": copy.deepcopy(self._options),
             "rounds": copy.deepcopy(self._round_records),
-            "actions": [[agent, action] for agent, action in self._actions],
             "sticks": list(self._sticks),
             "next_dealer": self.next_dealer,
             "winner": self.winner,
@@ -459,11 +438,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         return "\n".join(lines)
 
 
-def replay(record: dict[str, Any]) -> raw_env:
-    """Rebuild an env from :meth:`raw_env.record` and replay every action; returns the env."""
-    env = raw_env(**record["env_kwargs"])
-    replay_record(env, record)
-    return env
+replay = raw_env.replay
 
 
 __all__ = [
