@@ -359,7 +359,7 @@ class SingleSeatEnv(gym.Env):
         """The step that ends the learner's episode: truncation reward and duplicate baseline."""
         truncation_scored = truncated and self.truncation_reward is not None
         info = dict(self._final_info)
-        if truncation_scored:
+        if truncated and self.truncation_reward is not None:
             info["truncated_by_env"] = True
             reward += self.truncation_reward
         if self.duplicate_baseline is not None:

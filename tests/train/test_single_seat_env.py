@@ -11,19 +11,6 @@ from folkcards.train.single_seat import SingleSeatEnv, SingleSeatEnvFactory
 pytest.importorskip("stable_baselines3")
 
 
-def _tri_palki_available() -> bool:
-    try:
-        from folkcards.envs import tri_palki_v0  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-needs_tri_palki = pytest.mark.skipif(
-    not _tri_palki_available(), reason="tri_palki_v0 not available"
-)
-
-
 def _play(
     env: SingleSeatEnv, seed: int, rng: np.random.Generator
 ) -> tuple[float, dict, list[np.ndarray]]:
@@ -48,7 +35,6 @@ def test_check_env_paston() -> None:
     check_env(SingleSeatEnv("paston", {"shaping": True, "reward_scale": 0.05}), warn=True)
 
 
-@needs_tri_palki
 def test_check_env_tri_palki() -> None:
     from stable_baselines3.common.env_checker import check_env
 
@@ -80,7 +66,6 @@ def test_paston_game_mode_rewards_sum_to_total_change() -> None:
         assert total == pytest.approx(0.01 * info["total"], abs=1e-9)
 
 
-@needs_tri_palki
 def test_tri_palki_rewards_are_minus_the_stick() -> None:
     env = SingleSeatEnv("tri_palki", {"num_players": 4})
     rng = np.random.default_rng(3)
@@ -191,7 +176,6 @@ def test_batched_vec_env_matches_dummy() -> None:
         batched.close()
 
 
-@needs_tri_palki
 def test_truncation_is_bootstrapped_or_penalised() -> None:
     rng = np.random.default_rng(4)
     plain = SingleSeatEnv("tri_palki", {"max_turns": 6}, opponents=["random"])

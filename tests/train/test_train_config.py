@@ -24,8 +24,6 @@ def test_all_four_configs_are_shipped() -> None:
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_shipped_configs_load(path: Path) -> None:
-    if path.parent.name == "tri_palki":
-        pytest.importorskip("folkcards.envs.tri_palki_v0")
     config = load_config(path)
     assert config.env.game == path.parent.name
     again = config_from_dict(yaml.safe_load(config.to_yaml()))

@@ -48,6 +48,7 @@ def test_cli_run_writes_everything_and_the_model_plays(tmp_path: Path) -> None:
 
     data = yaml.safe_load((CONFIGS / "paston" / "ppo_quick.yaml").read_text())
     data["run"]["eval_deals"] = 10  # keep the final tournament small
+    data["pretrain"].update(samples=300, epochs=1)  # and the behaviour cloning
     quick = tmp_path / "quick.yaml"
     quick.write_text(yaml.safe_dump(data))
     run_dir = tmp_path / "run"
@@ -170,7 +171,6 @@ def test_same_seed_same_run_for_any_vectorisation(tmp_path: Path) -> None:
 
 
 def test_tri_palki_tiny_run(tmp_path: Path) -> None:
-    pytest.importorskip("folkcards.envs.tri_palki_v0")
     from folkcards.train.ppo import train
 
     config = _tiny("tri_palki", eval_every=0, eval_deals=2, checkpoint_every=0, vec_env="dummy")
