@@ -55,7 +55,9 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--deals", type=int, default=200, help="deals per kind (default 200)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")
-    parser.add_argument("--tt-bits", type=int, default=20, help="log2 of the table size")
+    parser.add_argument(
+        "--tt-bits", type=int, default=18, help="log2 of the table size (default 18)"
+    )
     args = parser.parse_args(argv)
     if args.deals < 1:
         parser.error("--deals must be at least 1")
