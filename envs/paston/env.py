@@ -22,6 +22,7 @@ from .._aec import (
 )
 from ..cards import PASTON_CARDS, SUIT_SYMBOLS, mask_to_cards
 from . import observation as obs_mod
+from .game import WIN_TOTAL, PastonGame
 from .rules import (
     BEST_SPADES,
     BID_BASE,
@@ -45,8 +46,6 @@ from .rules import (
 )
 from .vocabulary import ACTION_NAMES
 
-WIN_TOTAL = 121
-RESET_TOTAL = -121
 SHAPING_POINTS_PER_TRICK = 2.0
 
 _ACTION_IDS = {name.lower(): i for i, name in enumerate(ACTION_NAMES)}
@@ -115,8 +114,8 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         game = self.episode == "game"
         plan = self._parse_options(options or {}, game)  # raises before anything changes
         self._begin_episode(seed, options)
-        self._totals = list(plan["totals"]) if game else None
-        self._deals_completed = 0
+        self._game = PastonGame(plan["totals"]) if game else None
+        self._totals = self._game.totals if self._game else None  # the same list, for observe()
         self._potential = [0.0, 0.0, 0.0]
         self._deal_records: list[dict[str, Any]] = []
 
@@ -262,44 +261,34 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
                 self.infos[agents[seat]] = infos[seat]
             self.terminations = dict.fromkeys(agents, True)
             return
-        totals = self._totals
-        assert totals is not None
-        if deal.outcome == "redeal":  # all-pass with J♠ and 7♠ in the prikup: same dealer again
+        game = self._game
+        assert game is not None
+        totals = game.totals
+        if deal.outcome != "redeal":
+            changes = game.add_deal(deal.scores)
             for seat in range(NUM_SEATS):
-                self.infos[agents[seat]] = {
-                    **infos[seat],
-                    "total": totals[seat],
-                    "totals": list(totals),
-                }
-            self._start_deal(deal.dealer, self._first_deal, None)
-            return
-        for seat in range(NUM_SEATS):
-            before = totals[seat]
-            after = before + deal.scores[seat]
-            if after == RESET_TOTAL:
-                after = 0
-            totals[seat] = after
-            if self.reward_mode == "score":
-                self.rewards[agents[seat]] += (after - before) * self.reward_scale
-            infos[seat]["total"] = after
-        for seat in range(NUM_SEATS):
+                if self.reward_mode == "score":
+                    self.rewards[agents[seat]] += changes[seat] * self.reward_scale
+        for seat in range(NUM_SEATS):  # a redeal shows the unchanged totals (issue 10 #7)
+            infos[seat]["total"] = totals[seat]
             infos[seat]["totals"] = list(totals)
             self.infos[agents[seat]] = infos[seat]
+        if deal.outcome == "redeal":
+            self._start_deal(*game.next_deal(deal, self._first_deal), None)
+            return
         self._deal_records[-1]["result"] = {agents[s]: dict(infos[s]) for s in range(NUM_SEATS)}
-        self._deals_completed += 1
-        best = max(totals)
-        if best >= WIN_TOTAL:
-            winners = [agents[s] for s in range(NUM_SEATS) if totals[s] == best]
+        winners = [agents[s] for s in game.winners]
+        if winners:
             for seat in range(NUM_SEATS):
                 self.infos[agents[seat]]["winners"] = winners
                 if self.reward_mode == "win":
                     self.rewards[agents[seat]] += 1.0 if agents[seat] in winners else -1.0
             self.terminations = dict.fromkeys(agents, True)
             return
-        if self._deals_completed >= self.max_deals:
+        if game.deals_completed >= self.max_deals:
             self.truncations = dict.fromkeys(agents, True)
             return
-        self._start_deal(deal.first_bidder, False, None)
+        self._start_deal(*game.next_deal(deal, self._first_deal), None)
 
     # --- observations --------------------------------------------------------------------------
 
