@@ -135,8 +135,8 @@ def test_worked_example_sole_defender_ruffs_the_second_spade():
     # hearts trump; the declarer leads from A K of spades, the defender holds Q of spades and a
     # trump: the defender must follow to the first spade and ruffs the second.
     position = Position(["AS KS", "QS 7H", ""], "H", declarer=0, active=[0, 1], declarer_tricks=5)
-    assert solve(position) == 6
-    assert move_values(position) == {6: 6, 7: 6}
+    assert solve(position) == reference_solve(position) == 6
+    assert move_values(position) == reference_move_values(position) == {6: 6, 7: 6}
 
 
 def test_worked_example_a_defender_ruffs_one_ace():
@@ -147,8 +147,9 @@ def test_worked_example_a_defender_ruffs_one_ace():
     )
     # AS: player_1 follows with KS, player_2 must ruff with 8C and leads 7D to the declarer's AD.
     # AD first: it wins, then AS is ruffed by player_2. One trick of two either way.
-    assert move_values(position) == {PASTON_CARDS.card_id("AS"): 4, PASTON_CARDS.card_id("AD"): 4}
-    assert solve(position) == 4
+    expected = {PASTON_CARDS.card_id("AS"): 4, PASTON_CARDS.card_id("AD"): 4}
+    assert move_values(position) == reference_move_values(position) == expected
+    assert solve(position) == reference_solve(position) == 4
 
 
 def test_worked_example_passer_cards_are_out_of_play():
@@ -156,9 +157,9 @@ def test_worked_example_passer_cards_are_out_of_play():
     # is out of play, so the declarer's K of hearts wins against the sole defender's 7H.
     hands = ["KH", "7H", "AH"]
     position = Position(hands, "S", declarer=0, active=[0, 1], declarer_tricks=9)
-    assert solve(position) == 10
+    assert solve(position) == reference_solve(position) == 10
     with_passer_playing = Position(["KH", "7H", "AH"], "S", declarer=0, declarer_tricks=9)
-    assert solve(with_passer_playing) == 9
+    assert solve(with_passer_playing) == reference_solve(with_passer_playing) == 9
 
 
 def test_declarer_holding_every_trump_and_two_side_aces_takes_ten():
