@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from folkcards.envs import paston_v0, tri_palki_v0
 from folkcards.envs.cards import PASTON_CARDS, TRI_PALKI_CARDS, mask_to_cards
+from folkcards.envs.paston.observation import OFFSETS
 from folkcards.envs.paston.rules import PLAY
 from folkcards.envs.tri_palki.rules import TRIPLES
 from folkcards.search import paston_belief as pb
@@ -405,6 +406,16 @@ def test_paston_bad_input():
         pb.sample_worlds(broken, 1, rng)
     with pytest.raises(ValueError, match="history"):
         pb.sample_worlds(obs, 1, rng)[0].to_env()
+    for seed in range(100):  # an "all-pass" flag while the observer holds J♠: no world fits
+        env.reset(seed=seed, options={"dealer": 0})
+        if env.state_deal().hands[2] >> 4 & 1:
+            break
+    for action in (33, 32, 32):  # player_1 bids and becomes declarer
+        env.step(action)
+    contradiction = _obs(env, 2).copy()
+    contradiction[OFFSETS["all_pass"]] = 1
+    with pytest.raises(ValueError, match="no world consistent"):
+        pb.sample_worlds(contradiction, 5, rng, **pb.public_context(env, 2))
     game = paston_v0.raw_env(episode="game")
     for seed in range(50):  # a first deal whose first bidder is the dealer's left is ambiguous
         game.reset(seed=seed)
