@@ -403,16 +403,15 @@ _W_SIZE = _W_SCORES + 10
 
 def _tables() -> np.ndarray:
     """pext8[p * 256 + x]: the bits of x at the set positions of p, packed low."""
-    pext8 = np.zeros(256 * 256, dtype=np.uint8)
-    for p in range(256):
-        positions = [i for i in range(8) if p >> i & 1]
-        for x in range(256):
-            value = 0
-            for j, i in enumerate(positions):
-                if x >> i & 1:
-                    value |= 1 << j
-            pext8[p * 256 + x] = value
-    return pext8
+    p = np.arange(256, dtype=np.int64)[:, None]
+    x = np.arange(256, dtype=np.int64)[None, :]
+    out = np.zeros((256, 256), dtype=np.int64)
+    packed = np.zeros((256, 1), dtype=np.int64)  # set bits of p below position i
+    for i in range(8):
+        bit = (p >> i) & 1
+        out |= (((x >> i) & 1) * bit) << packed
+        packed = packed + bit
+    return out.astype(np.uint8).ravel()
 
 
 _PEXT8 = _tables()
