@@ -71,11 +71,11 @@ def rng_shuffle(rng: np.ndarray, i: int, deck: np.ndarray) -> None:
         deck[k] = tmp
 
 
-@njit(cache=True)
-def random_legal_actions(mask: np.ndarray, rng: np.ndarray, out: np.ndarray) -> None:
-    """``out[i]``: a uniformly random legal action of ``mask[i]``, drawn from ``rng[i]`` (for
-    random play and benchmarks; ``rng`` as from :func:`seed_states`)."""
-    for i in range(mask.shape[0]):
+@njit(cache=True, nogil=True)
+def _random_legal_range(
+    lo: int, hi: int, mask: np.ndarray, rng: np.ndarray, out: np.ndarray
+) -> None:
+    for i in range(lo, hi):
         count = 0
         for a in range(mask.shape[1]):
             count += mask[i, a]
@@ -86,6 +86,12 @@ def random_legal_actions(mask: np.ndarray, rng: np.ndarray, out: np.ndarray) -> 
                     out[i] = a
                     break
                 pick -= 1
+
+
+def random_legal_actions(mask: np.ndarray, rng: np.ndarray, out: np.ndarray) -> None:
+    """``out[i]``: a uniformly random legal action of ``mask[i]``, drawn from ``rng[i]`` (for
+    random play and benchmarks; ``rng`` as from :func:`seed_states`, ``out`` int64)."""
+    run_in_chunks(_random_legal_range, mask.shape[0], mask, rng, out)
 
 
 def seed_states(seed: int | None, num_envs: int) -> np.ndarray:

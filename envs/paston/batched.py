@@ -86,9 +86,9 @@ LOW_BIT = np.array([(r & -r).bit_length() - 1 if r else 0 for r in range(256)], 
 (
     DEALER, FIRST_BIDDER, TO_ACT, PHASE, PASSED, HIGH_BID, HIGH_BIDDER, ALL_PASS, DECLARER,
     LEVEL, SURRENDERED, TRUMP, TRICK_LEN, LEADER, TRICK_COUNT, ACTIVE, OUTCOME, PRIKUP,
-    DISCARDS, DEALT_PRIKUP,
-) = range(20)  # fmt: skip
-NUM_FIELDS = 20
+    DISCARDS, DEALT_PRIKUP, LEGAL,
+) = range(21)  # fmt: skip
+NUM_FIELDS = 21
 # --- per-seat tables, ``seat[i, field, seat]`` ---
 HANDS, PLAYED_CARDS, BIDS, DEFENCE_SAID, TRICKS, VOIDS, SCORES, TRICK_CARD, DEALT_HANDS = range(9)
 NUM_SEAT_FIELDS = 9
@@ -407,7 +407,7 @@ def _apply(seat: np.ndarray, st: np.ndarray, i: int, action: int) -> None:
 
 @njit(cache=True)
 def _shape(
-    seat: np.ndarray, st: np.ndarray, potential: np.ndarray, i: int, scale: float, out: np.ndarray
+    seat: np.ndarray, st: np.ndarray, potential: np.ndarray, i: int, scale: float, acc: np.ndarray
 ) -> None:
     """env.py ``_shape``: Φ = 2·f·(tricks − need·tricks_played/10) during play, 0 after."""
     active = st[i, ACTIVE]
@@ -427,7 +427,7 @@ def _shape(
                 * factor
                 * (seat[i, TRICKS, s] - need * st[i, TRICK_COUNT] / 10.0)
             )
-        out[s] += (new - potential[i, s]) * scale
+        acc[i, s] += (new - potential[i, s]) * scale
         potential[i, s] = new
 
 
@@ -499,6 +499,7 @@ def _observe(
     if st[i, SURRENDERED]:
         obs[i, O_SURRENDERED] = 1.0
     bits = _legal_bits(seat, st, i)
+    st[i, LEGAL] = bits  # for step's check of the next actions
     for a in range(NUM_ACTIONS):
         mask[i, a] = (bits >> a) & 1
     player[i] = me
@@ -507,49 +508,38 @@ def _observe(
 # --- the batch kernels ----------------------------------------------------------------------------
 
 
-@njit(cache=True)
-def _step_one(
-    i, actions, seat, st, potential, rng, shaping, scale, obs, mask, player, rewards,
-    terminated, fin, fin_seat, acc,
-) -> None:  # fmt: skip
-    out = acc[i]
-    for s in range(3):
-        out[s] = 0.0
-    tricks_before = st[i, TRICK_COUNT]
-    _apply(seat, st, i, actions[i])
-    over = st[i, PHASE] == OVER
-    if shaping and (st[i, TRICK_COUNT] != tricks_before or over):
-        _shape(seat, st, potential, i, scale, out)
-    terminated[i] = over
-    if over:
-        for s in range(3):
-            out[s] += seat[i, SCORES, s] * scale
-            fin_seat[i, 0, s] = seat[i, SCORES, s]
-            fin_seat[i, 1, s] = seat[i, TRICKS, s]
-            fin_seat[i, 2, s] = seat[i, DEFENCE_SAID, s]
-        fin[i, F_OUTCOME] = st[i, OUTCOME]
-        fin[i, F_DEALER] = st[i, DEALER]
-        fin[i, F_DECLARER] = st[i, DECLARER]
-        fin[i, F_LEVEL] = st[i, LEVEL]
-        fin[i, F_HIGH_BID] = st[i, HIGH_BID]
-        fin[i, F_SURRENDERED] = st[i, SURRENDERED]
-        _random_deal(seat, st, rng, i)
-        _start_deal(seat, st, potential, i)
-    for s in range(3):
-        rewards[i, s] = out[s]
-    _observe(seat, st, i, obs, mask, player)
-
-
 @njit(cache=True, nogil=True)
 def _step_range(
     lo, hi, actions, seat, st, potential, rng, shaping, scale, obs, mask, player, rewards,
     terminated, fin, fin_seat, acc,
 ) -> None:  # fmt: skip
+    """Step games ``lo .. hi-1`` (one loop body: calls with many arrays cost more than work)."""
     for i in range(lo, hi):
-        _step_one(
-            i, actions, seat, st, potential, rng, shaping, scale, obs, mask, player, rewards,
-            terminated, fin, fin_seat, acc,
-        )  # fmt: skip
+        for s in range(3):
+            acc[i, s] = 0.0
+        tricks_before = st[i, TRICK_COUNT]
+        _apply(seat, st, i, actions[i])
+        over = st[i, PHASE] == OVER
+        if shaping and (st[i, TRICK_COUNT] != tricks_before or over):
+            _shape(seat, st, potential, i, scale, acc)
+        terminated[i] = over
+        if over:
+            for s in range(3):
+                acc[i, s] += seat[i, SCORES, s] * scale
+                fin_seat[i, 0, s] = seat[i, SCORES, s]
+                fin_seat[i, 1, s] = seat[i, TRICKS, s]
+                fin_seat[i, 2, s] = seat[i, DEFENCE_SAID, s]
+            fin[i, F_OUTCOME] = st[i, OUTCOME]
+            fin[i, F_DEALER] = st[i, DEALER]
+            fin[i, F_DECLARER] = st[i, DECLARER]
+            fin[i, F_LEVEL] = st[i, LEVEL]
+            fin[i, F_HIGH_BID] = st[i, HIGH_BID]
+            fin[i, F_SURRENDERED] = st[i, SURRENDERED]
+            _random_deal(seat, st, rng, i)
+            _start_deal(seat, st, potential, i)
+        for s in range(3):
+            rewards[i, s] = acc[i, s]
+        _observe(seat, st, i, obs, mask, player)
 
 
 @njit(cache=True)
@@ -560,14 +550,6 @@ def _start_games(random, seat, st, potential, rng, obs, mask, player) -> None:  
             _random_deal(seat, st, rng, i)
         _start_deal(seat, st, potential, i)
         _observe(seat, st, i, obs, mask, player)
-
-
-@njit(cache=True)
-def _first_illegal(seat: np.ndarray, st: np.ndarray, actions: np.ndarray) -> int:
-    for i in range(actions.shape[0]):
-        if not (_legal_bits(seat, st, i) >> actions[i]) & 1:
-            return i
-    return -1
 
 
 @njit(cache=True)
@@ -673,9 +655,10 @@ class PastonVectorEnv:
         if not self._has_reset:
             raise ValueError("step() called before reset()")
         acts = check_actions(actions, self.num_envs, NUM_ACTIONS)
-        bad = int(_first_illegal(self._seat, self._st, acts))
-        if bad >= 0:
-            legal = _bits_to_list(int(_legal_bits(self._seat, self._st, bad)))
+        illegal = np.flatnonzero((self._st[:, LEGAL] >> acts) & 1 == 0)
+        if illegal.size:
+            bad = int(illegal[0])
+            legal = _bits_to_list(int(self._st[bad, LEGAL]))
             raise ValueError(
                 f"game {bad}: illegal action {int(acts[bad])} for player_{int(self._st[bad, TO_ACT])}; "
                 f"legal are {legal}"

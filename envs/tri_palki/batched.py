@@ -438,50 +438,35 @@ def _observe(
 # --- the batch kernels ----------------------------------------------------------------------------
 
 
-@njit(cache=True)
-def _step_one(
-    i, actions, st, hands, known, sticks, deck, rng, off, max_turns,
-    obs, mask, player, rewards, terminated, truncated, fin, fin_hands, fin_sticks, fin_stick,
-    instant,
-) -> None:  # fmt: skip
-    n = hands.shape[1]
-    for seat in range(n):
-        rewards[i, seat] = 0.0
-    terminated[i] = False
-    truncated[i] = False
-    instant[i] = False
-    _apply(st, hands, known, deck, i, actions[i])
-    if st[i, PHASE] == OVER:
-        _settle(st, hands, sticks, i, rewards, fin, fin_hands, fin_sticks, fin_stick)
-        terminated[i] = True
-    elif st[i, TURNS] >= max_turns:  # api.md: truncated for everyone, no sticks given
-        for seat in range(n):
-            fin_hands[i, seat] = hands[i, seat]
-            fin_sticks[i, seat] = sticks[i, seat]
-            fin_stick[i, seat] = False
-        _record(st, i, TRUNCATED, -1, fin)
-        truncated[i] = True
-    else:
-        _observe(st, hands, known, sticks, i, off, max_turns, obs, mask, player)
-        return
-    if _new_random_round(st, hands, known, sticks, deck, rng, i):
-        instant[i] = True
-    else:
-        _observe(st, hands, known, sticks, i, off, max_turns, obs, mask, player)
-
-
 @njit(cache=True, nogil=True)
 def _step_range(
     lo, hi, actions, st, hands, known, sticks, deck, rng, off, max_turns,
     obs, mask, player, rewards, terminated, truncated, fin, fin_hands, fin_sticks, fin_stick,
     instant,
 ) -> None:  # fmt: skip
+    """Step games ``lo .. hi-1`` (one loop body: calls with many arrays cost more than work)."""
+    n = hands.shape[1]
     for i in range(lo, hi):
-        _step_one(
-            i, actions, st, hands, known, sticks, deck, rng, off, max_turns,
-            obs, mask, player, rewards, terminated, truncated, fin, fin_hands, fin_sticks,
-            fin_stick, instant,
-        )  # fmt: skip
+        for seat in range(n):
+            rewards[i, seat] = 0.0
+        terminated[i] = False
+        truncated[i] = False
+        instant[i] = False
+        _apply(st, hands, known, deck, i, actions[i])
+        if st[i, PHASE] == OVER:
+            _settle(st, hands, sticks, i, rewards, fin, fin_hands, fin_sticks, fin_stick)
+            terminated[i] = True
+        elif st[i, TURNS] >= max_turns:  # api.md: truncated for everyone, no sticks given
+            for seat in range(n):
+                fin_hands[i, seat] = hands[i, seat]
+                fin_sticks[i, seat] = sticks[i, seat]
+                fin_stick[i, seat] = False
+            _record(st, i, TRUNCATED, -1, fin)
+            truncated[i] = True
+        if terminated[i] or truncated[i]:
+            instant[i] = _new_random_round(st, hands, known, sticks, deck, rng, i)
+        if not instant[i]:
+            _observe(st, hands, known, sticks, i, off, max_turns, obs, mask, player)
 
 
 @njit(cache=True)
