@@ -227,3 +227,19 @@ def test_random_deals_follow_the_deal_procedure():
     chi2 = float(((observed - expected) ** 2 / expected).sum())
     assert chi2 < 21.1  # 3 degrees of freedom, p = 1e-4
     assert (hands.sum(axis=1) + prikup == 2**32 - 1).all()
+
+
+def test_partly_injected_reset():
+    """A game given only a dealer gets a random deal from that dealer; one given only a deal
+    gets a random dealer; the others get both at random."""
+    deal = _random_deals(np.random.default_rng(2), 1)[0]
+    vec = batched.vector_env(3)
+    vec.reset(seed=8, options={"dealers": [2, None, None], "deals": [None, deal, None]})
+    assert vec.deal_options(0)["dealer"] == 2
+    assert vec.deal_options(1)["deal"] == deal
+    for i in range(3):
+        options = vec.deal_options(i)
+        hands = [sum(1 << c for c in hand) for hand in options["deal"]["hands"]]
+        assert redeal_reason(hands, False) is None
+        env = raw_env()
+        env.reset(seed=0, options=options)  # a valid AEC deal

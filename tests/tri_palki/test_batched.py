@@ -267,3 +267,22 @@ def test_random_deals_are_uniform():
     mean = p / (1 - p)  # instant rounds before a playable one, per game
     sd = math.sqrt(p / (1 - p) ** 2 / num_envs)
     assert abs(len(vec.instant_rounds) / num_envs - mean) < 5 * sd
+
+
+def test_partly_injected_reset():
+    """A game given only a dealer, a deck or sticks gets the rest at random."""
+    deck = np.random.default_rng(3).permutation(NUM_CARDS).tolist()
+    vec = batched.vector_env(4, num_players=3)
+    vec.reset(
+        seed=9,
+        options={
+            "dealers": [1, None, None, None],
+            "deals": [None, deck, None, None],
+            "sticks": [None, None, [3, 2, 1], None],
+        },
+    )
+    got = [vec.deal_options(i) for i in range(4)]
+    if not vec.instant_rounds:  # (a round over at its deal would have been replaced)
+        assert got[0]["dealer"] == 1 and got[1]["deck"] == deck
+        assert got[2]["sticks"] == [3, 2, 1] and got[3]["sticks"] == [0, 0, 0]
+    assert all(sorted(options["deck"]) == list(range(NUM_CARDS)) for options in got)
