@@ -28,3 +28,7 @@ def _heuristic(game: str, seat: str, seed: int | None, arg: str | None, **_: Any
 
 
 register_agent("heuristic", _heuristic)
+
+from .rllib_agent import make_rllib_agent  # noqa: E402  (torch loads only when a policy does)
+
+register_agent("rllib", make_rllib_agent)

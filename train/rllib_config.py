@@ -1,0 +1,268 @@
+"""The RLlib training configuration (``backend: rllib``): typed pydantic models with defaults.
+
+A YAML config selects this backend with ``backend: rllib`` at the top; it holds only what
+differs from the defaults below. Groups:
+
+- ``env``: the game and its ``raw_env`` arguments (as the SB3 path's ``env`` group, without the
+  single-seat env's settings).
+- ``policies``: who the learner is (``setup``: ``shared`` self-play or ``per_seat``), the
+  env-internal opponents (agent specs with weights; ``self`` = frozen snapshots of the learner)
+  and how many seats the learner plays per episode.
+- ``algorithm``: RLlib PPO's hyper-parameters and the network.
+- ``resources``: env runners (Ray actors), envs per runner, CPUs, the Ray address.
+- ``run``: steps, seed, checkpoints, evaluation, logging.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from folkcards.evaluate.config import ConfigError, load_yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from .config import env_arguments
+
+_STRICT = ConfigDict(extra="forbid", strict=True)
+
+
+def _agent_spec_check(value: Any, what: str, allow_self: bool = False) -> Any:
+    """``value`` if it is an agent spec of a known kind (``"self"`` too if ``allow_self``)."""
+    from folkcards.agents import agent_kinds
+
+    kinds = sorted({*agent_kinds(), *(["self"] if allow_self else [])})
+    kind = value.partition(":")[0] if isinstance(value, str) else None
+    if kind not in kinds:
+        raise ValueError(f"unknown agent {value!r}; {what} kinds: {', '.join(kinds)}")
+    return value
+
+
+class RLlibEnvConfig(BaseModel):
+    """The game; extra keys are the game's ``raw_env`` arguments."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+
+    game: str = Field(default="paston", description="a game of folkcards.envs.registry")
+
+    @field_validator("game")
+    @classmethod
+    def _game(cls, value: str) -> str:
+        from folkcards.envs.registry import canonical_game
+
+        return canonical_game(value)
+
+    @model_validator(mode="after")
+    def _env_arguments(self) -> RLlibEnvConfig:
+        from folkcards.envs.registry import game_spec
+
+        allowed = env_arguments(self.game)
+        for key in self.kwargs:
+            if key not in allowed:
+                raise ValueError(
+                    f"unknown key {key!r} in group 'env' for {self.game}; known keys: "
+                    + ", ".join(["game", *allowed])
+                )
+        game_spec(self.game).raw_env(**self.kwargs)  # the env checks its own arguments
+        return self
+
+    @property
+    def kwargs(self) -> dict[str, Any]:
+        """The ``raw_env`` arguments (the group's extra keys)."""
+        return dict(self.model_extra or {})
+
+
+class RLlibOpponent(BaseModel):
+    model_config = _STRICT
+
+    spec: str = Field(description="a make_agent spec, or self (frozen learner snapshots)")
+    weight: float = Field(default=1.0, ge=0)
+
+    @field_validator("spec")
+    @classmethod
+    def _spec(cls, value: str) -> str:
+        return _agent_spec_check(value, "opponent", allow_self=True)
+
+
+class PoliciesConfig(BaseModel):
+    """Who learns and against whom."""
+
+    model_config = _STRICT
+
+    setup: Literal["shared", "per_seat"] = Field(
+        default="shared", description="one policy for every seat, or one per seat"
+    )
+    opponents: list[RLlibOpponent] = Field(
+        default_factory=list, description="env-internal opponents (empty: pure self-play)"
+    )
+    learner_seats: int | None = Field(
+        default=None,
+        ge=1,
+        description="seats the learner plays per episode (default: 1 with opponents)",
+    )
+    snapshot_every: int = Field(default=0, ge=0, description="steps between 'self' snapshots")
+    max_snapshots: int = Field(default=10, ge=1)
+
+    @field_validator("opponents", mode="before")
+    @classmethod
+    def _plain_specs(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            return [{"spec": v} if isinstance(v, str) else v for v in value]
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> PoliciesConfig:
+        if self.opponents and sum(o.weight for o in self.opponents) <= 0:
+            raise ValueError("opponents: the weights sum to 0")
+        if self.snapshot_every == 0 and any(o.spec == "self" for o in self.opponents):
+            raise ValueError("opponents has 'self' but snapshot_every is 0")
+        if self.setup == "per_seat" and self.opponents:
+            raise ValueError("per_seat policies play every seat: no opponents")
+        return self
+
+
+class RLlibAlgorithmConfig(BaseModel):
+    """RLlib PPO's settings (new API stack)."""
+
+    model_config = _STRICT
+
+    learning_rate: float = Field(default=3.0e-4, gt=0)
+    train_batch_size: int = Field(default=4000, ge=2, description="env steps per update")
+    minibatch_size: int = Field(default=512, ge=2)
+    num_epochs: int = Field(default=5, ge=1)
+    gamma: float = Field(default=1.0, ge=0, le=1)
+    lambda_: float = Field(default=0.95, ge=0, le=1, alias="lambda")
+    clip_param: float = Field(default=0.2, gt=0)
+    entropy_coeff: float = Field(default=0.01, ge=0)
+    vf_loss_coeff: float = Field(default=0.5, ge=0)
+    vf_clip_param: float = Field(default=10.0, gt=0)
+    grad_clip: float | None = Field(default=0.5, gt=0)
+    kl_coeff: float = Field(default=0.0, ge=0)
+    hidden: list[int] = Field(default_factory=lambda: [256, 256], min_length=1)
+    activation: Literal["tanh", "relu"] = "tanh"
+
+    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True)
+
+    @field_validator("hidden")
+    @classmethod
+    def _hidden(cls, value: list[int]) -> list[int]:
+        if any(h < 1 for h in value):
+            raise ValueError(f"layer sizes must be >= 1, got {value}")
+        return value
+
+
+class ResourcesConfig(BaseModel):
+    """Ray resources: 0 env runners = sampling in the driver process."""
+
+    model_config = _STRICT
+
+    num_env_runners: int = Field(default=1, ge=0, description="Ray actors collecting samples")
+    num_envs_per_env_runner: int = Field(default=4, ge=1)
+    rollout_fragment_length: int | Literal["auto"] = "auto"
+    num_cpus: int | None = Field(default=None, ge=1, description="local Ray: CPUs (null: all)")
+    address: str | None = Field(default=None, description="a Ray cluster (null: a local Ray)")
+    torch_threads: int = Field(default=1, ge=1)
+
+
+class RLlibRunConfig(BaseModel):
+    """Length, seed, checkpoints, evaluation and logging of a run."""
+
+    model_config = _STRICT
+
+    total_steps: int = Field(default=200_000, ge=1, description="env steps (all learner seats)")
+    seed: int = Field(default=0, ge=0)
+    runs_dir: str = Field(default="runs", min_length=1)
+    checkpoint_every: int = Field(default=50_000, ge=0, description="steps (0: only the end)")
+    keep_checkpoints: int = Field(default=3, ge=1)
+    eval_every: int = Field(default=50_000, ge=0, description="0: only at the end")
+    eval_deals: int = Field(default=100, ge=0)
+    eval_opponent: str = "heuristic"
+    eval_method: Literal["tournament", "duplicate"] = "tournament"
+    eval_seed: int = Field(default=12345, ge=0)
+    tensorboard: bool = True
+
+    @field_validator("eval_opponent")
+    @classmethod
+    def _eval_opponent(cls, value: str) -> str:
+        return _agent_spec_check(value, "evaluation opponent")
+
+
+class RLlibTrainConfig(BaseModel):
+    """A whole RLlib training configuration."""
+
+    model_config = _STRICT
+
+    backend: Literal["rllib"] = "rllib"
+    env: RLlibEnvConfig = Field(default_factory=RLlibEnvConfig)
+    policies: PoliciesConfig = Field(default_factory=PoliciesConfig)
+    algorithm: RLlibAlgorithmConfig = Field(default_factory=RLlibAlgorithmConfig)
+    resources: ResourcesConfig = Field(default_factory=ResourcesConfig)
+    run: RLlibRunConfig = Field(default_factory=RLlibRunConfig)
+
+    @property
+    def game(self) -> str:
+        return self.env.game
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="python", by_alias=True)
+
+    def to_yaml(self) -> str:
+        return yaml.safe_dump(self.to_dict(), sort_keys=False)
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        Path(path).write_text(self.to_yaml())
+
+
+GROUPS = tuple(k for k in RLlibTrainConfig.model_fields if k != "backend")
+
+
+def _message(error: Any) -> str:
+    key = ".".join(str(p) for p in error["loc"])
+    if error["type"] == "extra_forbidden":
+        return f"unknown key {key!r}"
+    message = str(error["msg"]).removeprefix("Value error, ")
+    if error["type"] == "value_error":
+        return message if message.startswith("unknown") else f"{key}: {message}"
+    return f"{key}: {message}, got {error['input']!r}"
+
+
+def rllib_config_from_dict(data: Any, source: str = "config") -> RLlibTrainConfig:
+    """Build and validate an :class:`RLlibTrainConfig` from the YAML form."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: the top level must be a mapping (backend: rllib, groups)")
+    data = {k: ({} if v is None and k in GROUPS else v) for k, v in data.items()}
+    try:
+        return RLlibTrainConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(f"{source}: {_message(exc.errors()[0])}") from None
+
+
+def load_rllib_config(path: str | os.PathLike[str]) -> RLlibTrainConfig:
+    """Read and validate an RLlib YAML config."""
+    return rllib_config_from_dict(load_yaml(path), source=str(path))
+
+
+def with_rllib_overrides(config: RLlibTrainConfig, **overrides: Any) -> RLlibTrainConfig:
+    """A copy with ``run`` fields replaced (``None`` values ignored), validated again."""
+    data = config.to_dict()
+    for key, value in overrides.items():
+        if value is not None:
+            if key not in RLlibRunConfig.model_fields:
+                raise ConfigError(f"unknown run setting {key!r}")
+            data["run"][key] = value
+    return rllib_config_from_dict(data, "overrides")
+
+
+__all__ = [
+    "PoliciesConfig",
+    "RLlibAlgorithmConfig",
+    "RLlibEnvConfig",
+    "RLlibOpponent",
+    "RLlibRunConfig",
+    "RLlibTrainConfig",
+    "ResourcesConfig",
+    "load_rllib_config",
+    "rllib_config_from_dict",
+    "with_rllib_overrides",
+]
