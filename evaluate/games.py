@@ -55,6 +55,8 @@ class SeatResult:
 class EpisodeResult:
     seats: list[SeatResult]
     record: dict[str, Any]
+    # seconds of each decision, per seat in seat order (measured: differs between runs)
+    decision_seconds: list[list[float]] = field(default_factory=list)
 
 
 Infos = dict[str, dict[str, Any]]
@@ -186,7 +188,8 @@ class GameRunner:
         seats = scorer(self.mode, list(env.possible_agents), record, run.final_infos)
         for seat in seats:
             seat.extra["truncated"] = run.truncated
-        return EpisodeResult(seats, record)
+        timing = [list(run.decision_seconds.get(name, [])) for name in env.possible_agents]
+        return EpisodeResult(seats, record, timing)
 
 
 def make_runner(game: str, mode: str, num_players: int) -> GameRunner:

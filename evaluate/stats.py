@@ -24,6 +24,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 
+import numpy as np
 from scipy import stats as scipy_stats
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "per_deal_means",
     "paired_ci_by_deal",
     "head_to_head",
+    "bootstrap_ratio",
 ]
 
 
@@ -201,3 +203,47 @@ def head_to_head(
             per_deal = [math.fsum(v) / len(v) for _, v in sorted(by_deal.items())]
             out[(a, b)] = mean_ci(per_deal, confidence)
     return out
+
+
+# --- bootstrap over deals ---------------------------------------------------------------------
+
+
+def bootstrap_ratio(
+    num: Sequence[float] | np.ndarray,
+    den: Sequence[float] | np.ndarray,
+    resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int | Sequence[int] = 0,
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of ``sum(num) / sum(den)`` resampling deals.
+
+    ``num[i]`` and ``den[i]`` are the counts of deal ``i`` (deals are the independent unit, so
+    whole deals are drawn with replacement). A resample draws deal multiplicities from a
+    multinomial (the same distribution as drawing ``n`` deals with replacement), seeded by
+    ``seed`` through :class:`numpy.random.SeedSequence`; resamples whose denominator is 0 are
+    dropped. Returns ``(low, high)``, NaN when fewer than 2 deals or no usable resample.
+    """
+    num_a = np.asarray(num, dtype=float)
+    den_a = np.asarray(den, dtype=float)
+    if num_a.shape != den_a.shape or num_a.ndim != 1:
+        raise ValueError(
+            f"num and den must be 1-d of one length, got {num_a.shape} and {den_a.shape}"
+        )
+    if resamples < 1:
+        raise ValueError(f"resamples must be at least 1, got {resamples}")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    n = len(num_a)
+    if n < 2:
+        return math.nan, math.nan
+    words = [seed] if isinstance(seed, int) else list(seed)
+    rng = np.random.default_rng(np.random.SeedSequence([int(w) for w in words]))
+    weights = rng.multinomial(n, np.full(n, 1.0 / n), size=resamples).astype(float)
+    nums, dens = weights @ num_a, weights @ den_a
+    usable = dens > 0
+    if not usable.any():
+        return math.nan, math.nan
+    ratios = nums[usable] / dens[usable]
+    alpha = (1.0 - confidence) / 2.0
+    low, high = np.quantile(ratios, [alpha, 1.0 - alpha])
+    return float(low), float(high)

@@ -8,9 +8,20 @@ One database file holds one tournament. Schema::
           deal_seed INTEGER, seats_json TEXT,              -- entrant name per seat
           result_json TEXT,                                -- per-seat score / win / rank_key / extra
           record_json TEXT,                                -- env.unwrapped.record() of the episode
-          finished_at TEXT)
+          finished_at TEXT,
+          decision_seconds_json TEXT)                      -- seconds per decision, per seat
+                                                           -- (NULL: not recorded, older files)
     unit_seats(tournament_id, deal, lineup, seating, seat, -- PRIMARY KEY; one row per seat
                agent TEXT, spec TEXT, score REAL, win INTEGER, agent_seed INTEGER)
+
+    sessions(tournament_id, started_at TEXT, command_json TEXT, machine_json TEXT)
+                                                           -- one row per run that played units
+
+**Migrations.** A database written before a column or table existed is upgraded in place when
+opened by :class:`Store` (``ALTER TABLE units ADD COLUMN decision_seconds_json``; the new
+``sessions`` table): its old rows read as "not recorded" (``None``), and the results computed from
+it are unchanged. Decision times are measurements: they differ between runs, so they are never
+compared by ``--verify`` nor part of the reproducible results.
 
 ``config_json`` is the resolved config (``TournamentConfig.identity()``, canonical JSON). A unit
 and its seat rows are written in one transaction and committed at once, so a killed process
@@ -66,7 +77,35 @@ CREATE TABLE IF NOT EXISTS unit_seats (
         REFERENCES units(tournament_id, deal, lineup, seating)
 );
 CREATE INDEX IF NOT EXISTS unit_seats_agent ON unit_seats(tournament_id, agent);
+CREATE TABLE IF NOT EXISTS sessions (
+    tournament_id INTEGER NOT NULL,
+    started_at TEXT NOT NULL,
+    command_json TEXT NOT NULL,
+    machine_json TEXT NOT NULL
+);
 """
+
+# columns added after the first release: (table, column, type)
+MIGRATIONS = (("units", "decision_seconds_json", "TEXT"),)
+
+
+def machine() -> dict[str, Any]:
+    """The machine a run plays on: platform, CPU count, Python, numpy and folkcards versions."""
+    import os
+    import platform
+
+    import numpy
+
+    from folkcards import __version__
+
+    return {
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "python": platform.python_version(),
+        "numpy": numpy.__version__,
+        "folkcards": __version__,
+    }
 
 
 def canonical_json(value: Any) -> str:
@@ -90,6 +129,14 @@ def _differences(stored: dict[str, Any], wanted: dict[str, Any]) -> list[str]:
         label = plural(str(wanted.get("mode"))) if key == "count" else key
         diffs.append(f"{label} {a} (stored) vs {b}")
     return diffs
+
+
+def _timing_json(seconds: list[list[float]] | None) -> str | None:
+    if seconds is None:
+        return None
+    return json.dumps(
+        [[round(float(x), 9) for x in seat] for seat in seconds], separators=(",", ":")
+    )
 
 
 def seat_rows_of(unit: dict[str, Any]) -> list[tuple[Any, ...]]:
@@ -141,10 +188,17 @@ class Store:
             self.conn.execute("PRAGMA synchronous=NORMAL")
             self.conn.execute("PRAGMA busy_timeout=10000")
             self.conn.executescript(SCHEMA)
+            self._migrate()
         except sqlite3.DatabaseError as exc:
             raise ConfigError(f"{self.path}: not a tournament database ({exc})") from None
         self.tournament_id: int | None = None
         self.stored_config()  # sets tournament_id when the file already holds a tournament
+
+    def _migrate(self) -> None:
+        for table, column, kind in MIGRATIONS:
+            present = {row[1] for row in self.conn.execute(f"PRAGMA table_info({table})")}
+            if column not in present:
+                self.conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 
     def close(self) -> None:
         self.conn.close()
@@ -212,7 +266,8 @@ class Store:
         try:
             self.conn.execute(
                 "INSERT INTO units (tournament_id, deal, lineup, seating, deal_seed, seats_json, "
-                "result_json, record_json, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "result_json, record_json, finished_at, decision_seconds_json) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     *key,
                     unit["deal_seed"],
@@ -220,6 +275,7 @@ class Store:
                     canonical_json(unit["result"]),
                     canonical_json(unit["record"]),
                     now,
+                    _timing_json(unit.get("decision_seconds")),
                 ),
             )
             self.conn.executemany(
@@ -231,6 +287,46 @@ class Store:
         except BaseException:
             self.conn.execute("ROLLBACK")
             raise
+
+    def add_session(self, command: list[str]) -> None:
+        """Note a run that plays units: when, the command line, and the machine."""
+        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        self.conn.execute(
+            "INSERT INTO sessions (tournament_id, started_at, command_json, machine_json) "
+            "VALUES (?, ?, ?, ?)",
+            (self.tournament_id, now, json.dumps(command), canonical_json(machine())),
+        )
+
+    def sessions(self) -> list[dict[str, Any]]:
+        """The runs that played units, oldest first: ``{started_at, command, machine}``."""
+        rows = self.conn.execute(
+            "SELECT started_at, command_json, machine_json FROM sessions "
+            "WHERE tournament_id = ? ORDER BY rowid",
+            (self.tournament_id,),
+        )
+        return [
+            {"started_at": t, "command": json.loads(c), "machine": json.loads(m)}
+            for t, c, m in rows
+        ]
+
+    def created(self) -> dict[str, Any]:
+        """When the tournament was created and by which folkcards version."""
+        row = self.conn.execute(
+            "SELECT created_at, folkcards_version FROM tournaments WHERE id = ?",
+            (self.tournament_id,),
+        ).fetchone()
+        return {"created_at": row[0], "folkcards_version": row[1]} if row else {}
+
+    def decision_seconds(self) -> Iterator[tuple[list[str], list[list[float]] | None]]:
+        """Per stored unit (canonical order): its seats' agents and the seconds of each seat's
+        decisions, or ``None`` when the unit's times were not recorded (an older database)."""
+        rows = self.conn.execute(
+            "SELECT seats_json, decision_seconds_json FROM units WHERE tournament_id = ? "
+            "ORDER BY deal, lineup, seating",
+            (self.tournament_id,),
+        )
+        for seats, timing in rows:
+            yield json.loads(seats), None if timing is None else json.loads(timing)
 
     def units(self, with_records: bool = False) -> Iterator[dict[str, Any]]:
         """Stored units in canonical order (deal, lineup, seating)."""

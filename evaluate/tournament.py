@@ -41,11 +41,14 @@ from typing import Any
 
 import numpy as np
 
+from . import behaviour as bh
 from . import stats as st
 from .config import ConfigError, Entrant, TournamentConfig, counted, from_identity, load_config
 from .games import GameRunner, make_runner
 from .storage import Store, read_config, seat_rows_of
 
+BOOTSTRAP = 1000  # default resamples of the behaviour intervals
+MEASURED = "decision_times"  # the one results key that is measured, not reproducible
 DEAL_TAG = 0xDEA1
 AGENT_TAG = 0xA6E7
 
@@ -121,6 +124,7 @@ def play_unit(
         ) from exc
     unit["result"] = [r.as_dict() for r in episode.seats]
     unit["record"] = episode.record
+    unit["decision_seconds"] = episode.decision_seconds
     return unit
 
 
@@ -182,11 +186,13 @@ def run(
     log: Callable[[str], None] | None = None,
     max_units: int | None = None,
     on_played: Callable[[int], None] | None = None,
+    bootstrap: int = BOOTSTRAP,
 ) -> dict[str, Any]:
     """Play the tournament's missing units, store them, and return the statistics.
 
     ``max_units`` stops after that many new units (for tests and partial runs); ``on_played``
-    is told how many units this call played.
+    is told how many units this call played; ``bootstrap`` resamples for the behaviour
+    intervals (0: none).
     """
     log = log or (lambda text: print(text, file=sys.stderr))
     runner = make_runner(config.game, config.mode, config.num_players)
@@ -201,11 +207,68 @@ def run(
                 f"resuming: {len(done)} of {config.total_units} units already stored in {config.db_path}"
             )
         if pending:
+            store.add_session([Path(sys.argv[0]).name, *sys.argv[1:]])
             _play_and_store(config, store, pending, len(done), progress)
         if on_played is not None:
             on_played(len(pending))
-        units = list(store.units())
-    return compute_stats(config, units, runner)
+        return results_of_store(config, store, runner, bootstrap)
+
+
+def results_of_store(
+    config: TournamentConfig, store: Store, runner: GameRunner | None = None, bootstrap: int = 0
+) -> dict[str, Any]:
+    """Everything ``results.json`` holds, from the database: :func:`compute_stats` plus the
+    behaviour statistics, seat effects and decision times (:mod:`.behaviour`)."""
+    runner = runner or make_runner(config.game, config.mode, config.num_players)
+    results = compute_stats(config, list(store.units()), runner)
+    full = complete_deals(config, store.units())
+    names = [e.name for e in config.agents]
+    seats, match = config.seats, runner.match_mode
+
+    def units() -> Iterable[dict[str, Any]]:
+        return (u for u in store.units(with_records=True) if u["deal"] in full)
+
+    results["behaviour"] = bh.behaviour(
+        config.game, seats, match, names, units(), resamples=bootstrap, seed=config.seed
+    )
+    results["seat_effects"] = bh.seat_effects(config.game, seats, match, names, units())
+    results["method"].update(bh.method_text(config.game, bootstrap))
+    results[MEASURED] = decision_times(names, store)
+    return results
+
+
+def deterministic(results: dict[str, Any]) -> dict[str, Any]:
+    """``results`` without the measured decision times: what equal seeds must reproduce."""
+    return {k: v for k, v in results.items() if k != MEASURED}
+
+
+def decision_times(names: Sequence[str], store: Store) -> dict[str, dict[str, Any]]:
+    """agent -> ``{decisions, median, p95, mean, units_recorded, units}`` (seconds per decision;
+    ``None`` when no unit of the agent has its times recorded)."""
+    pooled: dict[str, list[float]] = {name: [] for name in names}
+    recorded = dict.fromkeys(names, 0)
+    seen = dict.fromkeys(names, 0)
+    for seats, timing in store.decision_seconds():
+        for seat, agent in enumerate(seats):
+            if agent not in seen:
+                continue
+            seen[agent] += 1
+            if timing is not None:
+                recorded[agent] += 1
+                pooled[agent].extend(timing[seat])
+    out = {}
+    for name in names:
+        times = np.asarray(pooled[name], dtype=float)
+        some = times.size > 0
+        out[name] = {
+            "decisions": int(times.size),
+            "median": float(np.median(times)) if some else None,
+            "p95": float(np.quantile(times, 0.95)) if some else None,
+            "mean": float(times.mean()) if some else None,
+            "units_recorded": recorded[name],
+            "units": seen[name],
+        }
+    return out
 
 
 def _play_and_store(
@@ -244,7 +307,7 @@ def _play_and_store(
 # --- statistics --------------------------------------------------------------------------------
 
 
-def complete_deals(config: TournamentConfig, units: Sequence[dict[str, Any]]) -> set[int]:
+def complete_deals(config: TournamentConfig, units: Iterable[dict[str, Any]]) -> set[int]:
     per_deal: dict[int, int] = {}
     for unit in units:
         per_deal[unit["deal"]] = per_deal.get(unit["deal"], 0) + 1
