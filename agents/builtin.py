@@ -32,3 +32,16 @@ register_agent("heuristic", _heuristic)
 from .rllib_agent import make_rllib_agent  # noqa: E402  (torch loads only when a policy does)
 
 register_agent("rllib", make_rllib_agent)
+
+
+def _pimc(game: str, seat: str, seed: int | None, arg: str | None, **kw: Any) -> Agent:
+    if game == "paston":
+        from .pimc import make_pimc_agent
+
+        return make_pimc_agent(game, seat, seed, arg, **kw)
+    from .tri_palki_search import make_tri_palki_search_agent
+
+    return make_tri_palki_search_agent(game, seat, seed, arg, **kw)
+
+
+register_agent("pimc", _pimc)

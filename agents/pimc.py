@@ -1,0 +1,412 @@
+"""Paston ``pimc``: perfect-information Monte Carlo with the open-hand solver.
+
+Every decision samples complete deals consistent with the agent's observation
+(:func:`folkcards.search.paston_belief.sample_worlds`, exact and uniform, built from the
+observation alone: the agent needs no history), solves each world open-handed
+(:mod:`folkcards.search.paston_solver`) and chooses the option with the best mean *table
+score* for its own seat (the score table of ``docs/rules/paston.md``, via the rules'
+``declarer_score`` / ``defender_score``), not the best trick count:
+
+- **Card play** (``samples`` worlds): ``move_values`` per world gives the declarer's total
+  tricks ``T`` after each legal card. The declarer's score is ``declarer_score(T, level)``
+  (only reaching six tricks matters); a sole defender takes every other trick:
+  ``defender_score(10 - T, sole=True) * factor``; with two defenders the solver only tells the
+  defenders' total, so the agent counts its own tricks as those it has won plus half of the
+  defenders' tricks still to come (the score interpolated between whole tricks). Ties go to the
+  most tricks for the agent's side, then the lowest card.
+- **Auction** (``bid_samples`` worlds, each with an unknown prikup): the agent takes the
+  world's prikup, discards greedily (the two lowest non-trump cards, the shorter suit first)
+  for each trump it could still name, solves the full deal against two defenders, and scores
+  each reachable contract level as the mean of ``max(declarer_score, -10)`` (surrender, -10,
+  is open once the prikup is seen). It bids when the best level's value exceeds
+  ``bid_margin`` (passing counts as 0).
+- **Discards** (``discard_samples`` worlds, the opponents' hands): candidate pairs are the
+  pairs among the ``discard_candidates`` lowest non-trump cards for each trump still
+  nameable, plus the greedy pair; each pair is scored as the contract decision below would
+  score it, and the best pair is discarded, the second card at the next decision.
+- **Contract / surrender** (``bid_samples`` worlds): each legal contract's mean
+  ``declarer_score`` against two defenders, surrender -10; the best is named.
+- **Whist / pass** (``bid_samples`` worlds): pass scores 0; whist scores the mean of the
+  two-defender value (partner whisted) and the sole-defender value (partner passed), the
+  average of both while the partner has not yet spoken.
+
+Parameters come from the spec, e.g. ``pimc:samples=64,bid_samples=16,seed=3``;
+``time=SECONDS`` (default 0, no limit) caps the card-play sampling by the clock, which makes
+the agent's choices depend on the machine's speed (not deterministic); without it the agent is
+deterministic given its seed. If the sampler cannot produce worlds (it reports an inconsistent
+observation) the decision falls back to the Paston heuristic.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, fields, replace
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+
+from ..envs.cards import mask_to_cards
+from ..envs.paston import observation as obs_mod
+from ..envs.paston.rules import (
+    BEST_SPADES,
+    BID_BASE,
+    CONTRACT_BASE,
+    HEARTS,
+    LEVEL_FACTOR,
+    LEVEL_TRUMP,
+    NUM_TRICKS,
+    PASS,
+    SURRENDER,
+    WHIST,
+    declarer_score,
+    defender_score,
+)
+from .base import Agent, legal_actions
+
+SURRENDER_SCORE = -10
+_SUIT = 0xFF
+
+
+@dataclass(frozen=True)
+class PimcParams:
+    """The search budget and thresholds of :class:`PimcAgent` (spec keys of the same names)."""
+
+    samples: int = 48  # worlds per card-play decision
+    bid_samples: int = 16  # worlds for the auction, contract and whist decisions
+    discard_samples: int = 8  # worlds for the discard decision
+    discard_candidates: int = 4  # lowest non-trump cards per trump whose pairs are tried
+    bid_margin: float = 0.0  # bid when the best reachable contract is worth more than this
+    time: float = 0.0  # seconds of card-play sampling per decision; 0 = no clock limit
+
+
+_INT_KEYS = {"samples", "bid_samples", "discard_samples", "discard_candidates", "seed"}
+_FLOAT_KEYS = {"bid_margin", "time"}
+
+
+def parse_spec(arg: str | None) -> tuple[PimcParams, int | None]:
+    """``(params, seed)`` from a spec argument such as ``"samples=64,time=0.4,seed=3"``."""
+    params = PimcParams()
+    seed = None
+    if not arg:
+        return params, seed
+    values: dict[str, Any] = {}
+    for item in arg.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        key, eq, text = item.partition("=")
+        key = key.strip()
+        if not eq or key not in _INT_KEYS | _FLOAT_KEYS:
+            known = ", ".join(sorted(_INT_KEYS | _FLOAT_KEYS))
+            raise ValueError(f"pimc parameter {item!r} is not key=value with a key of: {known}")
+        try:
+            value: Any = int(text) if key in _INT_KEYS else float(text)
+        except ValueError:
+            raise ValueError(f"pimc parameter {key} needs a number, got {text.strip()!r}") from None
+        if key in _INT_KEYS and key != "seed" and value < 1:
+            raise ValueError(f"pimc parameter {key} must be at least 1, got {value}")
+        if key == "time" and value < 0:
+            raise ValueError(f"pimc parameter time must be >= 0 seconds, got {value}")
+        if key == "seed":
+            seed = value
+        else:
+            values[key] = value
+    return replace(params, **values), seed
+
+
+def _cards_by_lowness(cards: list[int], hand: int) -> list[int]:
+    """``cards`` ordered lowest first (rank, then shorter suit in ``hand``, then id)."""
+    return sorted(cards, key=lambda c: (c & 7, bin(hand & (_SUIT << (c & ~7))).count("1"), c))
+
+
+def greedy_discard(hand: int, trump: int) -> int:
+    """The two cards of a 12-card ``hand`` (mask) a declarer with ``trump`` discards greedily:
+    the two lowest non-trump cards, the shorter suit first (lowest trumps if fewer)."""
+    trumps = _SUIT << (8 * trump)
+    side = _cards_by_lowness(mask_to_cards(hand & ~trumps), hand)
+    low_trumps = _cards_by_lowness(mask_to_cards(hand & trumps), hand)
+    pair = (side + low_trumps)[:2]
+    return (1 << pair[0]) | (1 << pair[1])
+
+
+def _defender_value(own_tricks: float, sole: bool) -> float:
+    """``defender_score`` linearly interpolated for a fractional trick count."""
+    low = int(np.floor(own_tricks))
+    frac = own_tricks - low
+    value = defender_score(low, sole)
+    if frac > 1e-9:
+        value = (1 - frac) * value + frac * defender_score(low + 1, sole)
+    return float(value)
+
+
+class PimcAgent(Agent):
+    """Paston PIMC agent (see the module docstring)."""
+
+    name = "pimc"
+
+    def __init__(
+        self,
+        game: str = "paston",
+        seat: str = "player_0",
+        seed: int | None = None,
+        params: PimcParams | None = None,
+    ):
+        if game != "paston":
+            raise ValueError(f"pimc plays paston, not {game!r}")
+        super().__init__(game, seat, seed)
+        self.params = params or PimcParams()
+        from ..search.paston_solver import PastonSolver
+
+        self.solver = PastonSolver()
+        self._fallback_agent: Agent | None = None
+        self._planned_discard: int | None = None
+        self._first_dealer: int | None = None
+        self._other_dealer_seen = False
+        self.fallbacks = 0
+
+    def reset(self) -> None:
+        self._planned_discard = None
+        self._first_dealer = None
+        self._other_dealer_seen = False
+
+    # --- the decision ----------------------------------------------------------------------
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        legal = legal_actions(observation)
+        if len(legal) == 1:
+            return legal[0]
+        vector = np.asarray(observation["observation"])
+        view = obs_mod.decode(vector)
+        self._note_dealer(view)
+        try:
+            if view.phase == "play":
+                action = self._play(vector, view, legal)
+            elif view.phase == "auction":
+                action = self._bid(vector, view, legal)
+            elif view.phase == "discard":
+                action = self._discard(vector, view, legal)
+            elif view.phase == "contract":
+                action = self._contract(vector, view, legal)
+            elif view.phase == "defence":
+                action = self._whist(vector, view, legal)
+            else:
+                action = None
+        except ValueError:  # the sampler found the observation inconsistent
+            action = None
+        if action is None or action not in legal:
+            self.fallbacks += 1
+            return self._heuristic().act(observation)
+        return action
+
+    def _heuristic(self) -> Agent:
+        if self._fallback_agent is None:
+            from .base import make_agent
+
+            self._fallback_agent = make_agent("heuristic", "paston", self.seat)
+        return self._fallback_agent
+
+    def _note_dealer(self, view: obs_mod.PastonView) -> None:
+        if self._first_dealer is None:
+            self._first_dealer = view.dealer
+        elif view.dealer != self._first_dealer:
+            self._other_dealer_seen = True
+
+    def _worlds(self, vector: np.ndarray, view: obs_mod.PastonView, n: int) -> list[Any]:
+        from ..search.paston_belief import sample_worlds
+
+        first_deal = None
+        if view.totals is not None:
+            try:
+                return sample_worlds(vector, n, self.rng, observer=0)
+            except ValueError as exc:
+                if "first deal" not in str(exc):
+                    raise
+            first_deal = not self._other_dealer_seen
+        return sample_worlds(vector, n, self.rng, observer=0, first_deal=first_deal)
+
+    # --- card play -------------------------------------------------------------------------
+
+    def _play(self, vector: np.ndarray, view: obs_mod.PastonView, legal: list[int]) -> int:
+        p = self.params
+        deadline = time.perf_counter() + p.time if p.time > 0 else None
+        rows: list[list[int]] = []
+        batch = p.samples if deadline is None else max(4, p.samples // 8)
+        while len(rows) < p.samples:
+            worlds = self._worlds(vector, view, min(batch, p.samples - len(rows)))
+            for world in worlds:
+                values = self.solver.move_values(world.solver_position())
+                rows.append([values[card] for card in legal])
+            if deadline is not None and time.perf_counter() > deadline:
+                break
+        totals = np.asarray(rows, dtype=float)  # worlds x legal: declarer's total tricks
+        scores, side = self._play_scores(view, totals)
+        order = sorted(
+            range(len(legal)),
+            key=lambda i: (-scores[i], -side[i], legal[i] & 7, legal[i]),
+        )
+        return legal[order[0]]
+
+    def _play_scores(
+        self, view: obs_mod.PastonView, totals: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Mean table score for this seat and mean tricks of its side, per legal card."""
+        declarer = view.declarer
+        level = view.contract
+        assert declarer is not None and level is not None
+        if declarer == 0:
+            score = np.vectorize(lambda t: declarer_score(int(t), level))(totals)
+            return score.mean(axis=0), totals.mean(axis=0)
+        factor = LEVEL_FACTOR[level]
+        defence = NUM_TRICKS - totals
+        if view.num_active == 2:
+            score = np.vectorize(lambda d: defender_score(int(d), True))(defence) * factor
+            return score.mean(axis=0), defence.mean(axis=0)
+        taken = sum(view.tricks[r] for r in range(3) if r != declarer)
+        own = view.tricks[0] + 0.5 * (defence - taken)
+        score = np.vectorize(lambda x: _defender_value(float(x), False))(own) * factor
+        return score.mean(axis=0), defence.mean(axis=0)
+
+    # --- solving full deals ----------------------------------------------------------------
+
+    def _declarer_tricks(self, hands: list[int], trump: int, defenders: list[int]) -> int:
+        from ..search.paston_solver import Position
+
+        return self.solver.solve(Position.first_lead(hands, trump, 0, defenders))
+
+    def _contract_values(self, hand: int, worlds: list[Any], levels: list[int]) -> list[float]:
+        """Mean declarer score of each contract level with this 10-card ``hand`` (seat 0) in
+        every world (opponents' hands from the world), against two defenders."""
+        by_trump: dict[int, list[int]] = {}
+        for level in levels:
+            trump = LEVEL_TRUMP[level]
+            if trump not in by_trump:
+                by_trump[trump] = [
+                    self._declarer_tricks([hand, w.hands[1], w.hands[2]], trump, [1, 2])
+                    for w in worlds
+                ]
+        return [
+            float(np.mean([declarer_score(t, level) for t in by_trump[LEVEL_TRUMP[level]]]))
+            for level in levels
+        ]
+
+    # --- auction ---------------------------------------------------------------------------
+
+    def _bid(self, vector: np.ndarray, view: obs_mod.PastonView, legal: list[int]) -> int:
+        bids = [a for a in legal if a != PASS]
+        if not bids:
+            return PASS
+        level = bids[0] - BID_BASE
+        levels = [BEST_SPADES] if level == BEST_SPADES else list(range(level, HEARTS + 1))
+        worlds = self._worlds(vector, view, self.params.bid_samples)
+        hand = sum(1 << c for c in view.hand)
+        values = dict.fromkeys(levels, 0.0)
+        tricks: dict[tuple[int, int], int] = {}
+        for i, world in enumerate(worlds):
+            twelve = hand | world.prikup
+            for lv in levels:
+                trump = LEVEL_TRUMP[lv]
+                if (i, trump) not in tricks:
+                    kept = twelve & ~greedy_discard(twelve, trump)
+                    tricks[i, trump] = self._declarer_tricks(
+                        [kept, world.hands[1], world.hands[2]], trump, [1, 2]
+                    )
+                score = max(declarer_score(tricks[i, trump], lv), SURRENDER_SCORE)
+                values[lv] += score / len(worlds)
+        best = max(values.values())
+        return bids[0] if best > self.params.bid_margin else PASS
+
+    # --- discards --------------------------------------------------------------------------
+
+    def _contract_levels(self, view: obs_mod.PastonView) -> list[int]:
+        high = view.high_bid
+        if high == BEST_SPADES:
+            return [BEST_SPADES]
+        return list(range(max(high or 0, 0), HEARTS + 1))
+
+    def _discard(self, vector: np.ndarray, view: obs_mod.PastonView, legal: list[int]) -> int:
+        if view.discards and self._planned_discard in legal:
+            return int(self._planned_discard)  # type: ignore[arg-type]
+        hand = sum(1 << c for c in view.hand)
+        levels = self._contract_levels(view)
+        worlds = self._worlds(vector, view, self.params.discard_samples)
+        need = 2 - len(view.discards)
+        best: tuple[float, int] | None = None
+        for trump in sorted({LEVEL_TRUMP[lv] for lv in levels}):
+            trump_levels = [lv for lv in levels if LEVEL_TRUMP[lv] == trump]
+            for mask in self._candidate_discards(hand, trump, need):
+                value = max(self._contract_values(hand & ~mask, worlds, trump_levels))
+                if best is None or value > best[0]:
+                    best = (value, mask)
+        assert best is not None
+        cards = _cards_by_lowness(mask_to_cards(best[1]), hand)
+        self._planned_discard = cards[1] if need == 2 else None
+        return cards[0]
+
+    def _candidate_discards(self, hand: int, trump: int, need: int) -> list[int]:
+        """Discard sets of ``need`` cards to try with ``trump``: every pair (or single) of the
+        ``discard_candidates`` lowest non-trump cards, and the greedy choice."""
+        trumps = _SUIT << (8 * trump)
+        side = _cards_by_lowness(mask_to_cards(hand & ~trumps), hand)
+        pool = side[: max(self.params.discard_candidates, need)]
+        if len(pool) < need:
+            pool = _cards_by_lowness(mask_to_cards(hand), hand)[: max(need, 2)]
+        masks = {sum(1 << c for c in combo) for combo in combinations(pool, need)}
+        if need == 2:
+            masks.add(greedy_discard(hand, trump))
+        return sorted(masks)
+
+    # --- contract and defence --------------------------------------------------------------
+
+    def _contract(self, vector: np.ndarray, view: obs_mod.PastonView, legal: list[int]) -> int:
+        levels = [a - CONTRACT_BASE for a in legal if a != SURRENDER]
+        if not levels:
+            return SURRENDER
+        worlds = self._worlds(vector, view, self.params.bid_samples)
+        hand = sum(1 << c for c in view.hand)
+        values = self._contract_values(hand, worlds, levels)
+        i = int(np.argmax(values))
+        if SURRENDER in legal and values[i] < SURRENDER_SCORE:
+            return SURRENDER
+        return CONTRACT_BASE + levels[i]
+
+    def _whist(self, vector: np.ndarray, view: obs_mod.PastonView, legal: list[int]) -> int:
+        declarer, level = view.declarer, view.contract
+        assert declarer is not None and level is not None
+        partner = 3 - declarer  # relative seats: the agent is 0, the others 1 and 2
+        trump = LEVEL_TRUMP[level]
+        factor = LEVEL_FACTOR[level]
+        partner_whists = view.whist[partner]
+        partner_passed = view.defence_pass[partner]
+        worlds = self._worlds(vector, view, self.params.bid_samples)
+        total = 0.0
+        for world in worlds:
+            hands = [world.hands[0], world.hands[1], world.hands[2]]
+            value = 0.0
+            weight = 0.0
+            if not partner_passed:
+                t = self.solver.solve(_first_lead(hands, trump, declarer, [0, partner]))
+                own = 0.5 * (NUM_TRICKS - t)
+                value += _defender_value(own, False) * factor
+                weight += 1
+            if not partner_whists:
+                t = self.solver.solve(_first_lead(hands, trump, declarer, [0]))
+                value += defender_score(NUM_TRICKS - t, True) * factor
+                weight += 1
+            total += value / weight
+        return WHIST if total / len(worlds) > 0 else PASS
+
+
+def _first_lead(hands: list[int], trump: int, declarer: int, defenders: list[int]) -> Any:
+    from ..search.paston_solver import Position
+
+    return Position.first_lead(hands, trump, declarer, defenders)
+
+
+def make_pimc_agent(game: str, seat: str, seed: int | None, arg: str | None, **_: Any) -> PimcAgent:
+    """The ``pimc[:key=value,...]`` factory (keys: the :class:`PimcParams` fields and seed)."""
+    params, spec_seed = parse_spec(arg)
+    return PimcAgent(game, seat, spec_seed if spec_seed is not None else seed, params)
+
+
+PARAM_NAMES = tuple(f.name for f in fields(PimcParams))

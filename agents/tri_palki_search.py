@@ -1,0 +1,263 @@
+"""Tri Palki ``pimc``: sampled worlds and heuristic rollouts, the fewest expected sticks.
+
+At every decision with a choice (a turn's pass / swaps / swap all, or announce / no announce)
+the agent draws ``samples`` complete hidden states consistent with its observation — the other
+hands and the reserve order — with :func:`folkcards.search.tri_palki_belief.sample_worlds`
+(exact and uniform; it needs only the observation, so the agent keeps no history and can never
+see another player's swap ids). Each world is loaded into the rules engine
+(:class:`folkcards.envs.tri_palki.rules.TriPalkiRound`) directly from the world and the
+observation's public facts (whose turn, passes, the announcer and the final turns owed, the
+publicly known cards). For every legal action the agent applies it in every world and plays
+the round to its end with the Tri Palki heuristic in every seat (its own included), then scores
+the revealed hands with the rules' ``settle``: a stick for this seat counts 1. The action with
+the lowest mean is played (the same worlds for every action; ties go to the heuristic's own
+choice, then the lowest id). A rollout that has not ended after ``horizon`` actions is scored
+on the hands it holds then.
+
+Parameters come from the spec, e.g. ``pimc:samples=32,horizon=60,seed=3``. The agent is
+deterministic given its seed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from ..envs.tri_palki import observation as obs_mod
+from ..envs.tri_palki.rules import (
+    ACTION,
+    ANNOUNCE,
+    ANNOUNCE_DECISION,
+    NORMAL,
+    OVER,
+    PASS,
+    SWAP_ALL,
+    SWAP_BASE,
+    THREE_ACES,
+    TRIPLES,
+    TriPalkiRound,
+    key_score,
+    next_alive,
+    settle,
+)
+from .base import Agent, legal_actions, make_agent
+
+
+@dataclass(frozen=True)
+class TriPalkiSearchParams:
+    """The search budget of :class:`TriPalkiSearchAgent` (spec keys of the same names)."""
+
+    samples: int = 32  # worlds per decision
+    horizon: int = 60  # actions per rollout before the hands are scored as they stand
+    rollout: str = "fast"  # "fast" (engine-level copy of the heuristic's core) or "heuristic"
+
+
+_KEYS = ("samples", "horizon", "rollout", "seed")
+ROLLOUTS = ("fast", "heuristic")
+
+
+def parse_spec(arg: str | None) -> tuple[TriPalkiSearchParams, int | None]:
+    """``(params, seed)`` from a spec argument such as ``"samples=32,seed=3"``."""
+    params = TriPalkiSearchParams()
+    seed = None
+    values: dict[str, int] = {}
+    for item in (arg or "").split(","):
+        item = item.strip()
+        if not item:
+            continue
+        key, eq, text = item.partition("=")
+        key = key.strip()
+        if not eq or key not in _KEYS:
+            raise ValueError(
+                f"Tri Palki pimc parameter {item!r} is not key=value with a key of: "
+                f"{', '.join(_KEYS)}"
+            )
+        if key == "rollout":
+            if text.strip() not in ROLLOUTS:
+                raise ValueError(f"Tri Palki pimc rollout must be one of {ROLLOUTS}, got {text!r}")
+            params = replace(params, rollout=text.strip())
+            continue
+        try:
+            value = int(text)
+        except ValueError:
+            raise ValueError(
+                f"Tri Palki pimc parameter {key} needs an integer, got {text.strip()!r}"
+            ) from None
+        if key != "seed" and value < 1:
+            raise ValueError(f"Tri Palki pimc parameter {key} must be at least 1, got {value}")
+        if key == "seed":
+            seed = value
+        else:
+            values[key] = value
+    return replace(params, **values), seed
+
+
+def engine_from_world(world: Any, view: obs_mod.TriPalkiView) -> TriPalkiRound:
+    """A rules-engine round at the observer's decision point, from a sampled world (seats
+    relative to the observer, i.e. sampled with ``observer=0``) and the observation's view."""
+    n = world.num_players
+    rnd = TriPalkiRound.__new__(TriPalkiRound)
+    alive = tuple(world.alive)
+    rnd.num_seats = n
+    rnd.alive = alive
+    rnd.survivors = sum(alive)
+    rnd.left = tuple(next_alive(seat, alive) for seat in range(n))
+    rnd.dealer = world.dealer
+    rnd.deck = ()
+    rnd.hands = list(world.hands)
+    rnd.centre = world.centre
+    rnd.dealt_centre = world.centre
+    rnd.reserve = tuple(world.reserve)
+    rnd.top = 0
+    rnd.washed = world.washed
+    rnd.washes = []
+    rnd.known = [sum(1 << c for c in cards) for cards in view.known]
+    rnd.to_act = view.to_act if view.to_act is not None else 0
+    rnd.phase = ANNOUNCE_DECISION if view.phase == "announce" else ACTION
+    rnd.passes = view.passes if world.announcer is None else 0
+    rnd.announcer = world.announcer if world.announcer is not None else -1
+    rnd.final_left = sum(view.final_turn_pending)
+    rnd.turns = 0
+    rnd.outcome = None
+    rnd.history = []
+    return rnd
+
+
+def copy_round(rnd: TriPalkiRound) -> TriPalkiRound:
+    """An independent copy of an engine round (lists copied, tuples shared)."""
+    new = TriPalkiRound.__new__(TriPalkiRound)
+    for name in TriPalkiRound.__slots__:
+        value = getattr(rnd, name)
+        setattr(new, name, list(value) if isinstance(value, list) else value)
+    return new
+
+
+# The heuristic's constants (agents/tri_palki_heuristic.py, TriPalkiParams and module constants).
+_SAFE_SCORE, _THREE_ACES_SCORE = 40.0, 45.0
+_STRONG, _END_ROUND, _MIN_GAIN, _WASH_BONUS = 30, 24, 0.5, 1.5
+_SCORES: dict[int, float] = {
+    mask: _THREE_ACES_SCORE
+    if t.kind == THREE_ACES
+    else _SAFE_SCORE
+    if t.kind != NORMAL
+    else key_score(t.key)
+    for mask, t in TRIPLES.items()
+}
+
+
+def fast_policy(rnd: TriPalkiRound) -> int:
+    """The Tri Palki heuristic's decision rules on the engine state, without its two small
+    terms (a two-card suit's potential and the cost of feeding known opponent cards): always
+    announce; never break a special hand; score every swap by the hand it leaves (special
+    hands first, then the comparison key; a wash +1.5, or +-3 when it ends the round); pass
+    with 31, with 30 unless a swap reaches 31 or a special hand, with 24 on the deciding pass,
+    or when no swap gains 0.5. About 50 times faster than encoding an observation for the
+    heuristic agent."""
+    if rnd.phase == ANNOUNCE_DECISION:
+        return ANNOUNCE
+    hand = rnd.hands[rnd.to_act]
+    centre = rnd.centre
+    th = TRIPLES[hand]
+    if th.kind != NORMAL:
+        return PASS
+    tc = TRIPLES[centre]
+    reserve_low = len(rnd.reserve) - rnd.top < 3
+    best_score = -1e9
+    best_action = PASS
+    best_mask = hand
+    for action in range(SWAP_ALL, SWAP_BASE - 1, -1):  # ties: the highest id, as the heuristic
+        if action == SWAP_ALL:
+            new, new_centre = centre, hand
+        else:
+            h, c = divmod(action - SWAP_BASE, 3)
+            moved = th.bits[h] ^ tc.bits[c]
+            new, new_centre = hand ^ moved, centre ^ moved
+        score = _SCORES[new]
+        if TRIPLES[new_centre].one_suit:
+            if reserve_low:
+                t = TRIPLES[new]
+                score += 3.0 if t.kind != NORMAL or t.value >= _END_ROUND else -3.0
+            else:
+                score += _WASH_BONUS
+        if score > best_score:
+            best_score, best_action, best_mask = score, action, new
+    keep = _SCORES[hand]
+    if rnd.announcer >= 0:
+        return best_action if best_score > keep else PASS
+    best = TRIPLES[best_mask]
+    reaches_top = best.kind != NORMAL or best.value >= 31
+    value = th.value
+    if value >= 31 or (value >= _STRONG and not reaches_top):
+        return PASS
+    deciding = rnd.passes == rnd.survivors - 1
+    if deciding and value >= _END_ROUND and not reaches_top:
+        return PASS
+    return best_action if best_score > keep + _MIN_GAIN else PASS
+
+
+class TriPalkiSearchAgent(Agent):
+    """Tri Palki PIMC agent with heuristic rollouts (see the module docstring)."""
+
+    name = "pimc"
+
+    def __init__(
+        self,
+        game: str = "tri_palki",
+        seat: str = "player_0",
+        seed: int | None = None,
+        params: TriPalkiSearchParams | None = None,
+    ):
+        if game != "tri_palki":
+            raise ValueError(f"the Tri Palki search agent plays tri_palki, not {game!r}")
+        super().__init__(game, seat, seed)
+        self.params = params or TriPalkiSearchParams()
+        self._policy = make_agent("heuristic", "tri_palki", seat)
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        legal = legal_actions(observation)
+        if len(legal) == 1:
+            return legal[0]
+        from ..search.tri_palki_belief import sample_worlds
+
+        vector = np.asarray(observation["observation"])
+        view = obs_mod.decode(vector)
+        preferred = self._policy.act(observation)
+        worlds = sample_worlds(vector, self.params.samples, self.rng, observer=0)
+        sticks = np.zeros(len(legal))
+        for world in worlds:
+            base = engine_from_world(world, view)
+            for i, action in enumerate(legal):
+                rnd = copy_round(base)
+                rnd.apply(action)
+                sticks[i] += self._rollout(rnd, list(world.sticks))
+        order = sorted(
+            range(len(legal)), key=lambda i: (sticks[i], legal[i] != preferred, legal[i])
+        )
+        return legal[order[0]]
+
+    def _rollout(self, rnd: TriPalkiRound, sticks: list[int]) -> int:
+        """Play ``rnd`` to its end with the heuristic in every seat; 1 if seat 0 gets a stick."""
+        policy = self._policy
+        fast = self.params.rollout == "fast"
+        for _ in range(self.params.horizon):
+            if rnd.phase == OVER:
+                break
+            if fast:
+                rnd.apply(fast_policy(rnd))
+                continue
+            seat = rnd.to_act
+            bits = rnd.legal_bits()
+            mask = np.array([bits >> a & 1 for a in range(13)], dtype=np.int8)
+            obs = {"observation": obs_mod.encode(rnd, seat, sticks), "action_mask": mask}
+            rnd.apply(policy.act(obs))
+        return int(settle(rnd.hands, rnd.alive, sticks, rnd.dealer).stick[0])
+
+
+def make_tri_palki_search_agent(
+    game: str, seat: str, seed: int | None, arg: str | None, **_: Any
+) -> TriPalkiSearchAgent:
+    """The Tri Palki ``pimc[:samples=N,horizon=N,seed=N]`` factory."""
+    params, spec_seed = parse_spec(arg)
+    return TriPalkiSearchAgent(game, seat, spec_seed if spec_seed is not None else seed, params)
