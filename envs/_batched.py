@@ -207,3 +207,84 @@ class FinalInfos(Mapping[int, dict[str, dict[str, Any]]]):
 
     def __repr__(self) -> str:
         return f"FinalInfos(games={self._indices})"
+
+
+StepResult = tuple[
+    np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, FinalInfos
+]
+
+
+class VectorEnvBase:
+    """What both batched engines share: the output buffers, the per-game reset options, the
+    check of ``step``'s actions and the memory figures. A game sets :attr:`option_keys` and
+    implements ``_parse_entry`` and ``_state_arrays``."""
+
+    num_envs: int
+    num_players: int
+    obs_dim: int
+    num_actions: int
+    option_keys: tuple[str, ...] = ()
+
+    def _setup_outputs(self) -> None:
+        N = self.num_envs
+        self._obs = np.zeros((N, self.obs_dim), dtype=np.float32)
+        self._mask = np.zeros((N, self.num_actions), dtype=np.int8)
+        self._player = np.zeros(N, dtype=np.int64)
+        self._rewards = np.zeros((N, self.num_players), dtype=np.float32)
+        self._terminated = np.zeros(N, dtype=np.bool_)
+        self._truncated = np.zeros(N, dtype=np.bool_)
+        self._has_reset = False
+
+    def _outputs(self, infos: FinalInfos) -> StepResult:
+        return (
+            self._obs, self._mask, self._player, self._rewards, self._terminated,
+            self._truncated, infos,
+        )  # fmt: skip
+
+    def _checked_actions(self, actions: Any) -> np.ndarray:
+        if not self._has_reset:
+            raise ValueError("step() called before reset()")
+        return check_actions(actions, self.num_envs, self.num_actions)
+
+    def _parse_options(self, options: Any) -> dict[str, list[Any]]:
+        """``{key: [entry per game or None]}`` for every key of :attr:`option_keys`."""
+        N = self.num_envs
+        plan: dict[str, list[Any]] = {key: [None] * N for key in self.option_keys}
+        if options is None:
+            return plan
+        if not isinstance(options, dict):
+            raise ValueError(f"options must be a dict, got {options!r}")
+        unknown = set(options) - set(plan)
+        if unknown:
+            known = ", ".join(repr(key) for key in self.option_keys)
+            raise ValueError(
+                f"unknown reset options {sorted(map(str, unknown))}: the batched engine knows "
+                f"{known} (one entry per game)"
+            )
+        for key in self.option_keys:
+            entries = option_list(options, key, N)
+            for i, entry in enumerate(entries or []):
+                if entry is None:
+                    continue
+                try:
+                    plan[key][i] = self._parse_entry(key, entry)
+                except ValueError as error:
+                    raise ValueError(f"game {i}: {error}") from None
+        return plan
+
+    def _parse_entry(self, key: str, entry: Any) -> Any:
+        raise NotImplementedError
+
+    def _state_arrays(self) -> tuple[np.ndarray, ...]:
+        raise NotImplementedError
+
+    @property
+    def state_bytes_per_game(self) -> int:
+        """Bytes of engine state per game (rules state, generator, result tables)."""
+        return sum(a.nbytes for a in self._state_arrays()) // self.num_envs
+
+    @property
+    def output_bytes_per_game(self) -> int:
+        """Bytes of the per-step output buffers per game (obs, mask, player, rewards, flags)."""
+        outputs = self._outputs(FinalInfos(np.zeros(0, dtype=np.int64), lambda k: {}))[:-1]
+        return sum(a.nbytes for a in outputs) // self.num_envs

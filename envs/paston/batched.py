@@ -46,9 +46,9 @@ from numba import njit
 from .._aec import seat_option
 from .._batched import (
     FinalInfos,
-    check_actions,
+    StepResult,
+    VectorEnvBase,
     check_num_envs,
-    option_list,
     random_legal_actions,
     rng_below,
     rng_shuffle,
@@ -560,9 +560,10 @@ def _draw_dealer(rng: np.ndarray, i: int) -> int:
 ROLE_BY_DEFENCE = {1: "defender", 0: "passer"}
 
 
-class PastonVectorEnv:
+class PastonVectorEnv(VectorEnvBase):
     """``num_envs`` Paston deals in compiled code; see the module docstring."""
 
+    option_keys = ("deals", "dealers")
     num_actions = NUM_ACTIONS
     num_players = 3
     obs_dim = OBSERVATION_SIZE
@@ -610,13 +611,7 @@ class PastonVectorEnv:
         self._rng = seed_states(None, N)
         self._fin = np.zeros((N, NUM_FIN), dtype=np.int64)
         self._fin_seat = np.zeros((N, 3, 3), dtype=np.int64)
-        self._obs = np.zeros((N, OBSERVATION_SIZE), dtype=np.float32)
-        self._mask = np.zeros((N, NUM_ACTIONS), dtype=np.int8)
-        self._player = np.zeros(N, dtype=np.int64)
-        self._rewards = np.zeros((N, 3), dtype=np.float32)
-        self._terminated = np.zeros(N, dtype=np.bool_)
-        self._truncated = np.zeros(N, dtype=np.bool_)
-        self._has_reset = False
+        self._setup_outputs()
 
     # --- public API ---------------------------------------------------------------------------
 
@@ -648,13 +643,9 @@ class PastonVectorEnv:
         self._has_reset = True
         return self._obs, self._mask, self._player
 
-    def step(
-        self, actions: Any
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, FinalInfos]:
+    def step(self, actions: Any) -> StepResult:
         """Apply one action in every game; see the module docstring."""
-        if not self._has_reset:
-            raise ValueError("step() called before reset()")
-        acts = check_actions(actions, self.num_envs, NUM_ACTIONS)
+        acts = self._checked_actions(actions)
         illegal = np.flatnonzero((self._st[:, LEGAL] >> acts) & 1 == 0)
         if illegal.size:
             bad = int(illegal[0])
@@ -674,10 +665,7 @@ class PastonVectorEnv:
             infos = FinalInfos(finished, lambda k: _info_from(snap, k))
         else:
             infos = FinalInfos(finished, lambda k: {})
-        return (
-            self._obs, self._mask, self._player, self._rewards, self._terminated,
-            self._truncated, infos,
-        )  # fmt: skip
+        return self._outputs(infos)
 
     def deal_options(self, game: int) -> dict[str, Any]:
         """AEC ``reset`` options (``dealer``, ``deal``) that deal game ``game``'s current deal:
@@ -700,62 +688,22 @@ class PastonVectorEnv:
             self._st[:, DEALER].copy(),
         )
 
-    @property
-    def state_bytes_per_game(self) -> int:
-        """Bytes of engine state per game (rules state, generator, result tables)."""
-        arrays = (
+    def _state_arrays(self) -> tuple[np.ndarray, ...]:
+        return (
             self._st, self._seat, self._potential, self._acc, self._rng, self._fin,
             self._fin_seat,
         )  # fmt: skip
-        return sum(a.nbytes for a in arrays) // self.num_envs
-
-    @property
-    def output_bytes_per_game(self) -> int:
-        """Bytes of the per-step output buffers per game (obs, mask, player, rewards, flags)."""
-        arrays = (
-            self._obs,
-            self._mask,
-            self._player,
-            self._rewards,
-            self._terminated,
-            self._truncated,
-        )
-        return sum(a.nbytes for a in arrays) // self.num_envs
 
     # --- internals ----------------------------------------------------------------------------
 
-    def _parse_options(self, options: Any) -> dict[str, list[Any]]:
-        N = self.num_envs
-        plan: dict[str, list[Any]] = {"deals": [None] * N, "dealers": [None] * N}
-        if options is None:
-            return plan
-        if not isinstance(options, dict):
-            raise ValueError(f"options must be a dict, got {options!r}")
-        unknown = set(options) - set(plan)
-        if unknown:
-            raise ValueError(
-                f"unknown reset options {sorted(map(str, unknown))}: the batched engine knows "
-                "'deals' and 'dealers' (one entry per game)"
-            )
-        for key in plan:
-            entries = option_list(options, key, N)
-            if entries is None:
-                continue
-            for i, entry in enumerate(entries):
-                if entry is None:
-                    continue
-                try:
-                    if key == "dealers":
-                        plan[key][i] = seat_option(entry, 3)
-                        continue
-                    hands, prikup = parse_deal(entry)
-                    reason = redeal_reason(hands, False)
-                    if reason:
-                        raise ValueError(f"deal would be dealt again at once: {reason}")
-                    plan[key][i] = (hands, prikup)
-                except ValueError as error:
-                    raise ValueError(f"game {i}: {error}") from None
-        return plan
+    def _parse_entry(self, key: str, entry: Any) -> Any:
+        if key == "dealers":
+            return seat_option(entry, 3)
+        hands, prikup = parse_deal(entry)
+        reason = redeal_reason(hands, False)
+        if reason:
+            raise ValueError(f"deal would be dealt again at once: {reason}")
+        return hands, prikup
 
 
 def _bits_to_list(bits: int) -> list[int]:

@@ -47,9 +47,9 @@ from numba import njit
 from .._aec import seat_option
 from .._batched import (
     FinalInfos,
-    check_actions,
+    StepResult,
+    VectorEnvBase,
     check_num_envs,
-    option_list,
     random_legal_actions,
     rng_below,
     rng_shuffle,
@@ -500,10 +500,11 @@ class InstantRound(NamedTuple):
     options: dict[str, Any]  # AEC reset options that deal this round
 
 
-class TriPalkiVectorEnv:
+class TriPalkiVectorEnv(VectorEnvBase):
     """``num_envs`` Tri Palki rounds in compiled code; see the module docstring."""
 
     num_actions = NUM_ACTIONS
+    option_keys = ("deals", "dealers", "sticks")
 
     def __init__(
         self,
@@ -561,14 +562,7 @@ class TriPalkiVectorEnv:
         self._fin_sticks = np.zeros((N, n), dtype=np.int64)
         self._fin_stick = np.zeros((N, n), dtype=np.bool_)
         self._instant = np.zeros(N, dtype=np.bool_)
-        self._obs = np.zeros((N, self.obs_dim), dtype=np.float32)
-        self._mask = np.zeros((N, NUM_ACTIONS), dtype=np.int8)
-        self._player = np.zeros(N, dtype=np.int64)
-        self._rewards = np.zeros((N, n), dtype=np.float32)
-        self._terminated = np.zeros(N, dtype=np.bool_)
-        self._truncated = np.zeros(N, dtype=np.bool_)
-        self._actions = np.zeros(N, dtype=np.int64)
-        self._has_reset = False
+        self._setup_outputs()
         self.instant_rounds: list[InstantRound] = []
         """Rounds that ended before anyone acted, in the last ``reset``/``step`` call."""
 
@@ -595,13 +589,9 @@ class TriPalkiVectorEnv:
         self._has_reset = True
         return self._obs, self._mask, self._player
 
-    def step(
-        self, actions: Any
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, FinalInfos]:
+    def step(self, actions: Any) -> StepResult:
         """Apply one action in every game; see the module docstring."""
-        if not self._has_reset:
-            raise ValueError("step() called before reset()")
-        acts = check_actions(actions, self.num_envs, NUM_ACTIONS)
+        acts = self._checked_actions(actions)
         announce = self._st[:, PHASE] == ANNOUNCE_DECISION
         illegal = np.flatnonzero(np.where(announce, acts < ANNOUNCE, acts > SWAP_ALL))
         if illegal.size:
@@ -611,10 +601,10 @@ class TriPalkiVectorEnv:
                 f"legal are {np.flatnonzero(self._mask[i]).tolist()}"
             )
         run_in_chunks(
-            _step_range, self.num_envs, acts, self._st, self._hands, self._known, self._sticks, self._deck, self._rng,
-            self._off, self.max_turns, self._obs, self._mask, self._player, self._rewards,
-            self._terminated, self._truncated, self._fin, self._fin_hands, self._fin_sticks,
-            self._fin_stick, self._instant,
+            _step_range, self.num_envs, acts, self._st, self._hands, self._known, self._sticks,
+            self._deck, self._rng, self._off, self.max_turns, self._obs, self._mask, self._player,
+            self._rewards, self._terminated, self._truncated, self._fin, self._fin_hands,
+            self._fin_sticks, self._fin_stick, self._instant,
         )  # fmt: skip
         finished = np.flatnonzero(self._terminated | self._truncated)
         infos = self._final_infos(finished)
@@ -622,10 +612,7 @@ class TriPalkiVectorEnv:
         pending = np.flatnonzero(self._instant)
         if pending.size:  # their new round ended at the deal: settle it from the state, redeal
             self._start(pending, np.zeros(pending.size, dtype=np.bool_), keep_rewards=True)
-        return (
-            self._obs, self._mask, self._player, self._rewards, self._terminated,
-            self._truncated, infos,
-        )  # fmt: skip
+        return self._outputs(infos)
 
     def deal_options(self, game: int) -> dict[str, Any]:
         """AEC ``reset`` options (``dealer``, ``deck``, ``sticks``) that deal game ``game``'s
@@ -637,27 +624,11 @@ class TriPalkiVectorEnv:
             "sticks": [int(s) for s in self._sticks[i]],
         }
 
-    @property
-    def state_bytes_per_game(self) -> int:
-        """Bytes of engine state per game (rules state, deck, generator, result tables)."""
-        arrays = (
+    def _state_arrays(self) -> tuple[np.ndarray, ...]:
+        return (
             self._st, self._hands, self._known, self._sticks, self._deck, self._rng, self._fin,
             self._fin_hands, self._fin_sticks, self._fin_stick, self._instant,
         )  # fmt: skip
-        return sum(a.nbytes for a in arrays) // self.num_envs
-
-    @property
-    def output_bytes_per_game(self) -> int:
-        """Bytes of the per-step output buffers per game (obs, mask, player, rewards, flags)."""
-        arrays = (
-            self._obs,
-            self._mask,
-            self._player,
-            self._rewards,
-            self._terminated,
-            self._truncated,
-        )
-        return sum(a.nbytes for a in arrays) // self.num_envs
 
     # --- internals ----------------------------------------------------------------------------
 
@@ -723,36 +694,6 @@ class TriPalkiVectorEnv:
                 info["next_dealer"] = names[int(fin[k, F_NEXT_DEALER])]
             infos[agent] = info
         return infos
-
-    def _parse_options(self, options: Any) -> dict[str, list[Any]]:
-        N = self.num_envs
-        plan: dict[str, list[Any]] = {
-            "deals": [None] * N,
-            "dealers": [None] * N,
-            "sticks": [None] * N,
-        }
-        if options is None:
-            return plan
-        if not isinstance(options, dict):
-            raise ValueError(f"options must be a dict, got {options!r}")
-        unknown = set(options) - set(plan)
-        if unknown:
-            raise ValueError(
-                f"unknown reset options {sorted(map(str, unknown))}: the batched engine knows "
-                "'deals', 'dealers' and 'sticks' (one entry per game)"
-            )
-        for key in plan:
-            entries = option_list(options, key, N)
-            if entries is None:
-                continue
-            for i, entry in enumerate(entries):
-                if entry is None:
-                    continue
-                try:
-                    plan[key][i] = self._parse_entry(key, entry)
-                except ValueError as error:
-                    raise ValueError(f"game {i}: {error}") from None
-        return plan
 
     def _parse_entry(self, key: str, entry: Any) -> Any:
         n = self.num_players
