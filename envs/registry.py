@@ -55,6 +55,9 @@ class GameSpec:
     observation_offsets: str | None = None
     # the observation piece that only counts turns (a clock, not part of the position), if any
     turn_counter: str | None = None
+    # a variant's base game: same actions, observation layout and masks, so the base game's
+    # agents, feature sets and trained models can act in it (None for a game of its own)
+    base_game: str | None = None
 
     @property
     def fixed_players(self) -> bool:
@@ -167,6 +170,27 @@ GAMES: dict[str, GameSpec] = {
         round_word="round",
         observation_offsets="folkcards.envs.tri_palki.observation:observation_offsets",
         turn_counter="turns",
+    ),
+    # A research variant: Paston's decisions before the play, the tricks from the open-hand
+    # solver (folkcards.envs.paston_bidding_v0).
+    "paston_bidding": GameSpec(
+        name="paston_bidding",
+        title="Paston bidding (tricks from the open-hand solver)",
+        aliases=("paston_bidding", "paston-bidding", "paston bidding"),
+        module="folkcards.envs.paston_bidding_v0",
+        env_id="folkcards/paston-bidding-v0",
+        num_actions=PASTON_NUM_ACTIONS,
+        min_players=3,
+        max_players=3,
+        default_players=3,
+        modes=(
+            EpisodeMode("deal", "deal", "table score per deal", multi=False),
+            EpisodeMode("game", "game", "table score per deal", multi=True),
+        ),
+        higher_is_better=True,
+        heuristic="folkcards.agents.paston_heuristic:PastonHeuristicAgent",
+        round_word="deal",
+        base_game="paston",
     ),
 }
 

@@ -1,0 +1,1 @@
+"""Paston bidding research env: the auction and decisions of Paston, the tricks from the solver."""
