@@ -88,3 +88,107 @@ def plot_scores(results: dict[str, Any], path: str | Path) -> Path:
         ax.set_xlabel("win rate, Wilson 95% interval")
         style(ax, f"wins per {results['unit']}", grid="x")
     return save(fig, path)
+
+
+# the behaviour statistics each game's plot shows: (metric key, short label)
+BEHAVIOUR_PLOT = {
+    "paston": (
+        ("declarer_share", "declarer share"),
+        ("contract_made", "contracts made"),
+        ("surrender_rate", "surrender rate"),
+        ("auto_win_rate", "auto-wins"),
+        ("whist_rate", "whist rate"),
+        ("all_pass_rate", "all-pass deals"),
+    ),
+    "tri_palki": (
+        ("pass_share", "pass"),
+        ("swap_share", "swap one"),
+        ("swap_all_share", "swap all"),
+        ("announce_rate", "announce when offered"),
+        ("stick_rate", "stick rate"),
+    ),
+}
+
+
+def _interval_bars(
+    ax: Any,
+    rows: list[list[dict[str, Any]]],
+    names: list[str],
+    labels: list[str],
+    scale: float = 1.0,
+) -> None:
+    """Grouped horizontal bars: one group per statistic, one bar per agent, with intervals."""
+    import numpy as np
+
+    height = 0.8 / max(1, len(names))
+    ys = np.arange(len(labels))
+    for a, name in enumerate(names):
+        values, low, high = [], [], []
+        for row in rows:
+            r = row[a]
+            v = r.get("value") if "value" in r else r.get("mean")
+            v = float("nan") if v is None else v * scale
+            values.append(v)
+            lo, hi = r.get("ci_low"), r.get("ci_high")
+            low.append(0.0 if lo is None or v != v else max(0.0, v - lo * scale))
+            high.append(0.0 if hi is None or v != v else max(0.0, hi * scale - v))
+        offset = (a - (len(names) - 1) / 2) * height
+        ax.barh(
+            ys + offset,
+            values,
+            height=height,
+            color=COLOURS[a % len(COLOURS)],
+            label=name,
+            xerr=[low, high],
+            error_kw={"capsize": 2, "elinewidth": 0.8},
+        )
+    ax.set_yticks(ys, labels)
+    ax.invert_yaxis()
+
+
+def plot_behaviour(results: dict[str, Any], path: str | Path) -> Path:
+    """The headline behaviour rates of every agent (bars, 95% bootstrap intervals), and for
+    Paston the whist rate split by who declares."""
+    game = results["config"]["game"]
+    behaviour = results["behaviour"]
+    names = [a["name"] for a in results["agents"] if a["name"] in behaviour]
+    picked = [(k, lab) for k, lab in BEHAVIOUR_PLOT.get(game, ()) if k in behaviour[names[0]]]
+    whist = game == "paston"
+    panels = 2 if whist else 1
+    fig, axes = new_figure(5.0, 1.2 + 0.35 * len(picked) * max(1, len(names)) ** 0.5, panels)
+    rows = [[behaviour[n][k] for n in names] for k, _ in picked]
+    _interval_bars(axes[0], rows, names, [lab for _, lab in picked], scale=100.0)
+    axes[0].set_xlabel("% (95% bootstrap interval over deals)")
+    axes[0].set_xlim(0, 100)
+    style(axes[0], f"{game}: how each agent plays", grid="x")
+    axes[0].legend(fontsize=8, loc="lower right")
+    if whist:
+        ax = axes[1]
+        keys = [f"whist_rate_vs_{n}" for n in names]
+        rows = [[behaviour[n][k] for n in names] for k in keys]
+        _interval_bars(ax, rows, names, [f"declarer {n}" for n in names], scale=100.0)
+        ax.set_xlabel("whist rate, % (bar: the agent deciding)")
+        ax.set_xlim(0, 100)
+        style(ax, "whist rate by who declares", grid="x")
+    return save(fig, path)
+
+
+def plot_seat_effects(results: dict[str, Any], path: str | Path) -> Path:
+    """Each agent's mean score by position relative to the dealer, with 95% t intervals."""
+    effects = results["seat_effects"]
+    names = [a["name"] for a in results["agents"] if a["name"] in effects]
+    positions = [r["position"] for r in effects[names[0]]]
+    fig, axes = new_figure(6.0, 1.2 + 0.4 * len(positions) * max(1, len(names)) ** 0.5)
+    rows = [[effects[n][p] for n in names] for p in range(len(positions))]
+    game = results["config"]["game"]
+    scale = 1.0 if game == "paston" else 100.0
+    _interval_bars(axes[0], rows, names, positions, scale=scale)
+    what = "mean deal score" if game == "paston" else "sticks per 100 rounds"
+    axes[0].set_xlabel(f"{what}, 95% t interval over {results['unit_plural']}")
+    if results["higher_is_better"]:
+        axes[0].axvline(0.0, color="0.6", linewidth=0.8, linestyle="--")
+    style(
+        axes[0], f"{results['config']['game']}: score by position relative to the dealer", grid="x"
+    )
+    axes[0].legend(fontsize=8, loc="best")
+    return save(fig, path)

@@ -556,7 +556,8 @@ EPILOG = """examples:
   folkcards tournament --game paston --agents heuristic random random --deals 200
   folkcards tournament --game tri_palki --agents heuristic random random random --rounds 100
   folkcards tournament --db results/paston/tournament.sqlite --verify
-Command-line values override the config file."""
+Command-line values override the config file. Besides the database, the output folder gets
+results.json, the CSVs, the plots and report.md (rebuild it with `folkcards report --db FILE`)."""
 
 # (flags, keyword arguments) of every option but the two exclusive counts
 OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
@@ -585,7 +586,17 @@ OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
         {"type": int, "metavar": "N", "help": "Tri Palki table size (default: number of agents)"},
     ),
     (("--no-progress",), {"action": "store_true", "help": "no progress bar"}),
-    (("--no-plot",), {"action": "store_true", "help": "do not write the PNG plot"}),
+    (("--no-plot",), {"action": "store_true", "help": "do not write the PNG plots"}),
+    (
+        ("--bootstrap",),
+        {
+            "type": int,
+            "default": BOOTSTRAP,
+            "metavar": "N",
+            "help": f"bootstrap resamples for the behaviour intervals, 0 for none "
+            f"(default {BOOTSTRAP})",
+        },
+    ),
     (
         ("--verify",),
         {
@@ -627,13 +638,15 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     return parser
 
 
-class _ArgumentError(Exception):
-    pass
+class ArgumentLineError(Exception):
+    """A command-line error, printed by the command as one line (exit code 2)."""
 
 
-class _Parser(argparse.ArgumentParser):
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose errors raise :class:`ArgumentLineError` instead of exiting."""
+
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise _ArgumentError(message)
+        raise ArgumentLineError(message)
 
 
 OVERRIDES = ("game", "agents", "deals", "games", "seed", "workers", "db", "out", "num_players")
@@ -671,15 +684,18 @@ def _verify(config: TournamentConfig, prog: str) -> int:
 
 def _play(config: TournamentConfig, args: argparse.Namespace, prog: str) -> int:
     """Run (or resume) the tournament, print the report and write the files."""
-    from . import report
+    from . import document, report
 
     played: list[int] = []
     try:
         started = time.perf_counter()
+        if args.bootstrap < 0:
+            raise ConfigError(f"--bootstrap must be 0 or more, got {args.bootstrap}")
         results = run(
             config,
             progress=not args.no_progress and sys.stderr.isatty(),
             on_played=played.append,
+            bootstrap=args.bootstrap,
         )
     except KeyboardInterrupt:
         print(
@@ -694,6 +710,7 @@ def _play(config: TournamentConfig, args: argparse.Namespace, prog: str) -> int:
     elapsed = time.perf_counter() - started
     report.print_report(results)
     paths = report.export(results, config, plot=not args.no_plot)
+    paths += document.write_report(results, config, Path(config.out))
     new = played[0] if played else 0
     what = (
         f"played {counted(new, 'new episode')} in {elapsed:.1f} s"
@@ -711,10 +728,10 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
     """``folkcards tournament``: returns the exit code (0 ok, 1 failure, 2 bad config, 130 Ctrl-C)."""
     prog = "folkcards tournament"
     if args is None:
-        parser = build_parser(_Parser(prog=prog))
+        parser = build_parser(OneLineParser(prog=prog))
         try:
             args = parser.parse_args(argv)
-        except _ArgumentError as exc:
+        except ArgumentLineError as exc:
             print(f"{prog}: error: {exc}", file=sys.stderr)
             return 2
     try:

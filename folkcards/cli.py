@@ -1,4 +1,4 @@
-"""The ``folkcards`` command: ``demo``, ``play``, ``watch``, ``tournament`` and ``train``.
+"""The ``folkcards`` command: ``demo``, ``play``, ``watch``, ``tournament``, ``report``, ``train``…
 
 Each subcommand imports its machinery only when it runs, so ``folkcards --help`` is quick and
 ``folkcards train`` needs the optional training dependencies only when used.
@@ -72,6 +72,14 @@ def _add_tournament(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("tournament", help="a fair tournament between agents, stored in SQLite")
     tournament.build_parser(p)
     p.set_defaults(func=lambda args: tournament.main(args=args))
+
+
+def _add_report(sub: argparse._SubParsersAction) -> None:
+    from folkcards.evaluate import document
+
+    p = sub.add_parser("report", help="rebuild a tournament's report from its database")
+    document.build_parser(p)
+    p.set_defaults(func=lambda args: document.main(args=args))
 
 
 # --- train -------------------------------------------------------------------------------------
@@ -152,6 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_play(sub)
     _add_watch(sub)
     _add_tournament(sub)
+    _add_report(sub)
     _add_train(sub)
     _add_serve(sub)
     _add_records(sub)

@@ -1,0 +1,454 @@
+"""One self-contained report per tournament: ``report.md`` with its PNGs, next to ``results.json``.
+
+``folkcards tournament`` writes it after every run; ``folkcards report --db FILE [--out DIR]``
+rebuilds it (and ``results.json``, the CSVs and the plots) from the database alone. The report
+holds the method, the agents with their specs and versions, seeds, deals and seatings, the
+machines that played, the score table with intervals, the head-to-head cross-table, the ratings,
+behaviour, seat effects, decision times, and the commands that reproduce it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from .config import ConfigError, TournamentConfig, counted, plural
+from .report import behaviour_rows, format_seconds, format_stat
+from .storage import Store
+
+
+def _num(x: float | None, digits: int = 2, signed: bool = False) -> str:
+    if x is None:
+        return "—"
+    x = round(x, digits) + 0.0
+    return f"{x:+.{digits}f}" if signed and x else f"{x:.{digits}f}"
+
+
+def _ci(low: float | None, high: float | None, digits: int, signed: bool) -> str:
+    return f"[{_num(low, digits, signed)}, {_num(high, digits, signed)}]"
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]], right: int = 1) -> list[str]:
+    """A Markdown table; columns from ``right`` on are right-aligned."""
+
+    def cell(text: str) -> str:
+        return str(text).replace("|", "\\|")
+
+    lines = ["| " + " | ".join(cell(h) for h in header) + " |"]
+    lines.append("|" + "|".join("---:" if i >= right else "---" for i in range(len(header))) + "|")
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+# --- agents, machine, commands ----------------------------------------------------------------
+
+
+def agent_version(spec: str, folkcards_version: str) -> str:
+    """What fixes an agent's behaviour: a file argument's SHA-256 (first 12 hex digits), else
+    the folkcards version of the built-in agent."""
+    _, _, arg = spec.partition(":")
+    path = Path(arg) if arg else None
+    if path is not None and path.is_file():
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+        return f"file sha256 {digest}"
+    if path is not None:
+        return f"file {arg} not found here"
+    return f"built in, folkcards {folkcards_version}"
+
+
+def reproduce_commands(config: TournamentConfig, out: str) -> list[str]:
+    """Shell commands that replay the tournament from nothing, verify it, and rebuild this
+    report (``out`` is the output folder as it should appear in the command)."""
+    names_from_specs = _default_names(config)
+    count_flag = f"--{plural(config.unit_name)}"
+    if names_from_specs:
+        agents = " ".join(e.spec for e in config.agents)
+        cmd = (
+            f"folkcards tournament --game {config.game} --agents {agents} {count_flag} "
+            f"{config.count} --seed {config.seed}"
+        )
+        if config.game != "paston":
+            cmd += f" --num-players {config.num_players}"
+    else:
+        cmd = f"folkcards tournament --config {out}/tournament.yaml"
+    return [
+        f"{cmd} --out {out}",
+        f"folkcards tournament --db {out}/tournament.sqlite --verify",
+        f"folkcards report --db {out}/tournament.sqlite",
+    ]
+
+
+def _default_names(config: TournamentConfig) -> bool:
+    seen: dict[str, int] = {}
+    for e in config.agents:
+        seen[e.spec] = seen.get(e.spec, 0) + 1
+        expected = e.spec if seen[e.spec] == 1 else f"{e.spec}#{seen[e.spec]}"
+        if e.name != expected:
+            return False
+    return True
+
+
+def config_yaml(config: TournamentConfig) -> str:
+    """The tournament as a YAML config (``folkcards tournament --config``)."""
+    lines = [f"game: {config.game}", "agents:"]
+    lines += [f"  - {{name: {e.name!r}, spec: {e.spec!r}}}" for e in config.agents]
+    lines += [f"{plural(config.unit_name)}: {config.count}", f"seed: {config.seed}"]
+    if config.game != "paston":
+        lines.append(f"num_players: {config.num_players}")
+    return "\n".join(lines) + "\n"
+
+
+# --- sections ------------------------------------------------------------------------------------
+
+
+def _overview(
+    results: dict[str, Any], config: TournamentConfig, created: dict[str, Any]
+) -> list[str]:
+    seatings = len(config.seatings())
+    lineups = len(config.lineups())
+    unit, units = config.unit_name, config.unit_plural
+    rows = [
+        ("game", f"{config.game} ({results['config']['env']}), {config.mode} mode"),
+        ("seed", str(config.seed)),
+        (units, f"{results['deals_complete']} complete of {config.count}"),
+        ("table", f"{config.num_players} seats; {counted(lineups, 'line-up')} of agents"),
+        ("seatings", f"{seatings} per line-up ({config.seating_rule})"),
+        ("episodes", f"{results['units_stored']} stored of {results['units_total']}"),
+        ("truncated episodes", str(results.get("truncated_units", 0))),
+        (
+            "created",
+            f"{created.get('created_at', '?')} by folkcards {created.get('folkcards_version', '?')}",
+        ),
+    ]
+    lines = _table(("", ""), rows, right=2)
+    lines.append("")
+    lines.append(
+        f"One episode is one {unit} played by one line-up in one seat assignment; the {unit} "
+        f"seeds derive from the tournament seed (`deal_seed = SeedSequence([seed, 0xDEA1, {unit}])`), "
+        "the agents' from the unit's key."
+    )
+    return lines
+
+
+def _agents(results: dict[str, Any], config: TournamentConfig, version: str) -> list[str]:
+    rows = [(e.name, f"`{e.spec}`", agent_version(e.spec, version)) for e in config.agents]
+    return _table(("agent", "spec", "version"), rows, right=3)
+
+
+def _machines(sessions: list[dict[str, Any]]) -> list[str]:
+    if not sessions:
+        return ["Not recorded (the database predates the sessions table)."]
+    rows = []
+    for s in sessions:
+        m = s["machine"]
+        rows.append(
+            (
+                s["started_at"],
+                m.get("platform", "?"),
+                str(m.get("cpu_count", "?")),
+                m.get("python", "?"),
+                m.get("numpy", "?"),
+                m.get("folkcards", "?"),
+                "`" + " ".join(s["command"]) + "`",
+            )
+        )
+    header = ("run started (UTC)", "platform", "CPUs", "python", "numpy", "folkcards", "command")
+    return _table(header, rows, right=7)
+
+
+def _scores(results: dict[str, Any]) -> list[str]:
+    digits = 2 if results["higher_is_better"] else 3
+    signed = results["higher_is_better"]
+    match = any("win_rate" in a for a in results["agents"])
+    header = ["#", "agent", results["unit_plural"], f"mean {results['metric']}", "95% CI"]
+    if match:
+        header += ["wins", "win rate", "Wilson 95%"]
+    rows = []
+    for a in results["agents"]:
+        row = [
+            str(a["rank"]),
+            a["name"],
+            str(a["deals"]),
+            _num(a["mean"], digits, signed),
+            _ci(a["ci_low"], a["ci_high"], digits, signed),
+        ]
+        if match:
+            row += [
+                f"{a.get('wins', 0)}/{a['units']}",
+                _num(a.get("win_rate"), 3),
+                _ci(a.get("win_low"), a.get("win_high"), 3, False),
+            ]
+        rows.append(row)
+    better = "higher" if results["higher_is_better"] else "lower"
+    return [
+        f"Mean {results['metric']} ({better} is better), 95% Student t interval over "
+        f"{results['unit_plural']} of each agent's per-{results['unit']} mean.",
+        "",
+        *_table(header, rows, right=2),
+        "",
+        "![scores](scores.png)",
+    ]
+
+
+def _cross_table(results: dict[str, Any]) -> list[str]:
+    digits = 2 if results["higher_is_better"] else 3
+    names = [a["name"] for a in results["agents"]]
+    pairs = {(p["a"], p["b"]): p for p in results["head_to_head"]}
+    rows = []
+    for a in names:
+        row = [a]
+        for b in names:
+            if a == b:
+                row.append("·")
+                continue
+            p = pairs.get((a, b))
+            sign = 1.0
+            if p is None:
+                p, sign = pairs.get((b, a)), -1.0
+            if p is None or p["mean_diff"] is None:
+                row.append("—")
+                continue
+            lo, hi = p["ci_low"], p["ci_high"]
+            if sign < 0:
+                lo, hi = (None if hi is None else -hi), (None if lo is None else -lo)
+            row.append(f"{_num(sign * p['mean_diff'], digits, True)} {_ci(lo, hi, digits, True)}")
+        rows.append(row)
+    return [
+        f"Row minus column: mean paired difference of {results['metric']} at shared tables, "
+        f"averaged per {results['unit']}, 95% t interval over {results['unit_plural']}.",
+        "",
+        *_table(["A \\ B", *names], rows, right=1),
+    ]
+
+
+def _ratings(results: dict[str, Any]) -> list[str]:
+    ranked = sorted(results["agents"], key=lambda a: -a["ordinal"])
+    rows = [
+        (a["name"], f"{a['mu']:.2f}", f"{a['sigma']:.2f}", f"{a['ordinal']:.2f}") for a in ranked
+    ]
+    return [
+        results["method"].get("ratings", ""),
+        "",
+        *_table(("agent", "μ", "σ", "ordinal"), rows, right=1),
+    ]
+
+
+def _behaviour(results: dict[str, Any]) -> list[str]:
+    rows = behaviour_rows(results)
+    if not rows:
+        return ["Not available."]
+    names = [a["name"] for a in results["agents"]]
+    return [
+        results["method"].get("behaviour", ""),
+        "",
+        *_table(["statistic", *names], [[label, *map(format_stat, r)] for _, label, r in rows]),
+        "",
+        "![behaviour](behaviour.png)",
+    ]
+
+
+def _seat_effects(results: dict[str, Any]) -> list[str]:
+    effects = results.get("seat_effects") or {}
+    names = [a["name"] for a in results["agents"] if a["name"] in effects]
+    if not names:
+        return ["Not available."]
+    digits = 2 if results["higher_is_better"] else 3
+    rows = []
+    for p, first in enumerate(effects[names[0]]):
+        row = [first["position"]]
+        for name in names:
+            r = effects[name][p]
+            row.append(
+                "—"
+                if r["mean"] is None
+                else f"{_num(r['mean'], digits)} {_ci(r['ci_low'], r['ci_high'], digits, False)}"
+            )
+        rows.append(row)
+    return [
+        results["method"].get("seat_effects", ""),
+        "",
+        *_table(["position", *names], rows),
+        "",
+        "![seat effects](seat_effects.png)",
+    ]
+
+
+def _timing(results: dict[str, Any]) -> list[str]:
+    times = results.get("decision_times") or {}
+    rows = [
+        (
+            name,
+            str(t["decisions"]),
+            format_seconds(t["median"]),
+            format_seconds(t["p95"]),
+            format_seconds(t["mean"]),
+            f"{t['units_recorded']}/{t['units']}",
+        )
+        for name, t in times.items()
+    ]
+    header = ("agent", "decisions", "median", "95th percentile", "mean", "episodes timed")
+    return [results["method"].get("decision_times", ""), "", *_table(header, rows)]
+
+
+def markdown(
+    results: dict[str, Any],
+    config: TournamentConfig,
+    sessions: list[dict[str, Any]],
+    created: dict[str, Any],
+    out_label: str,
+) -> str:
+    """The text of ``report.md``."""
+    from folkcards import __version__
+
+    names = ", ".join(e.name for e in config.agents)
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    m = results["method"]
+    sections: list[tuple[str, list[str]]] = [
+        ("Tournament", _overview(results, config, created)),
+        ("Method", [f"- **{k.replace('_', ' ')}**: {v}" for k, v in m.items()]),
+        ("Agents", _agents(results, config, created.get("folkcards_version", __version__))),
+        ("Machine", _machines(sessions)),
+        ("Scores", _scores(results)),
+        ("Head to head", _cross_table(results)),
+        ("Ratings", _ratings(results)),
+        ("Behaviour", _behaviour(results)),
+        ("Seat and position effects", _seat_effects(results)),
+        ("Decision times", _timing(results)),
+        (
+            "Reproduce",
+            [
+                "```sh",
+                *reproduce_commands(config, out_label),
+                "```",
+                "",
+                "Everything but the decision times and this report's date is reproduced exactly "
+                "by the first command (any number of workers); the second replays every stored "
+                "episode and checks its record and scores; the third rebuilds this report, "
+                "`results.json`, the CSVs and the plots from the database alone.",
+            ],
+        ),
+    ]
+    lines = [
+        f"# Tournament report: {config.game}, {names}",
+        "",
+        f"Generated {now} by folkcards {__version__} from `{out_label}/tournament.sqlite`. "
+        "Files next to it: `results.json` (every number here), `agents.csv`, `head_to_head.csv`, "
+        "`behaviour.csv`, `seat_effects.csv`, `decision_times.csv`, `episodes.csv`.",
+    ]
+    for title, body in sections:
+        lines += ["", f"## {title}", "", *body]
+    return "\n".join(lines) + "\n"
+
+
+def write_report(results: dict[str, Any], config: TournamentConfig, out: Path) -> list[Path]:
+    """Write ``report.md`` and ``tournament.yaml`` to ``out`` (the PNGs come from
+    :func:`folkcards.evaluate.report.export`)."""
+    with Store(config.db_path) as store:
+        sessions, created = store.sessions(), store.created()
+    out.mkdir(parents=True, exist_ok=True)
+    label = _label(out)
+    path = out / "report.md"
+    path.write_text(markdown(results, config, sessions, created, label), encoding="utf-8")
+    yaml_path = out / "tournament.yaml"
+    yaml_path.write_text(config_yaml(config), encoding="utf-8")
+    return [path, yaml_path]
+
+
+def _label(out: Path) -> str:
+    """``out`` relative to the current directory when it lies below it (commands stay short)."""
+    try:
+        return str(out.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(out)
+
+
+# --- folkcards report ---------------------------------------------------------------------------
+
+DESCRIPTION = (
+    "Rebuild a tournament's report from its database alone: report.md with its plots, "
+    "results.json (scores, head to head, ratings, behaviour, seat effects, decision times) and "
+    "the CSVs. Nothing is played."
+)
+EPILOG = """examples:
+  folkcards report --db results/quickstart/tournament.sqlite
+  folkcards report --db old/tournament.sqlite --out reports/old --bootstrap 0"""
+
+
+def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+    """The ``folkcards report`` arguments (added to ``parser`` when given)."""
+    from .tournament import BOOTSTRAP
+
+    parser = parser or argparse.ArgumentParser(prog="folkcards report")
+    parser.description = DESCRIPTION
+    parser.epilog = EPILOG
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument("--db", metavar="FILE", help="a tournament database (required)")
+    parser.add_argument(
+        "--out", metavar="DIR", help="output folder (default: the database's folder)"
+    )
+    parser.add_argument(
+        "--bootstrap",
+        type=int,
+        default=BOOTSTRAP,
+        metavar="N",
+        help=f"bootstrap resamples for the behaviour intervals, 0 for none (default {BOOTSTRAP})",
+    )
+    parser.add_argument("--no-plot", action="store_true", help="do not draw the PNG plots")
+    parser.add_argument("--quiet", action="store_true", help="do not print the tables")
+    return parser
+
+
+def rebuild(
+    db: str | Path, out: str | Path | None = None, bootstrap: int = 0, plot: bool = True
+) -> tuple[dict[str, Any], list[Path]]:
+    """Recompute everything from the database ``db`` and write it to ``out``; returns
+    (results, written paths). ``ConfigError`` for a file that is not a tournament database."""
+    from . import report
+    from .tournament import config_from_db, results_of_store
+
+    if bootstrap < 0:
+        raise ConfigError(f"--bootstrap must be 0 or more, got {bootstrap}")
+    config = config_from_db(db)
+    if out is not None:
+        out_path = Path(out)
+        if out_path.exists() and not out_path.is_dir():
+            raise ConfigError(f"--out {str(out_path)!r} is a file, not a folder")
+        config.out = out_path
+    with Store(config.db_path) as store:
+        results = results_of_store(config, store, bootstrap=bootstrap)
+    paths = report.export(results, config, plot=plot)
+    paths += write_report(results, config, Path(config.out))
+    return results, paths
+
+
+def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = None) -> int:
+    """``folkcards report``: 0 written, 2 bad input (one line)."""
+    prog = "folkcards report"
+    if args is None:
+        from .tournament import ArgumentLineError, OneLineParser
+
+        parser = build_parser(OneLineParser(prog=prog))
+        try:
+            args = parser.parse_args(argv)
+        except ArgumentLineError as exc:
+            print(f"{prog}: error: {exc}", file=sys.stderr)
+            return 2
+    if not args.db:
+        print(f"{prog}: error: give the tournament database: --db FILE", file=sys.stderr)
+        return 2
+    try:
+        results, paths = rebuild(args.db, args.out, args.bootstrap, plot=not args.no_plot)
+    except ConfigError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
+    if not args.quiet:
+        from . import report
+
+        report.print_report(results)
+    print("wrote " + ", ".join(str(p) for p in paths))
+    return 0
