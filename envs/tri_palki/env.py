@@ -41,9 +41,9 @@ from .rules import (
     SWAP_ALL,
     SWAP_BASE,
     TRIPLES,
+    TriPalkiMatch,
     TriPalkiRound,
     parse_deck,
-    settle,
 )
 from .vocabulary import ACTION_NAMES
 
@@ -101,7 +101,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._setup_agents_and_spaces(self.num_players, obs_mod.observation_size(self.num_players))
         self._rng = np.random.default_rng()
         self._round: TriPalkiRound  # set by reset()
-        self._sticks = [0] * self.num_players
+        self._match = TriPalkiMatch([0] * self.num_players)
         self.next_dealer: str | None = None
 
     # --- reset -------------------------------------------------------------------------------
@@ -115,8 +115,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         plan = self._parse_options(options)
         self._begin_episode(seed, options)
         n = self.num_players
-        self._sticks = list(plan["sticks"])
-        self._alive = [True] * n
+        self._match = TriPalkiMatch(plan["sticks"])
         self._round_records: list[dict[str, Any]] = []
         self.next_dealer = None
         self.winner: str | None = None
@@ -174,14 +173,14 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         while True:
             if deck is None:
                 deck = [int(c) for c in self._rng.permutation(NUM_CARDS)]
-            rnd = TriPalkiRound(deck, dealer, self._alive)
+            rnd = self._match.deal(deck, dealer)
             self._round = rnd
             self._round_records.append(
                 {
                     "round": len(self._round_records),
                     "dealer": self.possible_agents[dealer],
                     "deck": [TRI_PALKI_CARDS.name(c) for c in deck],
-                    "sticks": list(self._sticks),
+                    "sticks": list(self._match.sticks),
                     "actions": [],
                     "result": None,
                 }
@@ -193,7 +192,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
             self.agent_selection = self.possible_agents[dealer]
             if not self._finish_round(rnd):
                 return
-            dealer = self._settlement_next_dealer
+            dealer = self._match.next_dealer
             deck = None
 
     # --- step ----------------------------------------------------------------------------------
@@ -216,7 +215,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         self._round_records[-1]["actions"].append([agent, action])
         if rnd.phase == OVER:
             if self._finish_round(rnd):
-                self._start_round(self._settlement_next_dealer, None)
+                self._start_round(self._match.next_dealer, None)
             if self.episode == "match":
                 self._deads_step_first()  # eliminated players leave before the next round
         elif rnd.turns >= self.max_turns:
@@ -257,15 +256,12 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
     def _finish_round(self, rnd: TriPalkiRound) -> bool:
         """Score a finished round; ``True`` if the match goes on with another round."""
         names = self.possible_agents
-        result = settle(rnd.hands, rnd.alive, self._sticks, rnd.dealer)
-        self._sticks = list(result.sticks)
-        self._alive = list(result.alive)
-        self._settlement_next_dealer = result.next_dealer
+        result = self._match.settle(rnd)
         self.next_dealer = names[result.next_dealer]
         infos = self._round_infos(
             rnd, rnd.outcome or "", result.stick, result.sticks, result.eliminated
         )
-        survivors = [seat for seat in range(self.num_players) if result.alive[seat]]
+        survivors = self._match.survivors
         match = self.episode == "match"
         match_over = match and len(survivors) == 1
         if match_over:
@@ -299,7 +295,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         """``max_turns`` reached: the episode is truncated for everyone, no sticks given."""
         names = self.possible_agents
         no = [False] * self.num_players
-        infos = self._round_infos(rnd, "truncated", no, self._sticks, no)
+        infos = self._round_infos(rnd, "truncated", no, self._match.sticks, no)
         for seat, info in infos.items():
             self.infos[names[seat]] = info
         self._round_records[-1]["result"] = {names[s]: dict(info) for s, info in infos.items()}
@@ -309,7 +305,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
     # --- observations and state ----------------------------------------------------------------
 
     def _observation(self, seat: int) -> np.ndarray:
-        return obs_mod.encode(self._round, seat, self._sticks, self.max_turns)
+        return obs_mod.encode(self._round, seat, self._match.sticks, self.max_turns)
 
     def state_round(self) -> TriPalkiRound:
         """The full engine state of the current round (for tests and debugging, never for agents)."""
@@ -318,14 +314,14 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
     @property
     def sticks(self) -> dict[str, int]:
         """Sticks per agent (4 = eliminated), after the last finished round."""
-        return dict(zip(self.possible_agents, self._sticks, strict=True))
+        return dict(zip(self.possible_agents, self._match.sticks, strict=True))
 
     @property
     def survivors(self) -> list[str]:
         """Agents not eliminated from the match."""
         return [
             a
-            for a, s in zip(self.possible_agents, self._sticks, strict=True)
+            for a, s in zip(self.possible_agents, self._match.sticks, strict=True)
             if s < ELIMINATED_STICKS
         ]
 
@@ -390,7 +386,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
     def _record_body(self) -> dict[str, Any]:
         return {
             "rounds": copy.deepcopy(self._round_records),
-            "sticks": list(self._sticks),
+            "sticks": list(self._match.sticks),
             "next_dealer": self.next_dealer,
             "winner": self.winner,
         }
@@ -416,7 +412,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         elif rnd.passes:
             lines.append(f"consecutive passes: {rnd.passes} of {rnd.survivors}")
         for seat in range(self.num_players):
-            sticks = self._sticks[seat]
+            sticks = self._match.sticks[seat]
             if not rnd.alive[seat]:
                 lines.append(f"  {names[seat]}: eliminated")
                 continue

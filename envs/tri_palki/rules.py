@@ -427,3 +427,31 @@ def settle(
         values=[info[seat].value if seat in info else 0 for seat in range(n)],
         kinds=[info[seat].kind if seat in info else -1 for seat in range(n)],
     )
+
+
+class TriPalkiMatch:
+    """A match: rounds until one player survives. Holds the sticks, who survives and who deals
+    next; :meth:`deal` starts a round among the survivors and :meth:`settle` scores it (§6, §7)."""
+
+    __slots__ = ("sticks", "alive", "next_dealer")
+
+    def __init__(self, sticks: Sequence[int]):
+        self.sticks = [int(s) for s in sticks]  # 4 = eliminated
+        self.alive = [s < ELIMINATED_STICKS for s in self.sticks]
+        self.next_dealer = -1  # set by settle()
+
+    def deal(self, deck: Sequence[int], dealer: int) -> TriPalkiRound:
+        """A new round among the surviving seats."""
+        return TriPalkiRound(deck, dealer, self.alive)
+
+    def settle(self, rnd: TriPalkiRound) -> Settlement:
+        """Give the sticks of a finished round and choose the next dealer."""
+        result = settle(rnd.hands, rnd.alive, self.sticks, rnd.dealer)
+        self.sticks[:] = result.sticks
+        self.alive[:] = result.alive
+        self.next_dealer = result.next_dealer
+        return result
+
+    @property
+    def survivors(self) -> list[int]:
+        return [seat for seat, alive in enumerate(self.alive) if alive]

@@ -182,7 +182,7 @@ def _truth(env, observer: int) -> dict:
     """The public facts of the state, relative to ``observer``, computed from the engine."""
     rnd = env.state_round()
     n = rnd.num_seats
-    sticks = env._sticks
+    sticks = list(env.sticks.values())
     rel = [(observer + r) % n for r in range(n)]
     to_act, phase = rnd.to_act, rnd.phase
     if phase == ANNOUNCE_DECISION and to_act != observer:
