@@ -41,7 +41,7 @@ __doc__ = f"""Paston (v0): the 3-player Armenian trick-taking game of the Prefer
 | Observation | `Dict(observation=Box({OBSERVATION_SIZE},), action_mask=Box(0, 1, ({NUM_ACTIONS},), int8))` |
 | Registry | `pettingzoo.make("aec", "folkcards/paston-v0")` |
 
-Rules: `shared/spec/paston.md`. A deal: the auction on the ladder spades < clubs < diamonds <
+Rules: `docs/rules/paston.md` in the repository. A deal: the auction on the ladder spades < clubs < diamonds <
 hearts < best spades (pass or the next step), the declarer takes the prikup and discards two
 cards, names a contract or surrenders, the declarer's left then right say whist or pass, and
 ten tricks are played by three or two active players.

@@ -72,7 +72,7 @@ __doc__ = f"""Tri Palki (v0): the Russian "three sticks" game of the Schwimmen /
 | Observation | `Dict(observation=Box(0, 1, ({observation_size(4)},) for 4 players), action_mask=Box(0, 1, ({NUM_ACTIONS},), int8))` |
 | Registry | `pettingzoo.make("aec", "folkcards/tri_palki-v0")` |
 
-Rules: `shared/spec/tri_palki.md`. 36 cards (6–A); a hand is worth its best single suit
+Rules: `docs/rules/tri_palki.md` in the repository. 36 cards (6–A); a hand is worth its best single suit
 (A 11, K Q J 10, else face value; 31 at most). From the dealer's left each player gets three
 cards and three lie face up in the centre; the rest is the face-down reserve. Whenever the
 centre shows one suit it is washed (out of play) and replaced from the reserve, and the player

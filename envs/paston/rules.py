@@ -408,7 +408,7 @@ class PastonDeal:
     # --- derived facts ---------------------------------------------------------------------
 
     def role(self, seat: int) -> str:
-        """``declarer`` / ``defender`` / ``passer`` / ``opponent`` / ``none`` (api.md)."""
+        """``declarer`` / ``defender`` / ``passer`` / ``opponent`` / ``none`` (the env page's infos)."""
         if self.outcome == "redeal" or self.declarer < 0:
             return "none"
         if seat == self.declarer:

@@ -188,7 +188,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
             if rnd.phase != OVER:
                 self.agent_selection = self.possible_agents[rnd.to_act]
                 return
-            # api.md: a deal whose one-suit centre cannot be replaced ends before anyone acts.
+            # A deal whose one-suit centre cannot be replaced ends before anyone acts.
             self.agent_selection = self.possible_agents[dealer]
             if not self._finish_round(rnd):
                 return

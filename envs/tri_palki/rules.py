@@ -291,7 +291,7 @@ class TriPalkiRound:
         if action == PASS:
             self.passes += 1
             if self.announcer < 0 and self.passes >= self.survivors:
-                self._finish("all_passed")  # api.md: the n-th consecutive pass ends at once
+                self._finish("all_passed")  # the n-th consecutive pass ends at once
                 return
             self._action_done(seat)
             return
