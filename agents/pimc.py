@@ -140,6 +140,35 @@ def _defender_value(own_tricks: float, sole: bool) -> float:
     return float(value)
 
 
+def table_scores(
+    totals: np.ndarray,
+    *,
+    level: int,
+    declarer: bool,
+    sole: bool = False,
+    own_tricks: int = 0,
+    defence_tricks: int = 0,
+) -> np.ndarray:
+    """The score of one seat for each declarer's trick total in ``totals`` (any shape).
+
+    The declarer scores ``declarer_score(T, level)``; a sole defender takes the other tricks,
+    ``defender_score(10 - T, True) * factor``; one of two defenders is credited with
+    ``own_tricks`` (won so far) plus half of the defenders' tricks still to come
+    (``10 - T - defence_tricks``), its score interpolated between whole tricks.
+    """
+    totals = np.asarray(totals)
+    if declarer:
+        return np.vectorize(lambda t: float(declarer_score(int(t), level)), otypes=[float])(totals)
+    factor = LEVEL_FACTOR[level]
+    defence = NUM_TRICKS - totals
+    if sole:
+        return factor * np.vectorize(lambda d: defender_score(int(d), True), otypes=[float])(
+            defence
+        )
+    own = own_tricks + 0.5 * (defence - defence_tricks)
+    return factor * np.vectorize(lambda x: _defender_value(float(x), False), otypes=[float])(own)
+
+
 class PimcAgent(Agent):
     """Paston PIMC agent (see the module docstring)."""
 
@@ -251,21 +280,18 @@ class PimcAgent(Agent):
         self, view: obs_mod.PastonView, totals: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
         """Mean table score for this seat and mean tricks of its side, per legal card."""
-        declarer = view.declarer
-        level = view.contract
+        declarer, level = view.declarer, view.contract
         assert declarer is not None and level is not None
-        if declarer == 0:
-            score = np.vectorize(lambda t: declarer_score(int(t), level))(totals)
-            return score.mean(axis=0), totals.mean(axis=0)
-        factor = LEVEL_FACTOR[level]
-        defence = NUM_TRICKS - totals
-        if view.num_active == 2:
-            score = np.vectorize(lambda d: defender_score(int(d), True))(defence) * factor
-            return score.mean(axis=0), defence.mean(axis=0)
-        taken = sum(view.tricks[r] for r in range(3) if r != declarer)
-        own = view.tricks[0] + 0.5 * (defence - taken)
-        score = np.vectorize(lambda x: _defender_value(float(x), False))(own) * factor
-        return score.mean(axis=0), defence.mean(axis=0)
+        scores = table_scores(
+            totals,
+            level=level,
+            declarer=declarer == 0,
+            sole=view.num_active == 2,
+            own_tricks=view.tricks[0],
+            defence_tricks=sum(view.tricks[r] for r in range(3) if r != declarer),
+        )
+        side = totals if declarer == 0 else NUM_TRICKS - totals
+        return scores.mean(axis=0), side.mean(axis=0)
 
     # --- solving full deals ----------------------------------------------------------------
 
@@ -331,17 +357,34 @@ class PimcAgent(Agent):
         levels = self._contract_levels(view)
         worlds = self._worlds(vector, view, self.params.discard_samples)
         need = 2 - len(view.discards)
-        best: tuple[float, int] | None = None
-        for trump in sorted({LEVEL_TRUMP[lv] for lv in levels}):
-            trump_levels = [lv for lv in levels if LEVEL_TRUMP[lv] == trump]
-            for mask in self._candidate_discards(hand, trump, need):
-                value = max(self._contract_values(hand & ~mask, worlds, trump_levels))
-                if best is None or value > best[0]:
-                    best = (value, mask)
-        assert best is not None
-        cards = _cards_by_lowness(mask_to_cards(best[1]), hand)
+        # the trump first, each with its greedy discard; then the candidate sets for it
+        best_trump = max(
+            sorted({LEVEL_TRUMP[lv] for lv in levels}),
+            key=lambda trump: max(
+                self._contract_values(
+                    hand & ~self._greedy(hand, trump, need),
+                    worlds,
+                    [lv for lv in levels if LEVEL_TRUMP[lv] == trump],
+                )
+            ),
+        )
+        trump_levels = [lv for lv in levels if LEVEL_TRUMP[lv] == best_trump]
+        scored = [
+            (max(self._contract_values(hand & ~mask, worlds, trump_levels)), -mask)
+            for mask in self._candidate_discards(hand, best_trump, need)
+        ]
+        mask = -max(scored)[1]
+        cards = _cards_by_lowness(mask_to_cards(mask), hand)
         self._planned_discard = cards[1] if need == 2 else None
         return cards[0]
+
+    @staticmethod
+    def _greedy(hand: int, trump: int, need: int) -> int:
+        if need == 2:
+            return greedy_discard(hand, trump)
+        trumps = _SUIT << (8 * trump)
+        cards = _cards_by_lowness(mask_to_cards(hand & ~trumps) or mask_to_cards(hand), hand)
+        return 1 << cards[0]
 
     def _candidate_discards(self, hand: int, trump: int, need: int) -> list[int]:
         """Discard sets of ``need`` cards to try with ``trump``: every pair (or single) of the
