@@ -88,13 +88,14 @@ def ray_results(
     keys: Sequence[tuple[int, int, int]],
     address: str | None = None,
     chunk: int | None = None,
-    task: Callable[..., list[dict[str, Any]]] = play_units,
+    task: Callable[..., list[dict[str, Any]]] | None = None,
     max_retries: int = MAX_RETRIES,
 ) -> Iterator[dict[str, Any]]:
     """Finished units of ``keys``, as their Ray tasks finish (in any order).
 
     ``chunk``: units per task (default: about 16 tasks per CPU, at most 8 units each);
-    ``task``: the function a task runs, ``task(config, keys) -> units`` (tests inject faults).
+    ``task``: the function a task runs, ``task(config, keys) -> units`` (default
+    :func:`play_units`; tests inject faults).
     """
     if not keys:
         return
@@ -103,7 +104,9 @@ def ray_results(
 
     cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
     size = chunk or max(1, min(8, len(keys) // (cpus * 16)))
-    remote = ray.remote(num_cpus=1, max_retries=max_retries, retry_exceptions=False)(task)
+    remote = ray.remote(num_cpus=1, max_retries=max_retries, retry_exceptions=False)(
+        task or play_units
+    )
     config_ref = ray.put(config)
     todo = chunks(keys, size)
     todo.reverse()

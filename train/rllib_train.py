@@ -89,7 +89,9 @@ def build_algorithm(config: RLlibTrainConfig, run_dir: Path) -> Any:
     ppo = (
         PPOConfig()
         .environment(
-            FolkcardsMultiAgentEnv, env_config=env_config(config, run_dir), disable_env_checking=True
+            FolkcardsMultiAgentEnv,
+            env_config=env_config(config, run_dir),
+            disable_env_checking=True,
         )
         .framework("torch", torch_compile_learner=False)
         .env_runners(
@@ -383,6 +385,57 @@ def resume_config(run_dir: str | os.PathLike[str]) -> RLlibTrainConfig:
     return load_rllib_config(Path(run_dir) / "config.yaml")
 
 
+def is_rllib_config(path: str | os.PathLike[str]) -> bool:
+    """Whether the YAML file at ``path`` selects this backend (``backend: rllib``)."""
+    from folkcards.evaluate.config import load_yaml
+
+    data = load_yaml(path)
+    return isinstance(data, dict) and data.get("backend") == "rllib"
+
+
+def main_rllib(args: Any, prog: str = "folkcards train") -> int:
+    """``folkcards train`` for an RLlib config: ``args`` as ``folkcards.train.cli`` parses them
+    (``config``/``resume``, ``total_steps``, ``run_dir``, ``seed``, ``print_config``)."""
+    import sys
+
+    from folkcards.evaluate.config import ConfigError
+    from folkcards.evaluate.ray_backend import RayMissingError
+
+    from .rllib_config import with_rllib_overrides
+
+    try:
+        if args.resume is not None:
+            config = resume_config(args.resume)
+        else:
+            config = load_rllib_config(args.config)
+        config = with_rllib_overrides(config, total_steps=args.total_steps, seed=args.seed)
+    except ConfigError as exc:
+        print(f"{prog}: config error: {exc}", file=sys.stderr)
+        return 2
+    if getattr(args, "n_envs", None) is not None:
+        print(f"{prog}: --n-envs is an SB3 setting; RLlib uses resources.*", file=sys.stderr)
+        return 2
+    if args.print_config:
+        print(config.to_yaml(), end="")
+        return 0
+    try:
+        if args.resume is not None:
+            run_dir = train_rllib(config, args.resume, resume=True)
+        else:
+            run_dir = train_rllib(config, args.run_dir)
+    except RayMissingError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 2
+    except (FileExistsError, FileNotFoundError) as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted; continue with --resume RUN_DIR", file=sys.stderr)
+        return 130
+    print(f"run directory: {run_dir}")
+    return 0
+
+
 __all__ = [
     "build_algorithm",
     "checkpoint_dirs",
@@ -390,6 +443,8 @@ __all__ = [
     "evaluate_policy",
     "export_policy",
     "init_ray",
+    "is_rllib_config",
+    "main_rllib",
     "resume_config",
     "train_rllib",
 ]
