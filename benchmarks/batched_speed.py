@@ -146,6 +146,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if any(n < 1 for n in args.sizes) or args.seconds <= 0:
         parser.error("--sizes must be positive and --seconds above 0")
+    if not 2 <= args.players <= 11:
+        parser.error("--players must be from 2 to 11")
 
     rows = [["engine", "N", "steps/s", "steps/CPU-s", "episodes/s", "vs AEC", "state B/game",
              "outputs B/game"]]  # fmt: skip
