@@ -1,0 +1,218 @@
+"""Paston ``pimc``: built by make_agent from its spec, scores options by the score table, plays
+legally and deterministically by seed, and makes the obvious calls in worked deals."""
+
+from __future__ import annotations
+
+import pytest
+from folkcards.agents import make_agent
+from folkcards.agents.episode import advance, play_episode
+from folkcards.agents.pimc import PimcAgent, greedy_discard, parse_spec, table_scores
+from folkcards.envs import paston_v0
+from folkcards.envs.cards import PASTON_CARDS
+from folkcards.envs.paston.rules import (
+    BEST_SPADES,
+    BID_BASE,
+    CLUBS,
+    CONTRACT_BASE,
+    DIAMONDS,
+    HEARTS,
+    PASS,
+    SPADES,
+    SURRENDER,
+    WHIST,
+)
+
+SMALL = "pimc:samples=4,bid_samples=3,discard_samples=2"
+
+
+def _mask(text: str) -> int:
+    return sum(1 << PASTON_CARDS.parse_cards([c], "card")[0] for c in text.split())
+
+
+# --- construction ---------------------------------------------------------------------------
+
+
+def test_make_agent_reads_the_spec():
+    agent = make_agent("pimc:samples=5,bid_samples=3,time=0.5,seed=9", "paston", "player_2")
+    assert isinstance(agent, PimcAgent)
+    assert (agent.params.samples, agent.params.bid_samples, agent.params.time) == (5, 3, 0.5)
+    assert agent.seat == "player_2"
+    default = make_agent("pimc", "paston")
+    assert default.params == parse_spec(None)[0]
+
+
+@pytest.mark.parametrize(
+    "arg", ["samples=x", "colour=3", "samples", "samples=0", "time=-1", "bid_margin=a"]
+)
+def test_bad_spec_is_one_line_value_error(arg):
+    with pytest.raises(ValueError) as info:
+        make_agent(f"pimc:{arg}", "paston")
+    assert "\n" not in str(info.value) and "pimc" in str(info.value)
+
+
+def test_pimc_class_plays_paston_only():
+    with pytest.raises(ValueError, match="paston"):
+        PimcAgent("tri_palki")
+
+
+# --- the score table ------------------------------------------------------------------------
+
+
+def test_table_scores_follow_the_score_table():
+    # declarer: only six tricks matter; factor 1..4, best spades +10 / -40 (docs/rules/paston.md)
+    assert table_scores([6, 5, 10], level=SPADES, declarer=True).tolist() == [10, -10, 10]
+    assert table_scores([7, 0], level=HEARTS, declarer=True).tolist() == [40, -40]
+    assert table_scores([6, 5], level=BEST_SPADES, declarer=True).tolist() == [10, -40]
+    # sole defender (clubs, factor 2): 10 - T tricks, 4 is 0, 5 is +10, 3 is -7
+    assert table_scores([6, 5, 7], level=CLUBS, declarer=False, sole=True).tolist() == [
+        0,
+        20,
+        -14,
+    ]
+    # two defenders (diamonds, factor 3): own 1 won + half of the 3 defence tricks to come
+    # -> 2.5 tricks, halfway between 0 (2 tricks) and 10 (3 tricks)
+    value = table_scores(
+        [5], level=DIAMONDS, declarer=False, own_tricks=1, defence_tricks=2
+    ).tolist()
+    assert value == [15.0]
+
+
+def test_greedy_discard_takes_the_lowest_side_cards_shortest_suit_first():
+    hand = _mask("7S 8S 9S 10S JS QS KS AS 7C AC 8D AH")
+    assert greedy_discard(hand, SPADES) == _mask("7C 8D")
+    hand = _mask("7S 8S 9S 10S JS QS 7C 7D 8D AC AD AH")
+    assert greedy_discard(hand, SPADES) == _mask("7C 7D")  # clubs is the shorter suit
+    hand = _mask("7S 8S 9S 10S JS QS KS AS 7H 8H AC AD")
+    assert greedy_discard(hand, HEARTS) == _mask("7S 8S")
+
+
+# --- worked deals ---------------------------------------------------------------------------
+
+
+def _deal(hands: list[str], prikup: str, actions: list[int]):
+    """A deal-mode env with a fixed deal (dealer player_2, so player_0 bids first), stepped
+    through ``actions``."""
+    env = paston_v0.raw_env()
+    env.reset(
+        seed=0,
+        options={
+            "dealer": 2,
+            "deal": {"hands": [h.split() for h in hands], "prikup": prikup.split()},
+        },
+    )
+    for action in actions:
+        env.step(action)
+    return env
+
+
+STRONG = "AS KS QS JS 10S 9S 8S AC AD AH"
+WEAK = "7C 8C 9C 10C 7D 8D 9D 7H 8H 9H"
+REST = "7S JC QC KC 10D JD QD KD 10H JH"
+
+
+def _agent_plays(env, seat: str, spec: str = "pimc:bid_samples=8,discard_samples=4") -> int:
+    agent = make_agent(spec, "paston", seat, seed=1)
+    assert env.agent_selection == seat
+    return agent.act(env.observe(seat))
+
+
+def test_declarer_names_the_contract_worth_most():
+    env = _deal([STRONG, WEAK, REST], "QH KH", [BID_BASE + SPADES, PASS, PASS])
+    agent = make_agent("pimc:bid_samples=8,discard_samples=4", "paston", "player_0", seed=1)
+    while env.unwrapped.state_deal().phase != 2:  # the discards, by the agent
+        env.step(agent.act(env.observe("player_0")))
+    # 12 cards: A-8 of spades, AC AD AH KH QH. With hearts as trump (factor 4) A K Q of hearts
+    # draw the defenders' five hearts (3 + 2), then spades and aces win: ten tricks, +40,
+    # more than spades' +10; clubs or diamonds would let the defenders ruff.
+    assert agent.act(env.observe("player_0")) == CONTRACT_BASE + HEARTS
+
+
+def test_hopeless_declarer_surrenders():
+    # player_0 bid up to diamonds with nothing: failing costs -30, surrendering -10
+    env = _deal(
+        [
+            "JS 7C 8C 9C 7D 8D 9D 7H 8H 9H",
+            "AS KS QS 10S 9S 8S AC AD AH KH",
+            "7S JC QC KC 10D JD QD KD 10H JH",
+        ],
+        "10C QH",
+        [BID_BASE + SPADES, BID_BASE + CLUBS, PASS, BID_BASE + DIAMONDS, PASS],
+    )
+    agent = make_agent("pimc:bid_samples=8,discard_samples=4", "paston", "player_0", seed=1)
+    while env.unwrapped.state_deal().phase != 2:
+        env.step(agent.act(env.observe("player_0")))
+    assert agent.act(env.observe("player_0")) == SURRENDER
+
+
+def test_strong_defender_whists_and_hopeless_defender_passes():
+    script = [BID_BASE + SPADES, PASS, PASS, _card("QH"), _card("KH"), CONTRACT_BASE + SPADES]
+    strong = _deal([WEAK, STRONG, REST], "QH KH", script)
+    assert _agent_plays(strong, "player_1") == WHIST
+    hopeless = _deal([STRONG, WEAK, REST], "QH KH", script)
+    assert _agent_plays(hopeless, "player_1") == PASS
+
+
+def _card(name: str) -> int:
+    return PASTON_CARDS.parse_cards([name], "card")[0]
+
+
+def test_a_bid_with_every_trump_and_a_pass_with_nothing():
+    env = _deal([STRONG, WEAK, REST], "QH KH", [])
+    assert _agent_plays(env, "player_0") == BID_BASE + SPADES
+    env = _deal([WEAK, STRONG, REST], "QH KH", [])
+    assert _agent_plays(env, "player_0") == PASS
+
+
+# --- legality and determinism ---------------------------------------------------------------
+
+
+def _actions(seed: int, episodes: int, spec: str = SMALL) -> list[int]:
+    env = paston_v0.raw_env()
+    table = [
+        make_agent(spec, "paston", "player_0", seed=seed),
+        make_agent("heuristic", "paston", "player_1"),
+        make_agent(spec, "paston", "player_2", seed=seed + 1),
+    ]
+    chosen: list[int] = []
+    for episode in range(episodes):
+        play_episode(
+            env, table, seed=seed * 100 + episode, on_action=lambda d: chosen.append(d.action)
+        )
+    assert table[0].fallbacks == 0 and table[2].fallbacks == 0  # type: ignore[attr-defined]
+    return chosen
+
+
+def test_legal_and_deterministic_by_seed():
+    first = _actions(3, 6)  # the env raises on an illegal action
+    assert len(first) > 60
+    assert _actions(3, 6) == first
+
+
+def test_game_mode_without_history():
+    """In game mode the sampler may need to know whether this is the game's first deal; the
+    agent tells it from the dealers it has seen."""
+    env = paston_v0.raw_env(episode="game")
+    env.reset(seed=5)
+    table = [make_agent(SMALL, "paston", f"player_{i}", seed=i) for i in range(3)]
+    steps = 0
+
+    def stop(_: str) -> bool:
+        nonlocal steps
+        steps += 1
+        return steps > 120
+
+    run = advance(env, table, stop=stop)
+    assert run.steps >= 100 or not env.agents
+    assert all(agent.fallbacks == 0 for agent in table)  # type: ignore[attr-defined]
+
+
+@pytest.mark.slow
+def test_legal_over_thousands_of_decisions():
+    env = paston_v0.raw_env()
+    table = [make_agent(SMALL, "paston", f"player_{i}", seed=i) for i in range(3)]
+    decisions = 0
+    for episode in range(120):
+        run = play_episode(env, table, seed=episode)
+        decisions += run.steps
+    assert decisions >= 2000
+    assert all(agent.fallbacks == 0 for agent in table)  # type: ignore[attr-defined]
