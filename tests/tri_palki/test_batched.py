@@ -119,7 +119,7 @@ def test_differential_against_aec_thousands(n: int, max_turns: int, games: int):
     (mostly ended by the rules)."""
     counts = play_differential(n, num_envs=64, games=games, max_turns=max_turns, seed=100 + n)
     assert counts["games"] >= games
-    assert len(counts["outcomes"]) >= 3
+    assert counts["outcomes"] >= {"announced", "reserve_empty"}
 
 
 def _vector_episodes() -> list[dict]:
