@@ -20,6 +20,13 @@ model knows, from the observer's point of view (relative seats, clockwise):
 
 Everything else (own hand, centre, reserve, announcement, phase, turn count) is copied. The
 adapter sees only the observation, so it cannot leak anything.
+
+Measured (duplicate tournaments of 300 rounds, seed 5, the committed 4-player model against
+heuristics; sticks per round, PPO minus the heuristics at its tables, 95% t interval over
+rounds): 3 players -0.005 [-0.025, +0.015], 5 players -0.015 [-0.029, +0.000], 8 players
+-0.012 [-0.021, -0.003] (at its own size, 4 players: -0.010 [-0.027, +0.008]). At 8 players,
+choosing the nearest middle seats instead of the most threatening one, or dropping instead of
+folding the left-out seats' known cards, changed nothing measurable (-0.011, -0.012).
 """
 
 from __future__ import annotations
