@@ -39,7 +39,7 @@ from pydantic import (
 _STRICT = ConfigDict(extra="forbid", strict=True)
 
 
-def _agent_spec(value: Any, what: str, allow_self: bool = False) -> Any:
+def check_agent_spec(value: Any, what: str, allow_self: bool = False) -> Any:
     """``value`` if it is an agent spec of a known kind (``"self"`` too if ``allow_self``)."""
     from folkcards.agents import agent_kinds
 
@@ -127,7 +127,7 @@ class EnvConfig(BaseModel):
     @field_validator("duplicate_baseline")
     @classmethod
     def _baseline(cls, value: str | None) -> str | None:
-        return None if value is None else _agent_spec(value, "agent")
+        return None if value is None else check_agent_spec(value, "agent")
 
     @model_validator(mode="after")
     def _env_arguments(self) -> EnvConfig:
@@ -158,7 +158,7 @@ class OpponentConfig(BaseModel):
     @field_validator("spec")
     @classmethod
     def _spec(cls, value: str) -> str:
-        return _agent_spec(value, "opponent", allow_self=True)
+        return check_agent_spec(value, "opponent", allow_self=True)
 
 
 class OpponentsConfig(BaseModel):
@@ -231,7 +231,7 @@ class PretrainConfig(BaseModel):
     @field_validator("expert")
     @classmethod
     def _expert(cls, value: str | None) -> str | None:
-        return None if value is None else _agent_spec(value, "expert")
+        return None if value is None else check_agent_spec(value, "expert")
 
 
 class RunConfig(BaseModel):
@@ -260,7 +260,7 @@ class RunConfig(BaseModel):
     @field_validator("eval_opponent")
     @classmethod
     def _eval_opponent(cls, value: str) -> str:
-        return _agent_spec(value, "evaluation opponent")
+        return check_agent_spec(value, "evaluation opponent")
 
 
 class TrainConfig(BaseModel):
@@ -318,7 +318,7 @@ def _unknown(key: str, where: str, known: list[str] | tuple[str, ...]) -> str:
     return f"unknown key {key!r} in {where}{hint}; known keys: {', '.join(known)}"
 
 
-def _message(error: Any) -> str:
+def error_message(error: Any) -> str:
     """One line for the first pydantic error: the dotted key, the problem, the value."""
     loc = [f"[{part}]" if isinstance(part, int) else str(part) for part in error["loc"]]
     key = ".".join(loc).replace(".[", "[")
@@ -356,7 +356,7 @@ def config_from_dict(data: Any, source: str = "config") -> TrainConfig:
     try:
         return TrainConfig.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(f"{source}: {_message(exc.errors()[0])}") from None
+        raise ConfigError(f"{source}: {error_message(exc.errors()[0])}") from None
 
 
 def load_config(path: str | os.PathLike[str]) -> TrainConfig:
@@ -384,8 +384,10 @@ __all__ = [
     "PretrainConfig",
     "RunConfig",
     "TrainConfig",
+    "check_agent_spec",
     "config_from_dict",
     "env_arguments",
+    "error_message",
     "load_config",
     "with_overrides",
 ]
