@@ -1,0 +1,185 @@
+"""Tri Palki ``pimc``: built from its spec; the engine it loads from a sampled world continues
+exactly like the real round; its rollout policy follows the heuristic's rules; legal and
+deterministic by seed at every table size."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from folkcards.agents import make_agent
+from folkcards.agents.episode import advance, play_episode
+from folkcards.agents.tri_palki_search import (
+    TriPalkiSearchAgent,
+    copy_round,
+    engine_from_world,
+    fast_policy,
+)
+from folkcards.envs import tri_palki_v0
+from folkcards.envs.tri_palki import observation as obs_mod
+from folkcards.envs.tri_palki.rules import (
+    ANNOUNCE,
+    ANNOUNCE_DECISION,
+    OVER,
+    PASS,
+    TriPalkiRound,
+    settle,
+)
+from folkcards.search.tri_palki_belief import sample_worlds
+
+SMALL = "pimc:samples=4"
+
+
+def test_make_agent_reads_the_spec():
+    agent = make_agent("pimc:samples=7,horizon=30,rollout=heuristic,seed=2", "tri_palki")
+    assert isinstance(agent, TriPalkiSearchAgent)
+    assert (agent.params.samples, agent.params.horizon, agent.params.rollout) == (
+        7,
+        30,
+        "heuristic",
+    )
+
+
+@pytest.mark.parametrize("arg", ["samples=x", "depth=3", "samples", "horizon=0", "rollout=dice"])
+def test_bad_spec_is_one_line_value_error(arg):
+    with pytest.raises(ValueError) as info:
+        make_agent(f"pimc:{arg}", "tri_palki")
+    assert "\n" not in str(info.value) and "Tri Palki pimc" in str(info.value)
+
+
+def test_agent_class_plays_tri_palki_only():
+    with pytest.raises(ValueError, match="tri_palki"):
+        TriPalkiSearchAgent("paston")
+
+
+def _positions(num_players: int, episodes: int, seed: int):
+    """(env, observation) at player_0's decisions in heuristic-vs-random play."""
+    rng = np.random.default_rng(seed)
+    env = tri_palki_v0.raw_env(num_players=num_players)
+    heuristic = make_agent("heuristic", "tri_palki")
+    for episode in range(episodes):
+        env.reset(seed=seed + episode)
+        while env.agents:
+            name = env.agent_selection
+            if env.terminations[name] or env.truncations[name]:
+                env.step(None)
+                continue
+            obs = env.observe(name)
+            if name == "player_0":
+                yield env, obs
+            legal = np.flatnonzero(obs["action_mask"])
+            action = heuristic.act(obs) if rng.random() < 0.5 else int(rng.choice(legal))
+            env.step(action)
+
+
+def _roll(rnd: TriPalkiRound, rng: np.random.Generator) -> list:
+    """Random legal play to the end; the trace of what the round showed."""
+    trace = []
+    while rnd.phase != OVER:
+        bits = rnd.legal_bits()
+        legal = [a for a in range(13) if bits >> a & 1]
+        action = int(rng.choice(legal))
+        trace.append((rnd.to_act, rnd.phase, bits, action, rnd.centre))
+        rnd.apply(action)
+    trace.append((rnd.outcome, tuple(rnd.hands)))
+    return trace
+
+
+@pytest.mark.parametrize("num_players", [2, 5])
+def test_engine_from_world_continues_like_the_real_round(num_players):
+    """A world holding the true hidden cards, loaded by engine_from_world, plays on exactly as
+    the env's own round (same legal actions, washes, outcome and final hands)."""
+    checked = 0
+    for env, obs in _positions(num_players, 3, seed=num_players):
+        true = env.unwrapped.state_round()
+        world = sample_worlds(obs, 1, np.random.default_rng(0), observer=0)[0]
+        world = dataclasses.replace(
+            world, hands=tuple(true.hands), reserve=tuple(true.reserve_cards())
+        )
+        view = obs_mod.decode(np.asarray(obs["observation"]))
+        mine = engine_from_world(world, view)
+        for k in range(2):
+            a, b = copy_round(mine), copy_round(true)
+            assert _roll(a, np.random.default_rng(k)) == _roll(b, np.random.default_rng(k))
+        checked += 1
+    assert checked > 5
+
+
+def test_copy_round_is_independent():
+    env = tri_palki_v0.raw_env(num_players=3)
+    env.reset(seed=1)
+    rnd = env.unwrapped.state_round()
+    before = (list(rnd.hands), rnd.centre, rnd.phase, rnd.to_act)
+    copy = copy_round(rnd)
+    _roll(copy, np.random.default_rng(0))
+    assert (list(rnd.hands), rnd.centre, rnd.phase, rnd.to_act) == before
+
+
+def test_fast_policy_follows_the_heuristic_rules():
+    """Announce when offered; never break a safe hand or three aces; keep a 31."""
+    seen = {"announce": 0, "special": 0, "31": 0}
+    for env, _ in _positions(4, 40, seed=7):
+        rnd = env.unwrapped.state_round()
+        if rnd.phase == OVER:
+            continue
+        action = fast_policy(copy_round(rnd))
+        assert rnd.legal_bits() >> action & 1
+        hand = obs_mod.decode(np.asarray(env.observe("player_0")["observation"]))
+        if rnd.phase == ANNOUNCE_DECISION:
+            assert action == ANNOUNCE
+            seen["announce"] += 1
+        elif hand.hand_kind in ("safe", "three_aces"):
+            assert action == PASS
+            seen["special"] += 1
+        elif hand.hand_value == 31 and rnd.announcer < 0:
+            assert action == PASS
+            seen["31"] += 1
+    assert seen["announce"] > 0
+
+
+def test_rollout_scores_the_stick_of_seat_zero():
+    """A rollout from a finished round scores settle()'s stick for the observer."""
+    env = tri_palki_v0.raw_env(num_players=3)
+    env.reset(seed=4)
+    rnd = copy_round(env.unwrapped.state_round())
+    _roll(rnd, np.random.default_rng(1))
+    agent = make_agent(SMALL, "tri_palki")
+    expected = int(settle(rnd.hands, rnd.alive, [0, 0, 0], rnd.dealer).stick[0])
+    assert agent._rollout(rnd, [0, 0, 0]) == expected  # type: ignore[attr-defined]
+
+
+def _actions(num_players: int, seed: int, episodes: int, **env_kwargs) -> list[int]:
+    env = tri_palki_v0.raw_env(num_players=num_players, **env_kwargs)
+    table = [make_agent(SMALL, "tri_palki", "player_0", seed=seed)]
+    table += [make_agent("heuristic", "tri_palki", f"player_{i}") for i in range(1, num_players)]
+    table[num_players // 2] = make_agent(SMALL, "tri_palki", "player_x", seed=seed + 1)
+    chosen: list[int] = []
+    for episode in range(episodes):
+        play_episode(
+            env, table, seed=seed * 100 + episode, on_action=lambda d: chosen.append(d.action)
+        )
+    return chosen
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 5])
+def test_legal_and_deterministic_by_seed(num_players):
+    first = _actions(num_players, 3, 4)  # the env raises on an illegal action
+    assert len(first) > 10
+    assert _actions(num_players, 3, 4) == first
+
+
+def test_match_mode_with_eliminations():
+    env = tri_palki_v0.raw_env(num_players=3, episode="match")
+    env.reset(seed=2)
+    table = [make_agent(SMALL, "tri_palki", f"player_{i}", seed=i) for i in range(3)]
+    run = advance(env, table)
+    assert not env.agents and run.steps > 0
+
+
+@pytest.mark.slow
+def test_legal_over_thousands_of_decisions():
+    decisions = 0
+    for num_players in (2, 4, 7):
+        decisions += len(_actions(num_players, 11, 120))
+    assert decisions >= 2000
