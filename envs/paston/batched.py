@@ -500,8 +500,14 @@ def _observe(
         obs[i, O_SURRENDERED] = 1.0
     bits = _legal_bits(seat, st, i)
     st[i, LEGAL] = bits  # for step's check of the next actions
-    for a in range(NUM_ACTIONS):
-        mask[i, a] = (bits >> a) & 1
+    mask[i, :] = 0
+    while bits:
+        low = bits & -bits
+        a = 0
+        while (low >> a) != 1:  # the index of the lowest set bit
+            a += 8 if (low >> (a + 8)) else 1
+        mask[i, a] = 1
+        bits ^= low
     player[i] = me
 
 
