@@ -79,7 +79,12 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
         help="paston: deal (default) or game (to 121); tri_palki: match (default) or round",
     )
     parser.add_argument(
-        "--num-players", type=int, metavar="N", help="tri_palki table size (default: opponents + 1)"
+        "--players",
+        "--num-players",
+        dest="num_players",
+        type=int,
+        metavar="N",
+        help="tri_palki table size (default: opponents + 1)",
     )
 
 

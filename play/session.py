@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 from folkcards.agents import make_agent
 from folkcards.agents.episode import Decision, EpisodeRun, advance
+from folkcards.agents.table_sizes import check_table
 from folkcards.envs.registry import game_spec
 
 from .base import (
@@ -127,6 +128,7 @@ class Session:
         return n, opponents
 
     def _seat_agents(self, opponents: list[str]) -> dict[str, Any]:
+        check_table(opponents, self.game, len(self.env.possible_agents))  # before any deal
         agents: dict[str, Any] = {}
         others = iter(opponents)
         for i, name in enumerate(self.env.possible_agents):

@@ -16,6 +16,7 @@ from typing import Any
 
 from folkcards.agents import make_agent
 from folkcards.agents.episode import Decision, play_episode
+from folkcards.agents.table_sizes import check_table
 from folkcards.envs.cards import PASTON_CARDS, TRI_PALKI_CARDS, mask_to_cards
 from folkcards.envs.paston import rules as paston
 from folkcards.envs.registry import GameSpec, game_spec
@@ -346,6 +347,7 @@ def watch_agents(
         raise ValueError(
             f"{spec.name} with {n} players needs {n} agent specs (or one), got {len(specs)}"
         )
+    check_table(specs, spec.name, n)  # refuse a table an agent cannot play before it starts
     env = spec.raw_env(n, episode=mode or spec.modes[0].name)
     names = env.possible_agents
     agents = {
