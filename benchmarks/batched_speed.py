@@ -23,21 +23,16 @@ from typing import Any
 import numpy as np
 
 
-def _vector_env(game: str, num_envs: int, players: int) -> Any:
-    if game == "paston":
-        from folkcards.envs.paston.batched import vector_env
-
-        return vector_env(num_envs)
-    from folkcards.envs.tri_palki.batched import vector_env as tri_palki_vector_env
-
-    return tri_palki_vector_env(num_envs, num_players=players)
-
-
 def run_batched(game: str, num_envs: int, players: int, seconds: float, seed: int) -> dict:
     """Random legal play on ``num_envs`` games for about ``seconds``."""
-    from folkcards.envs._batched import random_legal_actions, seed_states
+    import importlib
 
-    vec = _vector_env(game, num_envs, players)
+    batched = importlib.import_module(f"folkcards.envs.{game}.batched")
+    random_legal_actions, seed_states = batched.random_legal_actions, batched.seed_states
+    if game == "paston":
+        vec = batched.vector_env(num_envs)
+    else:
+        vec = batched.vector_env(num_envs, num_players=players)
     obs, mask, player = vec.reset(seed=seed)
     rng = seed_states(seed + 1, num_envs)
     actions = np.zeros(num_envs, dtype=np.int64)

@@ -766,4 +766,4 @@ def vector_env(num_envs: int, **options: Any) -> PastonVectorEnv:
     return PastonVectorEnv(num_envs, **options)
 
 
-__all__ = ["PastonVectorEnv", "vector_env", "random_legal_actions"]
+__all__ = ["PastonVectorEnv", "vector_env", "random_legal_actions", "seed_states"]

@@ -746,4 +746,10 @@ def vector_env(num_envs: int, num_players: int = 4, **options: Any) -> TriPalkiV
     return TriPalkiVectorEnv(num_envs, num_players=num_players, **options)
 
 
-__all__ = ["InstantRound", "TriPalkiVectorEnv", "vector_env", "random_legal_actions"]
+__all__ = [
+    "InstantRound",
+    "TriPalkiVectorEnv",
+    "vector_env",
+    "random_legal_actions",
+    "seed_states",
+]
