@@ -78,9 +78,11 @@ class PimcParams:
     discard_candidates: int = 4  # lowest non-trump cards per trump whose pairs are tried
     bid_margin: float = 0.0  # bid when the best reachable contract is worth more than this
     time: float = 0.0  # seconds of card-play sampling per decision; 0 = no clock limit
+    infer: int = 4  # whist: draw infer * bid_samples worlds, weight them by the heuristic
+    # as a model of the others' bids and contract, keep bid_samples (1 = no weighting)
 
 
-_INT_KEYS = {"samples", "bid_samples", "discard_samples", "discard_candidates", "seed"}
+_INT_KEYS = {"samples", "bid_samples", "discard_samples", "discard_candidates", "infer", "seed"}
 _FLOAT_KEYS = {"bid_margin", "time"}
 
 
@@ -254,6 +256,17 @@ class PimcAgent(Agent):
             first_deal = not self._other_dealer_seen
         return sample_worlds(vector, n, self.rng, observer=0, first_deal=first_deal)
 
+    def _inferred_worlds(self, vector: np.ndarray, view: obs_mod.PastonView, n: int) -> list[Any]:
+        """``n`` worlds resampled from ``infer * n`` by the likelihood of the others' public
+        calls under the heuristic (:func:`folkcards.search.paston_belief.weight_worlds`)."""
+        from ..search.paston_belief import resample, weight_worlds
+
+        if self.params.infer <= 1:
+            return self._worlds(vector, view, n)
+        worlds = self._worlds(vector, view, n * self.params.infer)
+        weights = weight_worlds(worlds, self._heuristic(), epsilon=0.1, history=public_prefix(view))
+        return resample(worlds, weights, n, self.rng)
+
     # --- card play -------------------------------------------------------------------------
 
     def _play(self, vector: np.ndarray, view: obs_mod.PastonView, legal: list[int]) -> int:
@@ -421,7 +434,7 @@ class PimcAgent(Agent):
         factor = LEVEL_FACTOR[level]
         partner_whists = view.whist[partner]
         partner_passed = view.defence_pass[partner]
-        worlds = self._worlds(vector, view, self.params.bid_samples)
+        worlds = self._inferred_worlds(vector, view, self.params.bid_samples)
         total = 0.0
         for world in worlds:
             hands = [world.hands[0], world.hands[1], world.hands[2]]
@@ -438,6 +451,50 @@ class PimcAgent(Agent):
                 weight += 1
             total += value / weight
         return WHIST if total / len(worlds) > 0 else PASS
+
+
+def public_prefix(view: obs_mod.PastonView) -> list[int | None]:
+    """The deal's public actions up to the play (or up to now, before it), rebuilt from an
+    observation (relative seats): the auction (at each turn the seat bids the next level if the observation shows it bid
+    that level, else it passes), the declarer's two discards (``None``: hidden), the contract
+    and the defence calls made so far (the declarer's left first)."""
+    actions: list[int | None] = []
+    passed = [False, False, False]
+    seat, level, high_bidder = view.first_bidder, 0, None
+    while True:
+        bids_next = level < 5 and level in view.bids[seat]
+        if view.phase == "auction" and not bids_next and not view.auction_passed[seat]:
+            break  # this seat is to act now
+        if bids_next:
+            actions.append(BID_BASE + level)
+            high_bidder, level = seat, level + 1
+            if level == 5:
+                break
+        else:
+            actions.append(PASS)
+            passed[seat] = True
+        remaining = [s for s in range(3) if not passed[s]]
+        if not remaining or (len(remaining) == 1 and remaining[0] == high_bidder):
+            break
+        seat = (seat + 1) % 3
+        while passed[seat]:
+            seat = (seat + 1) % 3
+    if view.declarer is None:
+        return actions
+    actions += [None, None]
+    if view.surrendered:
+        return actions + [SURRENDER]
+    if view.contract is None:
+        return actions
+    actions.append(CONTRACT_BASE + view.contract)
+    for r in ((view.declarer + 1) % 3, (view.declarer + 2) % 3):
+        if view.whist[r]:
+            actions.append(WHIST)
+        elif view.defence_pass[r]:
+            actions.append(PASS)
+        else:
+            break
+    return actions
 
 
 def _first_lead(hands: list[int], trump: int, declarer: int, defenders: list[int]) -> Any:
