@@ -25,7 +25,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from scipy import stats as scipy_stats
 
 __all__ = [
     "Interval",
@@ -50,6 +49,8 @@ def t_cdf(t: float, df: float) -> float:
     """P(T <= t) for Student's t with ``df`` degrees of freedom."""
     if df <= 0:
         raise ValueError(f"degrees of freedom must be positive, got {df}")
+    from scipy import stats as scipy_stats  # on use: scipy.stats takes seconds to import
+
     return float(scipy_stats.t.cdf(t, df))
 
 
@@ -59,6 +60,8 @@ def t_quantile(p: float, df: float) -> float:
         raise ValueError(f"p must be in (0, 1), got {p}")
     if df <= 0:
         raise ValueError(f"degrees of freedom must be positive, got {df}")
+    from scipy import stats as scipy_stats
+
     return float(scipy_stats.t.ppf(p, df))
 
 
@@ -66,6 +69,8 @@ def normal_quantile(p: float) -> float:
     """The ``p`` quantile of the standard normal distribution."""
     if not 0.0 < p < 1.0:
         raise ValueError(f"p must be in (0, 1), got {p}")
+    from scipy import stats as scipy_stats
+
     return float(scipy_stats.norm.ppf(p))
 
 

@@ -134,9 +134,12 @@ def test_verify_with_only_the_database(tmp_path: Path, capsys) -> None:
     assert "verified: all 12 stored records replay exactly" in captured.out
     assert sorted(p.name for p in db.parent.iterdir() if p.suffix in (".json", ".csv")) == [
         "agents.csv",
+        "behaviour.csv",
+        "decision_times.csv",
         "episodes.csv",
         "head_to_head.csv",
         "results.json",
+        "seat_effects.csv",
     ]  # only what the first run wrote
     assert db.read_bytes() == before
     # ... and a tampered database is reported the same way

@@ -1,0 +1,265 @@
+"""Issue 15: every interval recomputed independently from the stored seat scores; the report
+(report.md, `folkcards report`); the bootstrap interval."""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import pytest
+from folkcards.evaluate import stats as st
+from folkcards.evaluate import tournament as tour
+from folkcards.evaluate.config import load_config
+from scipy import stats as scipy_stats
+
+from folkcards import cli
+
+
+def _t_interval(values: list[float]) -> tuple[float, float, float]:
+    """Mean and 95% Student t interval, written out: mean ± t(0.975, n-1) · s / √n."""
+    x = np.asarray(values, dtype=float)
+    n = len(x)
+    mean = x.mean()
+    half = scipy_stats.t.ppf(0.975, n - 1) * x.std(ddof=1) / math.sqrt(n)
+    return mean, mean - half, mean + half
+
+
+def _seat_rows(db: Path) -> list[tuple]:
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute(
+            "SELECT deal, lineup, seating, agent, score, win FROM unit_seats "
+            "ORDER BY deal, lineup, seating, seat"
+        ).fetchall()
+    finally:
+        conn.close()
+
+
+def test_every_interval_recomputed_from_the_stored_seat_scores(tmp_path: Path) -> None:
+    """Four agents at three seats: per deal, each agent's scores are averaged over every
+    line-up and seating it sat in; the interval is Student t over deals. Head to head: per deal
+    the mean of A − B over the units where both sat, then t over deals."""
+    agents = ["heuristic", "random", "random", "random"]
+    config = load_config(
+        None,
+        {
+            "game": "paston",
+            "agents": agents,
+            "deals": 5,
+            "seed": 9,
+            "workers": 1,
+            "out": str(tmp_path),
+        },
+    )
+    results = tour.run(config, progress=False, bootstrap=0)
+    rows = _seat_rows(config.db_path)
+    per_deal: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
+    tables: dict[tuple[int, int, int], dict[str, float]] = defaultdict(dict)
+    for deal, lineup, seating, agent, score, _ in rows:
+        per_deal[agent][deal].append(score)
+        tables[(deal, lineup, seating)][agent] = score
+    for row in results["agents"]:
+        means = [np.mean(per_deal[row["name"]][d]) for d in sorted(per_deal[row["name"]])]
+        mean, low, high = _t_interval(means)
+        assert row["deals"] == len(means) == 5
+        assert (row["mean"], row["ci_low"], row["ci_high"]) == pytest.approx(
+            (mean, low, high), rel=1e-12, abs=1e-12
+        )
+    names = [e.name for e in config.agents]
+    assert len(results["head_to_head"]) == len(names) * (len(names) - 1) // 2
+    for pair in results["head_to_head"]:
+        diffs: dict[int, list[float]] = defaultdict(list)
+        for (deal, _, _), scores in tables.items():
+            if pair["a"] in scores and pair["b"] in scores:
+                diffs[deal].append(scores[pair["a"]] - scores[pair["b"]])
+        mean, low, high = _t_interval([np.mean(diffs[d]) for d in sorted(diffs)])
+        assert (pair["mean_diff"], pair["ci_low"], pair["ci_high"]) == pytest.approx(
+            (mean, low, high), rel=1e-12, abs=1e-12
+        )
+
+
+def test_win_rate_and_seat_effect_intervals_recomputed(tmp_path: Path) -> None:
+    """Game mode: the Wilson interval of the wins averaged per game seed (n = games); seat
+    effects of deal mode: the deal score at each position relative to the dealer."""
+    config = load_config(
+        None,
+        {
+            "game": "paston",
+            "agents": ["random"] * 3,
+            "games": 2,
+            "seed": 4,
+            "workers": 1,
+            "out": str(tmp_path / "games"),
+        },
+    )
+    results = tour.run(config, progress=False, bootstrap=0)
+    wins: dict[str, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for deal, _, _, agent, _, win in _seat_rows(config.db_path):
+        wins[agent][deal].append(win)
+    z = scipy_stats.norm.ppf(0.975)
+    for row in results["agents"]:
+        k = sum(np.mean(v) for v in wins[row["name"]].values())
+        n = len(wins[row["name"]])
+        p = k / n
+        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+        low = 0.0 if k == 0 else centre - half
+        high = 1.0 if k == n else centre + half
+        assert (row["win_rate"], row["win_low"], row["win_high"]) == pytest.approx(
+            (p, low, high), rel=1e-12, abs=1e-12
+        )
+
+    config = load_config(
+        None,
+        {
+            "game": "paston",
+            "agents": ["heuristic", "random", "random"],
+            "deals": 4,
+            "seed": 4,
+            "workers": 1,
+            "out": str(tmp_path / "deals"),
+        },
+    )
+    results = tour.run(config, progress=False, bootstrap=0)
+    conn = sqlite3.connect(config.db_path)
+    units = conn.execute("SELECT deal, seats_json, record_json FROM units").fetchall()
+    conn.close()
+    by: dict[tuple[str, int], dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for deal, seats_json, record_json in units:
+        dealt = json.loads(record_json)["deals"][0]
+        for seat, agent in enumerate(json.loads(seats_json)):
+            position = (seat - dealt["dealer"]) % 3
+            by[(agent, position)][deal].append(dealt["result"][f"player_{seat}"]["deal_score"])
+    for agent, rows in results["seat_effects"].items():
+        for position, row in enumerate(rows):
+            means = [np.mean(v) for _, v in sorted(by[(agent, position)].items())]
+            mean, low, high = _t_interval(means)
+            assert row["deals"] == len(means)
+            assert (row["mean"], row["ci_low"], row["ci_high"]) == pytest.approx(
+                (mean, low, high), rel=1e-12, abs=1e-12
+            )
+
+
+# --- the report --------------------------------------------------------------------------------
+
+
+def test_tournament_writes_report_and_report_rebuilds_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "t"
+    argv = "tournament --game paston --agents heuristic random random --deals 2 --workers 1"
+    assert cli.main([*argv.split(), "--out", str(out), "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    assert "behaviour" in text and "whist rate as a possible defender" in text
+    assert "decision time per agent" in text and "seat effects" in text
+    for name in (
+        "report.md",
+        "behaviour.png",
+        "seat_effects.png",
+        "behaviour.csv",
+        "seat_effects.csv",
+        "decision_times.csv",
+        "tournament.yaml",
+    ):
+        assert (out / name).is_file(), name
+    report = (out / "report.md").read_text()
+    for title in (
+        "Method",
+        "Agents",
+        "Machine",
+        "Scores",
+        "Head to head",
+        "Ratings",
+        "Behaviour",
+        "Seat and position effects",
+        "Decision times",
+        "Reproduce",
+    ):
+        assert f"\n## {title}\n" in report, title
+    assert "![behaviour](behaviour.png)" in report
+    assert (
+        "folkcards tournament --game paston --agents heuristic random random --deals 2 --seed 0"
+        in report
+    )
+    assert "not recorded" not in report  # the times of this run are stored
+    first = json.loads((out / "results.json").read_text())
+    assert set(first["behaviour"]) == {"heuristic", "random", "random#2"}
+
+    again = tmp_path / "again"
+    db = str(out / "tournament.sqlite")
+    assert cli.main(["report", "--db", db, "--out", str(again), "--no-plot", "--quiet"]) == 0
+    rebuilt = json.loads((again / "results.json").read_text())
+    assert tour.deterministic(rebuilt) == tour.deterministic(first)
+    assert rebuilt["decision_times"] == first["decision_times"]  # read back, not re-measured
+    assert (again / "report.md").read_text().count("\n## ") == report.count("\n## ")
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        ([], "give the tournament database"),
+        (["--db", "missing.sqlite"], "no tournament database"),
+        (["--db", "notes.txt"], "not a tournament database"),
+        (["--db", "t/tournament.sqlite", "--out", "notes.txt"], "is a file, not a folder"),
+        (["--db", "t/tournament.sqlite", "--bootstrap", "-1"], "--bootstrap must be 0 or more"),
+        (["--db", "t/tournament.sqlite", "--bootstrap", "x"], "invalid int value"),
+    ],
+)
+def test_report_bad_input_is_one_line(
+    argv: list[str], message: str, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    from folkcards.evaluate import document
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes.txt").write_text("not a database\n")
+    if "t/tournament.sqlite" in argv:
+        config = load_config(
+            None, {"game": "paston", "agents": ["random"] * 3, "deals": 1, "workers": 1, "out": "t"}
+        )
+        tour.run(config, progress=False, bootstrap=0)
+    assert document.main(argv) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and message in err, err
+
+
+def test_report_help(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["report", "--help"])
+    assert exc.value.code == 0
+    assert "--db FILE" in capsys.readouterr().out
+
+
+# --- the bootstrap -------------------------------------------------------------------------------
+
+
+def test_bootstrap_ratio_is_seeded_and_agrees_with_scipy() -> None:
+    rng = np.random.default_rng(0)
+    den = rng.integers(1, 5, size=300).astype(float)
+    num = rng.binomial(den.astype(int), 0.3).astype(float)
+    a = st.bootstrap_ratio(num, den, resamples=4000, seed=(1, 2))
+    assert a == st.bootstrap_ratio(num, den, resamples=4000, seed=(1, 2))
+    assert a != st.bootstrap_ratio(num, den, resamples=4000, seed=(1, 3))
+    reference = scipy_stats.bootstrap(
+        (num, den),
+        lambda x, y, axis=-1: x.sum(axis=axis) / y.sum(axis=axis),
+        paired=True,
+        vectorized=True,
+        n_resamples=4000,
+        method="percentile",
+        random_state=np.random.default_rng(5),
+    ).confidence_interval
+    assert a[0] < num.sum() / den.sum() < a[1]
+    assert a == pytest.approx((reference.low, reference.high), abs=0.01)
+
+
+def test_bootstrap_ratio_edges() -> None:
+    assert all(math.isnan(x) for x in st.bootstrap_ratio([1.0], [2.0]))
+    assert st.bootstrap_ratio([1.0, 1.0, 1.0], [2.0, 2.0, 2.0], resamples=50) == (0.5, 0.5)
+    with pytest.raises(ValueError, match="one length"):
+        st.bootstrap_ratio([1.0, 2.0], [1.0])
+    with pytest.raises(ValueError, match="resamples"):
+        st.bootstrap_ratio([1.0, 2.0], [1.0, 1.0], resamples=0)
