@@ -188,7 +188,7 @@ GAMES: dict[str, GameSpec] = {
             EpisodeMode("game", "game", "table score per deal", multi=True),
         ),
         higher_is_better=True,
-        heuristic="folkcards.agents.paston_heuristic:PastonHeuristicAgent",
+        heuristic="folkcards.agents.paston_bidding_heuristic:PastonBiddingHeuristicAgent",
         round_word="deal",
         base_game="paston",
     ),

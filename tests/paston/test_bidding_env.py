@@ -369,3 +369,17 @@ def test_infos_name_the_credited_tricks():
 def test_no_shaping_argument():
     with pytest.raises(TypeError):
         paston_bidding_v0.raw_env(shaping=True)  # type: ignore[call-arg]
+
+
+def test_registry_heuristic_plays_the_bidding_env():
+    from folkcards.agents import make_agent
+    from folkcards.agents.episode import play_episode
+
+    env = game_spec("paston_bidding").raw_env()
+    agents = {s: make_agent("heuristic", "paston_bidding", s, seed=1) for s in env.possible_agents}
+    outcomes = set()
+    for seed in range(30):
+        run = play_episode(env, agents, seed=seed)
+        assert not run.truncated and run.steps <= 12  # bids, two discards, contract, defence
+        outcomes.add(env.state_deal().outcome)
+    assert "played" in outcomes
