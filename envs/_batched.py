@@ -156,9 +156,9 @@ def check_actions(actions: Any, num_envs: int, num_actions: int) -> np.ndarray:
         else:
             raise ValueError(f"actions must be integers, got dtype {array.dtype}")
     array = np.ascontiguousarray(array, dtype=np.int64)
-    bad = np.flatnonzero((array < 0) | (array >= num_actions))
-    if bad.size:
-        i = int(bad[0])
+    out_of_range = (array < 0) | (array >= num_actions)
+    if out_of_range.any():
+        i = int(np.argmax(out_of_range))
         raise ValueError(
             f"game {i}: action {int(array[i])} is not an action id (0..{num_actions - 1})"
         )

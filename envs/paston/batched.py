@@ -652,9 +652,9 @@ class PastonVectorEnv(VectorEnvBase):
     def step(self, actions: Any) -> StepResult:
         """Apply one action in every game; see the module docstring."""
         acts = self._checked_actions(actions)
-        illegal = np.flatnonzero((self._st[:, LEGAL] >> acts) & 1 == 0)
-        if illegal.size:
-            bad = int(illegal[0])
+        illegal = (self._st[:, LEGAL] >> acts) & 1 == 0
+        if illegal.any():
+            bad = int(np.argmax(illegal))
             legal = _bits_to_list(int(self._st[bad, LEGAL]))
             raise ValueError(
                 f"game {bad}: illegal action {int(acts[bad])} for player_{int(self._st[bad, TO_ACT])}; "

@@ -593,9 +593,9 @@ class TriPalkiVectorEnv(VectorEnvBase):
         """Apply one action in every game; see the module docstring."""
         acts = self._checked_actions(actions)
         announce = self._st[:, PHASE] == ANNOUNCE_DECISION
-        illegal = np.flatnonzero(np.where(announce, acts < ANNOUNCE, acts > SWAP_ALL))
-        if illegal.size:
-            i = int(illegal[0])
+        illegal = np.where(announce, acts < ANNOUNCE, acts > SWAP_ALL)
+        if illegal.any():
+            i = int(np.argmax(illegal))
             raise ValueError(
                 f"game {i}: illegal action {int(acts[i])} for player_{int(self._st[i, TO_ACT])}; "
                 f"legal are {np.flatnonzero(self._mask[i]).tolist()}"
@@ -609,8 +609,8 @@ class TriPalkiVectorEnv(VectorEnvBase):
         finished = np.flatnonzero(self._terminated | self._truncated)
         infos = self._final_infos(finished)
         self.instant_rounds = []
-        pending = np.flatnonzero(self._instant)
-        if pending.size:  # their new round ended at the deal: settle it from the state, redeal
+        if self._instant.any():  # their new round ended at the deal: settle it, deal again
+            pending = np.flatnonzero(self._instant)
             self._start(pending, np.zeros(pending.size, dtype=np.bool_), keep_rewards=True)
         return self._outputs(infos)
 
