@@ -26,11 +26,19 @@ score* for its own seat (the score table of ``docs/rules/paston.md``, via the ru
   score it, and the best pair is discarded, the second card at the next decision.
 - **Contract / surrender** (``bid_samples`` worlds): each legal contract's mean
   ``declarer_score`` against two defenders, surrender -10; the best is named.
-- **Whist / pass** (``bid_samples`` worlds): pass scores 0; whist scores the mean of the
-  two-defender value (partner whisted) and the sole-defender value (partner passed), the
-  average of both while the partner has not yet spoken.
+- **Whist / pass** (``bid_samples`` worlds, inferred): pass scores 0; whist scores the mean
+  of the two-defender value (partner whisted) and the sole-defender value (partner passed),
+  the average of both while the partner has not yet spoken. Uniform worlds give the declarer
+  a random hand, far weaker than the hands that win auctions, so here ``infer * bid_samples``
+  worlds are drawn and resampled to ``bid_samples`` by the likelihood of the others' public
+  calls (auction, contract, defence; rebuilt from the observation by :func:`public_prefix`)
+  under the Paston heuristic as their model
+  (:func:`folkcards.search.paston_belief.weight_worlds`, epsilon 0.1). Measured: without it
+  the agent whisted 82 times in 37 duplicate deals and lost 9.2 points per defence.
 
-Parameters come from the spec, e.g. ``pimc:samples=64,bid_samples=16,seed=3``;
+Parameters come from the spec, e.g. ``pimc:samples=64,bid_samples=16,seed=3`` (the
+:class:`PimcParams` fields: ``samples`` 48, ``bid_samples`` 16, ``discard_samples`` 8,
+``discard_candidates`` 4, ``bid_margin`` 0, ``infer`` 4, ``time`` 0);
 ``time=SECONDS`` (default 0, no limit) caps the card-play sampling by the clock, which makes
 the agent's choices depend on the machine's speed (not deterministic); without it the agent is
 deterministic given its seed. If the sampler cannot produce worlds (it reports an inconsistent
@@ -481,6 +489,8 @@ def public_prefix(view: obs_mod.PastonView) -> list[int | None]:
             seat = (seat + 1) % 3
     if view.declarer is None:
         return actions
+    if view.phase == "discard":  # only the declarer acts now and sees its discards
+        return actions + [None] * len(view.discards)
     actions += [None, None]
     if view.surrendered:
         return actions + [SURRENDER]

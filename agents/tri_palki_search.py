@@ -62,7 +62,7 @@ def parse_spec(arg: str | None) -> tuple[TriPalkiSearchParams, int | None]:
     """``(params, seed)`` from a spec argument such as ``"samples=32,seed=3"``."""
     params = TriPalkiSearchParams()
     seed = None
-    values: dict[str, int] = {}
+    values: dict[str, Any] = {}
     for item in (arg or "").split(","):
         item = item.strip()
         if not item:

@@ -3,12 +3,20 @@ legally and deterministically by seed, and makes the obvious calls in worked dea
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from folkcards.agents import make_agent
 from folkcards.agents.episode import advance, play_episode
-from folkcards.agents.pimc import PimcAgent, greedy_discard, parse_spec, table_scores
+from folkcards.agents.pimc import (
+    PimcAgent,
+    greedy_discard,
+    parse_spec,
+    public_prefix,
+    table_scores,
+)
 from folkcards.envs import paston_v0
 from folkcards.envs.cards import PASTON_CARDS
+from folkcards.envs.paston import observation as paston_obs
 from folkcards.envs.paston.rules import (
     BEST_SPADES,
     BID_BASE,
@@ -216,3 +224,39 @@ def test_legal_over_thousands_of_decisions():
         decisions += run.steps
     assert decisions >= 2000
     assert all(agent.fallbacks == 0 for agent in table)  # type: ignore[attr-defined]
+
+
+def test_public_prefix_rebuilds_the_public_history():
+    """Differential: at every decision of random play, the actions rebuilt from the observation
+    are the deal's real history (discards hidden) up to the play."""
+    env = paston_v0.raw_env()
+    rng = np.random.default_rng(0)
+    checked = {"auction": 0, "defence": 0, "play": 0}
+    for episode in range(60):
+        env.reset(seed=episode)
+        while env.agents:
+            name = env.agent_selection
+            if env.terminations[name] or env.truncations[name]:
+                env.step(None)
+                continue
+            obs = env.observe(name)
+            deal = env.unwrapped.state_deal()
+            view = paston_obs.decode(obs["observation"])
+            truth = _hide_discards(deal)
+            prefix = public_prefix(view)
+            if view.phase in ("auction", "discard", "contract", "defence"):
+                assert prefix == truth
+            else:
+                assert prefix == truth[: len(prefix)]
+            checked[view.phase] = checked.get(view.phase, 0) + 1
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert min(checked.values()) > 20
+
+
+def _hide_discards(deal) -> list:
+    out, cards = [], 0
+    for _, action in deal.history:
+        hidden = action < 32 and cards < 2 and deal.declarer >= 0
+        cards += hidden
+        out.append(None if hidden else action)
+    return out
