@@ -14,14 +14,15 @@ events / opportunities; a mean: total / occasions). The optional bootstrap inter
 unit, and recomputes the ratio.
 
 **Seat effects.** The score of every seat by its position relative to the dealer of that deal or
-round (Paston: dealer, left of the dealer = the first bidder except on a game's first deal, right
-of the dealer; Tri Palki: the dealer acts first, then clockwise among the players still in), with
-a 95% t interval over tournament deals of the agent's per-deal mean at that position.
+round (Paston: the dealer, who bids last; the dealer's left, who bids first except on a game's
+first deal; the dealer's right; Tri Palki: the dealer acts first, then clockwise among the
+players still in), with a 95% t interval over tournament deals of the agent's per-deal mean at that position.
 """
 
 from __future__ import annotations
 
 import math
+import zlib
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -47,7 +48,9 @@ class Metric:
 
 
 PASTON_LEVELS = ("spades", "clubs", "diamonds", "hearts", "best_spades")
-PASTON_POSITIONS = ("dealer", "left of dealer", "right of dealer")
+# bidding order in a deal: the dealer's left, then the dealer's right, then the dealer (the first
+# deal of a game is the exception: whoever holds the designated spade bids first)
+PASTON_POSITIONS = ("dealer (bids last)", "dealer's left (bids first)", "dealer's right")
 
 
 def _paston_metrics() -> list[Metric]:
@@ -62,7 +65,7 @@ def _paston_metrics() -> list[Metric]:
         Metric(
             f"contract_{c}", f"as declarer, named: {c.replace('_', ' ')}", f"named_{c}", "declarer"
         )
-        for c in (*PASTON_LEVELS, "surrender")
+        for c in PASTON_LEVELS
     ]
     m += [
         Metric("contract_made", "played contracts made (6+ tricks)", "made", "played_declarer"),
@@ -372,10 +375,11 @@ def behaviour(
         deals = by_deal.get(name, {})
         keys = sorted(deals)
         rows = {}
-        for m_index, metric in enumerate(metrics):
+        for metric in metrics:
             num = np.array([deals[d][metric.num] for d in keys], dtype=float)
             den = np.array([deals[d][metric.den] for d in keys], dtype=float)
-            rows[metric.key] = _stat(metric, num, den, resamples, (seed, a, m_index))
+            words = (seed, a, zlib.crc32(metric.key.encode()))
+            rows[metric.key] = _stat(metric, num, den, resamples, words)
         out[name] = rows
     return out
 
@@ -393,18 +397,26 @@ def seat_effects(
     """agent -> per position relative to the dealer: ``{position, n, mean, ci_low, ci_high}``.
 
     The score is the deal score (Paston) or the stick (1) of a round (Tri Palki); per tournament
-    deal the agent's scores at that position are averaged, then a 95% t interval over deals.
+    deal the agent's scores at that position (over all its units, and in game / match mode all
+    their deals / rounds) are averaged, then a 95% t interval over tournament deals.
     """
-    observations: list[tuple[int, dict[str, float]]] = []
-    totals: dict[tuple[str, int], int] = Counter()
+    sums: dict[int, Counter[str]] = {}  # tournament deal -> "position|agent" score and count
     for unit in units:
+        pooled = sums.setdefault(unit["deal"], Counter())
         for agent, c in zip(unit["seats"], unit_counts(game, match, unit), strict=True):
-            values = {}
-            for p in range(seats if game != "paston" else 3):
-                if c[f"pos{p}"]:
-                    values[f"{p}|{agent}"] = c[f"score_pos{p}"] / c[f"pos{p}"]
-                    totals[(agent, p)] += c[f"pos{p}"]
-            observations.append((unit["deal"], values))
+            for p in range(len(position_names(game, seats))):
+                pooled[f"n{p}|{agent}"] += c[f"pos{p}"]
+                pooled[f"s{p}|{agent}"] += c[f"score_pos{p}"]
+    totals: Counter[tuple[str, int]] = Counter()
+    observations: list[tuple[int, dict[str, float]]] = []
+    for deal, pooled in sorted(sums.items()):
+        values = {}
+        for name in names:
+            for p in range(len(position_names(game, seats))):
+                if pooled[f"n{p}|{name}"]:
+                    values[f"{p}|{name}"] = pooled[f"s{p}|{name}"] / pooled[f"n{p}|{name}"]
+                    totals[(name, p)] += pooled[f"n{p}|{name}"]
+        observations.append((deal, values))
     intervals = st.paired_ci_by_deal(observations)
     out: dict[str, list[dict[str, Any]]] = {}
     for name in names:
@@ -425,10 +437,10 @@ def seat_effects(
     return out
 
 
-def method_text(game: str, resamples: int) -> dict[str, str]:
+def method_text(game: str, resamples: int, units: str = "deals") -> dict[str, str]:
     """How the behaviour statistics and seat effects are computed (for the report)."""
     interval = (
-        f"95% percentile bootstrap over deals ({resamples} resamples, seeded by the tournament "
+        f"95% percentile bootstrap over {units} ({resamples} resamples, seeded by the tournament "
         "seed)"
         if resamples
         else "no interval (bootstrap off)"
@@ -442,7 +454,7 @@ def method_text(game: str, resamples: int) -> dict[str, str]:
         "seat_effects": (
             "score by position relative to the dealer of each "
             f"{'deal' if game == 'paston' else 'round'}: per deal the agent's mean at that "
-            "position, then a 95% Student t interval over deals"
+            f"position, then a 95% Student t interval over {units}"
         ),
         "decision_times": (
             "wall-clock seconds of each agent's act() call, measured as the tournament ran and "

@@ -246,10 +246,18 @@ def _behaviour(results: dict[str, Any]) -> list[str]:
     return [
         results["method"].get("behaviour", ""),
         "",
-        *_table(["statistic", *names], [[label, *map(format_stat, r)] for _, label, r in rows]),
+        "Each cell: the statistic, its interval, and n = the occasions it is counted over "
+        "(deals, decisions, contracts …).",
+        "",
+        *_table(["statistic", *names], [[label, *map(_with_n, r)] for _, label, r in rows]),
         "",
         "![behaviour](behaviour.png)",
     ]
+
+
+def _with_n(row: dict[str, Any]) -> str:
+    n = row.get("n") or 0
+    return f"{format_stat(row)} n={int(n) if float(n).is_integer() else n}"
 
 
 def _seat_effects(results: dict[str, Any]) -> list[str]:

@@ -158,7 +158,7 @@ def plot_behaviour(results: dict[str, Any], path: str | Path) -> Path:
     fig, axes = new_figure(5.0, 1.2 + 0.35 * len(picked) * max(1, len(names)) ** 0.5, panels)
     rows = [[behaviour[n][k] for n in names] for k, _ in picked]
     _interval_bars(axes[0], rows, names, [lab for _, lab in picked], scale=100.0)
-    axes[0].set_xlabel("% (95% bootstrap interval over deals)")
+    axes[0].set_xlabel(f"% (95% bootstrap interval over {results['unit_plural']})")
     axes[0].set_xlim(0, 100)
     style(axes[0], f"{game}: how each agent plays", grid="x")
     axes[0].legend(fontsize=8, loc="lower right")

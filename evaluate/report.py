@@ -148,7 +148,7 @@ def _behaviour_table(results: dict[str, Any]) -> Any:
     )
     table = Table(
         title="behaviour (counted from the stored records"
-        + ("; 95% bootstrap interval over deals)" if intervals else ")"),
+        + (f"; 95% bootstrap interval over {results['unit_plural']})" if intervals else ")"),
         title_justify="left",
         box=box.SIMPLE_HEAD,
     )

@@ -232,7 +232,7 @@ def results_of_store(
         config.game, seats, match, names, units(), resamples=bootstrap, seed=config.seed
     )
     results["seat_effects"] = bh.seat_effects(config.game, seats, match, names, units())
-    results["method"].update(bh.method_text(config.game, bootstrap))
+    results["method"].update(bh.method_text(config.game, bootstrap, config.unit_plural))
     results[MEASURED] = decision_times(names, store)
     return results
 
