@@ -48,16 +48,23 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]], right: int = 1)
 # --- agents, machine, commands ----------------------------------------------------------------
 
 
-def agent_version(spec: str, folkcards_version: str) -> str:
-    """What fixes an agent's behaviour: a file argument's SHA-256 (first 12 hex digits), else
-    the folkcards version of the built-in agent."""
-    _, _, arg = spec.partition(":")
-    path = Path(arg) if arg else None
+def agent_version(spec: str, game: str, folkcards_version: str) -> str:
+    """What fixes an agent's behaviour: its model file's SHA-256 (first 12 hex digits; ``ppo``
+    and ``ppo:<game>`` name the packaged model), a folder argument's path, else the folkcards
+    version of the built-in agent. Read when the report is written."""
+    kind, _, arg = spec.partition(":")
+    path: Path | None = Path(arg).expanduser() if arg else None
+    if kind == "ppo":
+        from folkcards.agents.ppo_agent import resolve_model_path
+
+        path = resolve_model_path(arg or None, game)
     if path is not None and path.is_file():
         digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12]
-        return f"file sha256 {digest}"
-    if path is not None:
-        return f"file {arg} not found here"
+        return f"{path.name} sha256 {digest}"
+    if path is not None and path.is_dir():
+        return f"folder {path}"
+    if path is not None and arg:
+        return f"{arg} (not found when this report was written)"
     return f"built in, folkcards {folkcards_version}"
 
 
@@ -135,8 +142,22 @@ def _overview(
     return lines
 
 
-def _agents(results: dict[str, Any], config: TournamentConfig, version: str) -> list[str]:
-    rows = [(e.name, f"`{e.spec}`", agent_version(e.spec, version)) for e in config.agents]
+def _agents(config: TournamentConfig, version: str, sessions: list[dict[str, Any]]) -> list[str]:
+    """Each agent's version as the runs recorded it (the last run's), else as read now."""
+    recorded: dict[str, str] = {}
+    for session in sessions:
+        recorded.update(session["machine"].get("agents") or {})
+    rows = []
+    for e in config.agents:
+        now = agent_version(e.spec, config.game, version)
+        then = recorded.get(e.name)
+        if then is None:
+            text = f"{now} (read when this report was written)"
+        elif then != now:
+            text = f"{then} when played; {now} now"
+        else:
+            text = then
+        rows.append((e.name, f"`{e.spec}`", text))
     return _table(("agent", "spec", "version"), rows, right=3)
 
 
@@ -319,7 +340,7 @@ def markdown(
     sections: list[tuple[str, list[str]]] = [
         ("Tournament", _overview(results, config, created)),
         ("Method", [f"- **{k.replace('_', ' ')}**: {v}" for k, v in m.items()]),
-        ("Agents", _agents(results, config, created.get("folkcards_version", __version__))),
+        ("Agents", _agents(config, created.get("folkcards_version", __version__), sessions)),
         ("Machine", _machines(sessions)),
         ("Scores", _scores(results)),
         ("Head to head", _cross_table(results)),

@@ -288,13 +288,19 @@ class Store:
             self.conn.execute("ROLLBACK")
             raise
 
-    def add_session(self, command: list[str]) -> None:
-        """Note a run that plays units: when, the command line, and the machine."""
+    def add_session(self, command: list[str], agents: dict[str, str] | None = None) -> None:
+        """Note a run that plays units: when, the command line, the machine (and under its
+        ``agents`` key what each agent's version was then)."""
         now = datetime.now(timezone.utc).isoformat(timespec="seconds")
         self.conn.execute(
             "INSERT INTO sessions (tournament_id, started_at, command_json, machine_json) "
             "VALUES (?, ?, ?, ?)",
-            (self.tournament_id, now, json.dumps(command), canonical_json(machine())),
+            (
+                self.tournament_id,
+                now,
+                json.dumps(command),
+                canonical_json({**machine(), "agents": agents or {}}),
+            ),
         )
 
     def sessions(self) -> list[dict[str, Any]]:

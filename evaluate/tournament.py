@@ -207,11 +207,20 @@ def run(
                 f"resuming: {len(done)} of {config.total_units} units already stored in {config.db_path}"
             )
         if pending:
-            store.add_session([Path(sys.argv[0]).name, *sys.argv[1:]])
+            store.add_session([Path(sys.argv[0]).name, *sys.argv[1:]], agent_versions(config))
             _play_and_store(config, store, pending, len(done), progress)
         if on_played is not None:
             on_played(len(pending))
         return results_of_store(config, store, runner, bootstrap)
+
+
+def agent_versions(config: TournamentConfig) -> dict[str, str]:
+    """agent name -> what fixes its behaviour now (:func:`.document.agent_version`)."""
+    from folkcards import __version__
+
+    from .document import agent_version
+
+    return {e.name: agent_version(e.spec, config.game, __version__) for e in config.agents}
 
 
 def results_of_store(

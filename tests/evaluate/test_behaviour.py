@@ -12,9 +12,12 @@ from folkcards.envs import paston_v0, tri_palki_v0
 from folkcards.envs.cards import TRI_PALKI_CARDS
 from folkcards.envs.tri_palki import rules as tp_rules
 from folkcards.evaluate import behaviour as bh
+from folkcards.evaluate import document
 from folkcards.evaluate import tournament as tour
 from folkcards.evaluate.config import load_config
 from folkcards.evaluate.storage import Store
+
+from folkcards import __version__
 
 # --- Paston: two scripted deals counted by hand ----------------------------------------------------
 
@@ -351,6 +354,11 @@ def test_old_database_without_times_reads_as_not_recorded(tmp_path: Path) -> Non
     columns = {row[1] for row in conn.execute("PRAGMA table_info(units)")}
     conn.close()
     assert "decision_seconds_json" in columns  # migrated in place
+    document.rebuild(config.db_path, tmp_path / "report", plot=False)
+    report = (tmp_path / "report" / "report.md").read_text()
+    assert "| random | 0 | not recorded | not recorded | not recorded | 0/12 |" in report
+    assert "Not recorded (the database predates the sessions table)." in report
+    assert f"built in, folkcards {__version__} (read when this report was written)" in report
 
 
 def test_decision_times_are_stored_per_decision(tmp_path: Path) -> None:

@@ -186,6 +186,8 @@ def test_tournament_writes_report_and_report_rebuilds_it(
         in report
     )
     assert "not recorded" not in report  # the times of this run are stored
+    assert "| heuristic | `heuristic` | built in, folkcards " in report  # recorded by the run
+    assert "read when this report was written" not in report
     first = json.loads((out / "results.json").read_text())
     assert set(first["behaviour"]) == {"heuristic", "random", "random#2"}
 
