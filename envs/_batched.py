@@ -140,9 +140,11 @@ def check_num_envs(num_envs: Any) -> int:
     return int(num_envs)
 
 
-def check_actions(actions: Any, num_envs: int, num_actions: int) -> np.ndarray:
+def check_actions(
+    actions: Any, num_envs: int, num_actions: int, active: np.ndarray | None = None
+) -> np.ndarray:
     """``actions`` as a contiguous int64 ``(num_envs,)`` array; ``ValueError`` naming the game
-    index of the first bad entry otherwise."""
+    index of the first bad entry otherwise (only games where ``active`` is True are checked)."""
     array = np.asarray(actions)
     if array.shape != (num_envs,):
         raise ValueError(f"actions must have shape ({num_envs},), got {array.shape}")
@@ -157,6 +159,8 @@ def check_actions(actions: Any, num_envs: int, num_actions: int) -> np.ndarray:
             raise ValueError(f"actions must be integers, got dtype {array.dtype}")
     array = np.ascontiguousarray(array, dtype=np.int64)
     out_of_range = (array < 0) | (array >= num_actions)
+    if active is not None:
+        out_of_range &= active
     if out_of_range.any():
         i = int(np.argmax(out_of_range))
         raise ValueError(
@@ -233,6 +237,7 @@ class VectorEnvBase:
         self._rewards = np.zeros((N, self.num_players), dtype=np.float32)
         self._terminated = np.zeros(N, dtype=np.bool_)
         self._truncated = np.zeros(N, dtype=np.bool_)
+        self._every_game = np.ones(N, dtype=np.bool_)
         self._has_reset = False
 
     def _outputs(self, infos: FinalInfos) -> StepResult:
@@ -241,10 +246,21 @@ class VectorEnvBase:
             self._truncated, infos,
         )  # fmt: skip
 
-    def _checked_actions(self, actions: Any) -> np.ndarray:
+    def _checked_actions(self, actions: Any, where: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The actions and the games to step (``where``: None for all, else N bools)."""
         if not self._has_reset:
             raise ValueError("step() called before reset()")
-        return check_actions(actions, self.num_envs, self.num_actions)
+        if where is None:
+            active = self._every_game
+        else:
+            active = np.asarray(where)
+            if active.shape != (self.num_envs,) or active.dtype != np.bool_:
+                raise ValueError(
+                    f"where must be None or a bool array of shape ({self.num_envs},), "
+                    f"got {active.dtype} {active.shape}"
+                )
+            active = np.ascontiguousarray(active)
+        return check_actions(actions, self.num_envs, self.num_actions, active), active
 
     def _parse_options(self, options: Any) -> dict[str, list[Any]]:
         """``{key: [entry per game or None]}`` for every key of :attr:`option_keys`."""

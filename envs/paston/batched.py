@@ -19,7 +19,10 @@ other than its default and rendering raise ``ValueError`` (use the AEC env for t
   ``{"hands": [[10 cards] x 3], "prikup": [2 cards]}``, or ``None`` entries for a random deal)
   and ``dealers`` (``N`` seats or ``None``). As in the AEC env, an injected six-spade deal raises
   ``ValueError``.
-- ``step(actions)`` → ``obs, mask, player, rewards, terminated, truncated, infos``:
+- ``step(actions, where=None)`` → ``obs, mask, player, rewards, terminated, truncated,
+  infos``. ``where`` (``N`` bools) moves only those games (for opponents acting inside a
+  batch): the others keep their state, observation, mask and player, get 0 rewards and False
+  flags, and their actions are ignored.
   ``rewards`` float32 ``(N, 3)`` is what every seat earned in this step (the shaping part during
   play, the table score × ``reward_scale`` when the deal ends: a deal's rewards sum to its
   scores × ``reward_scale``); ``terminated`` bool ``(N,)`` (``truncated`` is always False);
@@ -517,10 +520,16 @@ def _observe(
 @njit(cache=True, nogil=True)
 def _step_range(
     lo, hi, actions, seat, st, potential, rng, shaping, scale, obs, mask, player, rewards,
-    terminated, fin, fin_seat, acc,
+    terminated, fin, fin_seat, acc, active,
 ) -> None:  # fmt: skip
-    """Step games ``lo .. hi-1`` (one loop body: calls with many arrays cost more than work)."""
+    """Step games ``lo .. hi-1`` where ``active`` (one loop body: calls with many arrays cost
+    more than the work)."""
     for i in range(lo, hi):
+        if not active[i]:
+            for s in range(3):
+                rewards[i, s] = 0.0
+            terminated[i] = False
+            continue
         for s in range(3):
             acc[i, s] = 0.0
         tricks_before = st[i, TRICK_COUNT]
@@ -649,10 +658,11 @@ class PastonVectorEnv(VectorEnvBase):
         self._has_reset = True
         return self._obs, self._mask, self._player
 
-    def step(self, actions: Any) -> StepResult:
-        """Apply one action in every game; see the module docstring."""
-        acts = self._checked_actions(actions)
-        illegal = (self._st[:, LEGAL] >> acts) & 1 == 0
+    def step(self, actions: Any, where: Any = None) -> StepResult:
+        """Apply one action in every game (or only where ``where`` is True; the other games
+        are left as they are, with no reward); see the module docstring."""
+        acts, active = self._checked_actions(actions, where)
+        illegal = ((self._st[:, LEGAL] >> (acts & 63)) & 1 == 0) & active
         if illegal.any():
             bad = int(np.argmax(illegal))
             legal = _bits_to_list(int(self._st[bad, LEGAL]))
@@ -663,7 +673,7 @@ class PastonVectorEnv(VectorEnvBase):
         run_in_chunks(
             _step_range, self.num_envs, acts, self._seat, self._st, self._potential, self._rng,
             self.shaping, self.reward_scale, self._obs, self._mask, self._player, self._rewards,
-            self._terminated, self._fin, self._fin_seat, self._acc,
+            self._terminated, self._fin, self._fin_seat, self._acc, active,
         )  # fmt: skip
         finished = np.flatnonzero(self._terminated)
         if finished.size:

@@ -18,7 +18,10 @@ Supported options: ``num_players`` 2–11, ``episode="round"``, ``reward="sticks
   to act in each game. ``options`` may hold ``deals`` (``N`` decks in the AEC ``deck`` format,
   or ``None`` entries for a random deck), ``dealers`` (``N`` seats or ``None``) and ``sticks``
   (``N`` lists of ``num_players`` ints 0–3, or ``None``).
-- ``step(actions)`` → ``obs, mask, player, rewards, terminated, truncated, infos``:
+- ``step(actions, where=None)`` → ``obs, mask, player, rewards, terminated, truncated,
+  infos``. ``where`` (``N`` bools) moves only those games (for opponents acting inside a
+  batch): the others keep their state, observation, mask and player, get 0 rewards and False
+  flags, and their actions are ignored.
   ``rewards`` float32 ``(N, num_players)`` is what every seat earned in this step (−1 for a
   stick); ``terminated``/``truncated`` bool ``(N,)``; ``infos`` maps the index of every game
   that finished in this step to ``{agent: final info}`` as the AEC env gives it. A finished game
@@ -442,9 +445,10 @@ def _observe(
 def _step_range(
     lo, hi, actions, st, hands, known, sticks, deck, rng, off, max_turns,
     obs, mask, player, rewards, terminated, truncated, fin, fin_hands, fin_sticks, fin_stick,
-    instant,
+    instant, active,
 ) -> None:  # fmt: skip
-    """Step games ``lo .. hi-1`` (one loop body: calls with many arrays cost more than work)."""
+    """Step games ``lo .. hi-1`` where ``active`` (one loop body: calls with many arrays cost
+    more than the work)."""
     n = hands.shape[1]
     for i in range(lo, hi):
         for seat in range(n):
@@ -452,6 +456,8 @@ def _step_range(
         terminated[i] = False
         truncated[i] = False
         instant[i] = False
+        if not active[i]:
+            continue
         _apply(st, hands, known, deck, i, actions[i])
         if st[i, PHASE] == OVER:
             _settle(st, hands, sticks, i, rewards, fin, fin_hands, fin_sticks, fin_stick)
@@ -589,11 +595,12 @@ class TriPalkiVectorEnv(VectorEnvBase):
         self._has_reset = True
         return self._obs, self._mask, self._player
 
-    def step(self, actions: Any) -> StepResult:
-        """Apply one action in every game; see the module docstring."""
-        acts = self._checked_actions(actions)
+    def step(self, actions: Any, where: Any = None) -> StepResult:
+        """Apply one action in every game (or only where ``where`` is True; the other games
+        are left as they are, with no reward); see the module docstring."""
+        acts, active = self._checked_actions(actions, where)
         announce = self._st[:, PHASE] == ANNOUNCE_DECISION
-        illegal = np.where(announce, acts < ANNOUNCE, acts > SWAP_ALL)
+        illegal = np.where(announce, acts < ANNOUNCE, acts > SWAP_ALL) & active
         if illegal.any():
             i = int(np.argmax(illegal))
             raise ValueError(
@@ -604,7 +611,7 @@ class TriPalkiVectorEnv(VectorEnvBase):
             _step_range, self.num_envs, acts, self._st, self._hands, self._known, self._sticks,
             self._deck, self._rng, self._off, self.max_turns, self._obs, self._mask, self._player,
             self._rewards, self._terminated, self._truncated, self._fin, self._fin_hands,
-            self._fin_sticks, self._fin_stick, self._instant,
+            self._fin_sticks, self._fin_stick, self._instant, active,
         )  # fmt: skip
         finished = np.flatnonzero(self._terminated | self._truncated)
         infos = self._final_infos(finished)

@@ -32,9 +32,15 @@ def _random_deals(rng: np.random.Generator, count: int) -> list[dict]:
 
 
 def play_differential(
-    num_envs: int, games: int, seed: int, shaping: bool, reward_scale: float
+    num_envs: int,
+    games: int,
+    seed: int,
+    shaping: bool,
+    reward_scale: float,
+    subsets: bool = False,
 ) -> dict:
-    """Play until ``games`` deals have finished in the batch; return what was compared."""
+    """Play until ``games`` deals have finished in the batch; return what was compared. With
+    ``subsets``, each step moves a random half of the games (``step(actions, where=...)``)."""
     rng = np.random.default_rng(seed)
     options = {
         "deals": _random_deals(rng, num_envs),
@@ -61,10 +67,17 @@ def play_differential(
                 f"game {i}: observation differs at {np.flatnonzero(obs[i] != observed['observation'])}"
             )
             actions[i] = rng.choice(np.flatnonzero(observed["action_mask"]))
-        counts["decisions"] += num_envs
-        obs, mask, player, rewards, terminated, truncated, infos = vec.step(actions)
+        where = rng.random(num_envs) < 0.5 if subsets else np.ones(num_envs, dtype=bool)
+        counts["decisions"] += int(where.sum())
+        actions[~where] = -1  # ignored where a game does not move
+        obs, mask, player, rewards, terminated, truncated, infos = vec.step(
+            actions, where=where if subsets else None
+        )
         assert not truncated.any()
         for i, env in enumerate(envs):
+            if not where[i]:
+                assert not rewards[i].any() and not terminated[i] and i not in infos
+                continue
             env.step(int(actions[i]))
             for seat, agent in enumerate(env.possible_agents):
                 assert rewards[i, seat] == np.float32(env.rewards[agent]), f"game {i}: {agent}"
@@ -86,6 +99,11 @@ def test_differential_against_aec(shaping: bool, reward_scale: float):
     counts = play_differential(16, games=250, seed=7, shaping=shaping, reward_scale=reward_scale)
     assert counts["games"] >= 250
     assert counts["outcomes"] >= {"played", "auto_win", "surrender"}
+
+
+def test_differential_against_aec_stepping_subsets():
+    counts = play_differential(16, games=60, seed=8, shaping=True, reward_scale=1.0, subsets=True)
+    assert counts["games"] >= 60
 
 
 @pytest.mark.slow
@@ -156,7 +174,10 @@ def test_bad_actions_raise_and_leave_the_batch_unchanged():
         assert [vec.deal_options(i) for i in range(4)] == before[0]
         assert np.array_equal(obs, before[1]) and np.array_equal(mask, before[2])
         assert np.array_equal(player, before[3])
-    vec.step(good)
+    with pytest.raises(ValueError, match="where"):
+        vec.step(good, where=[1, 0, 1, 1])
+    vec.step(illegal, where=np.arange(4) != 2)  # game 2 does not move: its action is ignored
+    assert vec.deal_options(2) == before[0][2] and np.array_equal(mask[2], before[2][2])
 
 
 def test_bad_options_raise():

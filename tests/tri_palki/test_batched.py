@@ -37,8 +37,11 @@ def _check_instant(record: batched.InstantRound, n: int, max_turns: int) -> None
         assert env._cumulative_rewards[agent] == record.rewards[seat]
 
 
-def play_differential(n: int, num_envs: int, games: int, max_turns: int, seed: int) -> dict:
-    """Play until ``games`` games have finished in the batch; return what was compared."""
+def play_differential(
+    n: int, num_envs: int, games: int, max_turns: int, seed: int, subsets: bool = False
+) -> dict:
+    """Play until ``games`` games have finished in the batch; return what was compared. With
+    ``subsets``, each step moves a random half of the games (``step(actions, where=...)``)."""
     rng = np.random.default_rng(seed)
     options = {
         "deals": [rng.permutation(NUM_CARDS).tolist() for _ in range(num_envs)],
@@ -73,9 +76,17 @@ def play_differential(n: int, num_envs: int, games: int, max_turns: int, seed: i
                 f"game {i}: observation differs at {np.flatnonzero(obs[i] != aec_obs)}"
             )
             actions[i] = rng.choice(np.flatnonzero(aec_mask))
-        counts["decisions"] += num_envs
-        obs, mask, player, rewards, terminated, truncated, infos = vec.step(actions)
+        where = rng.random(num_envs) < 0.5 if subsets else np.ones(num_envs, dtype=bool)
+        counts["decisions"] += int(where.sum())
+        actions[~where] = 99  # ignored where a game does not move
+        obs, mask, player, rewards, terminated, truncated, infos = vec.step(
+            actions, where=where if subsets else None
+        )
         for i, env in enumerate(envs):
+            if not where[i]:
+                assert not rewards[i].any() and not terminated[i] and not truncated[i]
+                assert i not in infos
+                continue
             env.step(int(actions[i]))
             for seat, agent in enumerate(env.possible_agents):
                 assert rewards[i, seat] == env.rewards[agent], f"game {i}: reward of {agent}"
@@ -107,6 +118,11 @@ def test_differential_against_aec(n: int, max_turns: int, games: int):
     assert len(counts["outcomes"]) >= 2
     if n == 11:
         assert counts["instant"] > 0  # rounds over at the deal were compared too
+
+
+def test_differential_against_aec_stepping_subsets():
+    counts = play_differential(5, num_envs=16, games=60, max_turns=50, seed=55, subsets=True)
+    assert counts["games"] >= 60
 
 
 @pytest.mark.slow
