@@ -12,7 +12,9 @@ score* for its own seat (the score table of ``docs/rules/paston.md``, via the ru
   (only reaching six tricks matters); a sole defender takes every other trick:
   ``defender_score(10 - T, sole=True) * factor``; with two defenders the solver only tells the
   defenders' total, so the agent counts its own tricks as those it has won plus half of the
-  defenders' tricks still to come (the score interpolated between whole tricks). Ties go to the
+  defenders' tricks still to come (the score interpolated between whole tricks), except when
+  it plays last to a trick: then each card's trick is credited to whoever it makes win it
+  (the solver counts the partner's tricks as the agent's). Ties go to the
   most tricks for the agent's side, then the lowest card.
 - **Auction** (``bid_samples`` worlds, each with an unknown prikup): the agent takes the
   world's prikup, discards greedily (the two lowest non-trump cards, the shorter suit first)
@@ -69,6 +71,7 @@ from ..envs.paston.rules import (
     WHIST,
     declarer_score,
     defender_score,
+    trick_winner,
 )
 from .base import Agent, legal_actions
 
@@ -290,7 +293,7 @@ class PimcAgent(Agent):
             if deadline is not None and time.perf_counter() > deadline:
                 break
         totals = np.asarray(rows, dtype=float)  # worlds x legal: declarer's total tricks
-        scores, side = self._play_scores(view, totals)
+        scores, side = self._play_scores(view, totals, legal)
         order = sorted(
             range(len(legal)),
             key=lambda i: (-scores[i], -side[i], legal[i] & 7, legal[i]),
@@ -298,19 +301,32 @@ class PimcAgent(Agent):
         return legal[order[0]]
 
     def _play_scores(
-        self, view: obs_mod.PastonView, totals: np.ndarray
+        self, view: obs_mod.PastonView, totals: np.ndarray, legal: list[int]
     ) -> tuple[np.ndarray, np.ndarray]:
         """Mean table score for this seat and mean tricks of its side, per legal card."""
         declarer, level = view.declarer, view.contract
         assert declarer is not None and level is not None
+        defence_tricks = sum(view.tricks[r] for r in range(3) if r != declarer)
         scores = table_scores(
             totals,
             level=level,
             declarer=declarer == 0,
             sole=view.num_active == 2,
             own_tricks=view.tricks[0],
-            defence_tricks=sum(view.tricks[r] for r in range(3) if r != declarer),
+            defence_tricks=defence_tricks,
         )
+        if declarer != 0 and view.num_active == 3 and len(view.trick) == 2:
+            # last to play beside a partner: who takes this trick is known for each card, and
+            # a trick taken by the partner is not this seat's (the solver counts them alike)
+            for i, card in enumerate(legal):
+                winner = trick_winner([*view.trick, (0, card)], LEVEL_TRUMP[level])
+                scores[:, i] = table_scores(
+                    totals[:, i],
+                    level=level,
+                    declarer=False,
+                    own_tricks=view.tricks[0] + (winner == 0),
+                    defence_tricks=defence_tricks + (winner != declarer),
+                )
         side = totals if declarer == 0 else NUM_TRICKS - totals
         return scores.mean(axis=0), side.mean(axis=0)
 
