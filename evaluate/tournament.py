@@ -246,6 +246,12 @@ def results_of_store(
     return results
 
 
+def reproducible_unit(unit: dict[str, Any]) -> dict[str, Any]:
+    """A played unit (:func:`play_unit`) without its measured ``decision_seconds``: what the
+    same config and key must reproduce on any worker."""
+    return {k: v for k, v in unit.items() if k != "decision_seconds"}
+
+
 def deterministic(results: dict[str, Any]) -> dict[str, Any]:
     """``results`` without the measured decision times: what equal seeds must reproduce."""
     return {k: v for k, v in results.items() if k != MEASURED}

@@ -265,3 +265,25 @@ def test_bootstrap_ratio_edges() -> None:
         st.bootstrap_ratio([1.0, 2.0], [1.0])
     with pytest.raises(ValueError, match="resamples"):
         st.bootstrap_ratio([1.0, 2.0], [1.0, 1.0], resamples=0)
+
+
+def test_a_unit_reproduces_but_for_its_measured_times(tmp_path: Path) -> None:
+    config = load_config(
+        None,
+        {
+            "game": "paston",
+            "agents": ["heuristic", "random", "random"],
+            "deals": 1,
+            "workers": 1,
+            "out": str(tmp_path),
+        },
+    )
+    runner = tour.make_runner(config.game, config.mode, config.num_players)
+    first, second = (tour.play_unit(config, runner, (0, 0, 3)) for _ in range(2))
+    assert tour.reproducible_unit(first) == tour.reproducible_unit(second)
+    assert set(first) - set(tour.reproducible_unit(first)) == {"decision_seconds"}
+    actions = [
+        sum(1 for agent, _ in first["record"]["actions"] if agent == f"player_{s}")
+        for s in range(3)
+    ]
+    assert [len(t) for t in first["decision_seconds"]] == actions
