@@ -51,7 +51,7 @@ from double-dummy tables (OpenSpiel's uncontested bridge bidding, Pgx's bridge b
 the whist/pass decisions are exactly those of `paston_v0`: the same deals for the same seed and
 options, the same observations and action masks at every one of these decisions. Then, instead
 of ten tricks of play, the deal ends and is scored from an open-hand (double-dummy) analysis of
-the four hands as they stand (``folkcards.search.paston_solver``).
+the three hands as they stand after the discards (``folkcards.search.paston_solver``).
 
 ## Difference from `paston_v0`
 
@@ -74,14 +74,17 @@ the four hands as they stand (``folkcards.search.paston_solver``).
     tricks, which the defence takes only by playing together, are shared equally (as whisters
     share tricks under Preference's "gentleman's whist"); an odd one goes to the defender with
     the larger guarantee, on equal guarantees to the declarer's left.
-- The rule keeps the declarer's count exact, ties each defender's credit to its own cards (a
-  defender with a worthless hand is credited only a share of what the defence takes together),
-  and is symmetric between the defenders except for the odd contested trick. It is a model: in
-  a real deal the split depends on the play.
+- The rule keeps the declarer's count exact, ties part of each defender's credit (its
+  guarantee) to its own cards, and is symmetric between the defenders except for the odd
+  contested trick. The contested part is shared whoever holds the winners: a defender with a weak
+  hand still gets half of it. It is a model; in a real deal the split depends on the play (and
+  the `pimc` agent, when it values its own card play, uses yet another estimate: its own tricks
+  plus half of the defence's tricks to come).
 - The terminal observation shows phase `over` and the credited tricks; no card is in `played`.
-- Cost: one solve (sole defender) or up to three (two defenders) per played deal, a few
-  milliseconds on average from the first lead (``benchmarks/solver_speed.py`` for the solver
-  alone); the first solve in a fresh environment loads or compiles the solver's kernels.
+- Cost: one solve (sole defender) or up to three (two defenders) per played deal; measured
+  under heuristic and random bidding about 1.7 solves and 4-8 ms of CPU per solved deal on
+  average, with a long tail (a few deals take 0.1-0.2 s). The first solve in a fresh process
+  loads (or compiles) the solver's kernels.
 
 `paston_bidding_v0.first_lead_result(hands, trump, declarer, defenders)` and
 `paston_bidding_v0.credit_tricks(position, solve=None)` give the same crediting for any deal or
