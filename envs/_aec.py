@@ -104,8 +104,17 @@ class CardGameAECEnv(AECEnv):
         }
 
     @classmethod
-    def replay(cls, record: dict[str, Any]) -> CardGameAECEnv:
-        """Rebuild an env from one of its :meth:`record` s and replay every action; returns it."""
+    def replay(cls, record: dict[str, Any] | str) -> CardGameAECEnv:
+        """Rebuild an env from one of its :meth:`record` s — the JSON dict, its JSON text, or its
+        text form (``docs/records.md``) — and replay every action; returns it."""
+        if not isinstance(record, dict):
+            from .notation import load_record  # the text form is read by replaying, lazily
+
+            record = load_record(record)
+        if record.get("env") != cls.metadata["name"]:
+            raise ValueError(
+                f"a {record.get('env')!r} record cannot be replayed by {cls.metadata['name']}"
+            )
         env = cls(**record["env_kwargs"])
         replay_record(env, record)
         return env

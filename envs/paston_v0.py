@@ -21,6 +21,14 @@ def env(**kwargs: Any) -> raw_env:
     return make_classic(raw_env, **kwargs)  # type: ignore[return-value]
 
 
+def vector_env(num_envs: int, **options: Any) -> Any:
+    """A batched engine of ``num_envs`` games stepped together (numba); see
+    ``folkcards.envs.paston.batched`` for the API and the options it supports."""
+    from .paston.batched import vector_env as make
+
+    return make(num_envs, **options)
+
+
 def _action_table() -> str:
     rows = ["| id | action |", "|---|---|"]
     rows.append(
@@ -91,4 +99,4 @@ Stepping after the episode is over raises `ValueError` on `raw_env` and warns (a
 - v0: first release.
 """
 
-__all__ = ["env", "raw_env", "replay", "decode", "OBSERVATION_SIZE", "NUM_ACTIONS"]
+__all__ = ["env", "raw_env", "replay", "vector_env", "decode", "OBSERVATION_SIZE", "NUM_ACTIONS"]

@@ -37,6 +37,14 @@ def env(**kwargs: Any) -> raw_env:
     return make_classic(raw_env, **kwargs)  # type: ignore[return-value]
 
 
+def vector_env(num_envs: int, num_players: int = 4, **options: Any) -> Any:
+    """A batched engine of ``num_envs`` games stepped together (numba); see
+    ``folkcards.envs.tri_palki.batched`` for the API and the options it supports."""
+    from .tri_palki.batched import vector_env as make
+
+    return make(num_envs, num_players=num_players, **options)
+
+
 def _action_table() -> str:
     rows = ["| id | action | `action_to_string` |", "|---|---|---|"]
     rows.append(f"| {PASS} | pass | `pass` |")
@@ -159,6 +167,7 @@ __all__ = [
     "env",
     "raw_env",
     "replay",
+    "vector_env",
     "decode",
     "encode_view",
     "TriPalkiView",

@@ -131,3 +131,23 @@ def test_score_sheet_totals_follow_the_deals():
         assert [int(words[i]) for i in (5, 7, 9)] == [s["deal_score"] for s in seats]
         if seats[0]["outcome"] != "redeal":
             assert [int(words[i]) for i in (6, 8, 10)] == seats[0]["totals"]
+
+
+def test_the_env_modules_replay_the_text_form_and_json_text():
+    from folkcards.envs import paston_v0, tri_palki_v0
+
+    for module, game, players in ((paston_v0, "paston", None), (tri_palki_v0, "tri_palki", 5)):
+        record = _record(game, {}, players, 2, ("heuristic",))
+        assert module.replay(to_text(record)).record() == record
+        assert module.replay(json.dumps(record)).record() == record
+    with pytest.raises(ValueError, match="cannot be replayed by tri_palki_v0"):
+        tri_palki_v0.replay(_record("paston", {}, None, 1))
+
+
+def test_vector_env_is_reachable_from_the_versioned_modules():
+    from folkcards.envs import paston_v0, tri_palki_v0
+
+    obs, mask, player = paston_v0.vector_env(3).reset(seed=0)
+    assert obs.shape == (3, 367) and mask.shape == (3, 45) and player.shape == (3,)
+    obs, mask, player = tri_palki_v0.vector_env(2, num_players=5).reset(seed=0)
+    assert obs.shape == (2, 121 + 45 * 5) and mask.shape == (2, 13)
