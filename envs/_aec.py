@@ -41,6 +41,7 @@ class CardGameAECEnv(AECEnv):
     game_name: str  # the registry's name, written into every record
     _classic = False
     _env_kwargs: dict[str, Any]
+    _rng: np.random.Generator
 
     def _setup_agents_and_spaces(self, num_players: int, obs_size: int) -> None:
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
@@ -51,7 +52,7 @@ class CardGameAECEnv(AECEnv):
                 "action_mask": spaces.Box(0, 1, (self.num_actions,), dtype=np.int8),
             }
         )
-        act_space = spaces.Discrete(self.num_actions)
+        act_space: spaces.Space[Any] = spaces.Discrete(self.num_actions)
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
         self._no_actions = np.zeros(self.num_actions, dtype=np.int8)
@@ -76,7 +77,8 @@ class CardGameAECEnv(AECEnv):
         before anything changes.
         """
         if seed is None:
-            seed = fresh_seed(self._rng if self._has_reset else None)
+            rng: np.random.Generator | None = self._rng if self._has_reset else None
+            seed = fresh_seed(rng)
         elif not is_int(seed):
             raise ValueError(f"seed must be an int or None, got {seed!r}")
         self._rng = np.random.default_rng(int(seed))

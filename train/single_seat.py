@@ -379,7 +379,7 @@ class SingleSeatEnv(gym.Env):
         """The learner's legal actions now (bool; all False once the episode is over)."""
         return self._mask.copy()
 
-    def render(self) -> str | None:
+    def render(self) -> str | None:  # type: ignore[override]
         if self.render_mode != "ansi":
             return None
         return f"learner: {self.learner}\n" + str(self.aec.render())
