@@ -35,17 +35,20 @@ class MaskedActorCritic(nn.Module):
 
         self.pi = mlp(num_actions)
         self.vf = mlp(1)
+        head = self.pi[-1]
+        assert isinstance(head, nn.Linear)
         with torch.no_grad():  # a small policy head: a near-uniform first policy
-            self.pi[-1].weight.mul_(0.01)
-            self.pi[-1].bias.zero_()
+            head.weight.mul_(0.01)
+            head.bias.zero_()
 
     def logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """Policy logits, with every action where ``mask`` is 0 set to :data:`MASKED_LOGIT`."""
-        raw = self.pi(obs)
+        raw: torch.Tensor = self.pi(obs)
         return torch.where(mask > 0, raw, torch.full_like(raw, MASKED_LOGIT))
 
     def value(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.vf(obs).squeeze(-1)
+        out: torch.Tensor = self.vf(obs)
+        return out.squeeze(-1)
 
 
 def build_net(obs_size: int, num_actions: int, hidden: list[int], activation: str) -> Any:

@@ -63,6 +63,9 @@ def init_ray(address: str | None = None, num_cpus: int | None = None) -> None:
     if address:
         ray.init(address=address, **kwargs)
     else:
+        # a local Ray's workers do all the work: not Ray's default niceness 15, which starves
+        # them on a machine shared with other jobs (RAY_worker_niceness overrides)
+        os.environ.setdefault("RAY_worker_niceness", "0")
         ray.init(num_cpus=num_cpus, **kwargs)
 
 
@@ -76,7 +79,7 @@ def play_units(
     cache_key = (config.game, config.mode, config.num_players)
     if cache_key not in _RUNNERS:
         _RUNNERS[cache_key] = make_runner(*cache_key)
-    return [play_unit(config, _RUNNERS[cache_key], tuple(key)) for key in keys]
+    return [play_unit(config, _RUNNERS[cache_key], (key[0], key[1], key[2])) for key in keys]
 
 
 def chunks(keys: Sequence[Any], size: int) -> list[list[Any]]:

@@ -45,10 +45,12 @@ from . import behaviour as bh
 from . import stats as st
 from .config import ConfigError, Entrant, TournamentConfig, counted, from_identity, load_config
 from .games import GameRunner, make_runner
+from .ray_backend import RayMissingError, require_ray
 from .storage import Store, read_config, seat_rows_of
 
 BOOTSTRAP = 1000  # default resamples of the behaviour intervals
 MEASURED = "decision_times"  # the one results key that is measured, not reproducible
+BACKENDS = ("local", "ray")
 DEAL_TAG = 0xDEA1
 AGENT_TAG = 0xA6E7
 
@@ -155,9 +157,18 @@ def _work(key: tuple[int, int, int]) -> dict[str, Any]:
 
 
 def _results(
-    config: TournamentConfig, keys: Sequence[tuple[int, int, int]], workers: int
+    config: TournamentConfig,
+    keys: Sequence[tuple[int, int, int]],
+    workers: int,
+    backend: str = "local",
+    address: str | None = None,
 ) -> Iterable[dict[str, Any]]:
     """Finished units, as they finish (in any order when parallel)."""
+    if backend == "ray":  # Ray tasks on a local Ray or a cluster (:mod:`.ray_backend`)
+        from .ray_backend import ray_results
+
+        yield from ray_results(config, keys, address)
+        return
     if workers <= 1 or len(keys) <= 1:
         runner = make_runner(config.game, config.mode, config.num_players)
         for key in keys:
@@ -187,13 +198,20 @@ def run(
     max_units: int | None = None,
     on_played: Callable[[int], None] | None = None,
     bootstrap: int = BOOTSTRAP,
+    backend: str = "local",
+    address: str | None = None,
 ) -> dict[str, Any]:
     """Play the tournament's missing units, store them, and return the statistics.
 
     ``max_units`` stops after that many new units (for tests and partial runs); ``on_played``
     is told how many units this call played; ``bootstrap`` resamples for the behaviour
-    intervals (0: none).
+    intervals (0: none). ``backend``: ``local`` (``config.workers`` processes) or ``ray`` (Ray
+    tasks on the cluster at ``address`` or a local Ray; the same stored results).
     """
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    if backend == "ray":
+        require_ray("--backend ray")
     log = log or (lambda text: print(text, file=sys.stderr))
     runner = make_runner(config.game, config.mode, config.num_players)
     with Store(config.db_path) as store:
@@ -208,7 +226,7 @@ def run(
             )
         if pending:
             store.add_session([Path(sys.argv[0]).name, *sys.argv[1:]], agent_versions(config))
-            _play_and_store(config, store, pending, len(done), progress)
+            _play_and_store(config, store, pending, len(done), progress, backend, address)
         if on_played is not None:
             on_played(len(pending))
         return results_of_store(config, store, runner, bootstrap)
@@ -292,6 +310,8 @@ def _play_and_store(
     pending: list[tuple[int, int, int]],
     already: int,
     progress: bool,
+    backend: str = "local",
+    address: str | None = None,
 ) -> None:
     from rich.console import Console
     from rich.progress import (
@@ -314,7 +334,7 @@ def _play_and_store(
     )
     with Progress(*columns, console=console, disable=not progress, transient=False) as bar:
         task = bar.add_task("units", total=config.total_units, completed=already)
-        for unit in _results(config, pending, config.workers):
+        for unit in _results(config, pending, config.workers, backend, address):
             store.add_unit(unit)
             bar.advance(task)
 
@@ -571,6 +591,7 @@ EPILOG = """examples:
   folkcards tournament --game paston --agents heuristic random random --deals 200
   folkcards tournament --game tri_palki --agents heuristic random random random --rounds 100
   folkcards tournament --db results/paston/tournament.sqlite --verify
+  folkcards tournament --config configs/tournament/paston.yaml --backend ray --address HOST:6379
 Command-line values override the config file. Besides the database, the output folder gets
 results.json, the CSVs, the plots and report.md (rebuild it with `folkcards report --db FILE`)."""
 
@@ -600,6 +621,16 @@ OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
         ("--num-players",),
         {"type": int, "metavar": "N", "help": "Tri Palki table size (default: number of agents)"},
     ),
+    (
+        ("--backend",),
+        {
+            "choices": BACKENDS,
+            "default": "local",
+            "help": "local: worker processes here (default); ray: Ray tasks on a local Ray or "
+            "the cluster at --address (needs folkcards[rllib]); the same stored results",
+        },
+    ),
+    (("--address",), {"metavar": "HOST:PORT", "help": "with --backend ray: the Ray cluster"}),
     (("--no-progress",), {"action": "store_true", "help": "no progress bar"}),
     (("--no-plot",), {"action": "store_true", "help": "do not write the PNG plots"}),
     (
@@ -711,6 +742,8 @@ def _play(config: TournamentConfig, args: argparse.Namespace, prog: str) -> int:
             progress=not args.no_progress and sys.stderr.isatty(),
             on_played=played.append,
             bootstrap=args.bootstrap,
+            backend=getattr(args, "backend", "local"),
+            address=getattr(args, "address", None),
         )
     except KeyboardInterrupt:
         print(
@@ -719,6 +752,9 @@ def _play(config: TournamentConfig, args: argparse.Namespace, prog: str) -> int:
             file=sys.stderr,
         )
         return 130
+    except RayMissingError as exc:  # before RuntimeError: it is one
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
     except RuntimeError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 1

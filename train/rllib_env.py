@@ -66,8 +66,9 @@ class FolkcardsMultiAgentEnv(MultiAgentEnv):
         config = config or {}
         self.game = game_spec(config.get("game", "paston"))
         self.env = self.game.raw_env(**dict(config.get("env_kwargs") or {}))
-        self.possible_agents = list(self.env.possible_agents)
-        self.agents = list(self.possible_agents)
+        self.seats: list[str] = list(self.env.possible_agents)
+        self.possible_agents = list(self.seats)
+        self.agents = list(self.seats)
         inner = self.env.observation_space(self.possible_agents[0])["observation"]
         space = gym.spaces.Dict(
             {
@@ -75,14 +76,12 @@ class FolkcardsMultiAgentEnv(MultiAgentEnv):
                 "action_mask": gym.spaces.Box(0.0, 1.0, (self.game.num_actions,), dtype=np.float32),
             }
         )
-        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
-        self.action_spaces = dict.fromkeys(
-            self.possible_agents, gym.spaces.Discrete(self.game.num_actions)
-        )
+        self.observation_spaces = dict.fromkeys(self.seats, space)
+        self.action_spaces = dict.fromkeys(self.seats, gym.spaces.Discrete(self.game.num_actions))
         self.rng = np.random.default_rng(env_config_seed(config))
         raw_opponents = config.get("opponents") or []
         self.opponents = parse_entries(raw_opponents) if raw_opponents else ()
-        n = len(self.possible_agents)
+        n = len(self.seats)
         seats = config.get("learner_seats")
         self.learner_seats = int(seats if seats is not None else (1 if self.opponents else n))
         if not 1 <= self.learner_seats <= n:
@@ -93,7 +92,7 @@ class FolkcardsMultiAgentEnv(MultiAgentEnv):
         self._snapshots: list[str] = []
         self._episodes = 0
         self._cache: dict[tuple[str, str], Any] = {}
-        self.learners: set[str] = set(self.possible_agents)
+        self.learners: set[str] = set(self.seats)
         self.table: dict[str, Any] = {}
         self.pending: dict[str, float] = {}
         self.acted: set[str] = set()
@@ -103,19 +102,21 @@ class FolkcardsMultiAgentEnv(MultiAgentEnv):
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
+    ) -> tuple[dict[Any, Any], dict[Any, Any]]:
         if seed is not None:
             self.rng = np.random.default_rng(seed)
         self._draw_table()
         self.env.reset(seed=int(self.rng.integers(2**63)), options=options)
-        self.agents = list(self.possible_agents)
-        self.pending = dict.fromkeys(self.possible_agents, 0.0)
+        self.agents = list(self.seats)
+        self.pending = dict.fromkeys(self.seats, 0.0)
         self.acted = set()
         self.run = EpisodeRun()
         self._collect(self.env.rewards)
         return self._advance()[0], {}
 
-    def step(self, action_dict: dict[str, Any]) -> tuple[dict[str, Any], ...]:
+    def step(  # type: ignore[override]
+        self, action_dict: dict[Any, Any]
+    ) -> tuple[dict[Any, Any], dict[Any, Any], dict[Any, Any], dict[Any, Any], dict[Any, Any]]:
         agent = self.env.agent_selection
         if agent not in action_dict:
             raise ValueError(f"no action for {agent}, the seat to act (got {sorted(action_dict)})")
@@ -151,7 +152,7 @@ class FolkcardsMultiAgentEnv(MultiAgentEnv):
         # the end: every learner seat that acted gets its last observation and what is left
         self.agents = []
         cut = self.run.truncated
-        finals = [a for a in self.possible_agents if a in self.acted and a in self.learners]
+        finals = [a for a in self.seats if a in self.acted and a in self.learners]
         obs = {a: self._observe(a, final=True) for a in finals}
         rewards = {a: self.pending[a] for a in finals}
         terminated = {**dict.fromkeys(finals, not cut), "__all__": not cut}
@@ -170,7 +171,7 @@ class FolkcardsMultiAgentEnv(MultiAgentEnv):
 
     def _draw_table(self) -> None:
         """Choose this episode's learner seats and the env-internal agents of the others."""
-        seats = self.possible_agents
+        seats = self.seats
         if not self.opponents:
             self.learners = set(seats)
             self.table = {}

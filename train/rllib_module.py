@@ -43,16 +43,17 @@ class MaskedPPOModule(TorchRLModule, ValueFunctionAPI):
     ``activation`` (``tanh`` or ``relu``)."""
 
     def setup(self) -> None:
-        space = self.observation_space
+        space: Any = self.observation_space
         if not hasattr(space, "spaces") or set(space.spaces) != {"observations", "action_mask"}:
             raise ValueError(
                 "MaskedPPOModule needs Dict observations with keys 'observations' and "
                 f"'action_mask', got {space}"
             )
-        config = self.model_config or {}
+        config: Any = self.model_config or {}
+        actions: Any = self.action_space
         self.net = build_net(
             int(space["observations"].shape[0]),
-            int(self.action_space.n),
+            int(actions.n),
             list(config.get("hidden", [256, 256])),
             str(config.get("activation", "tanh")),
         )

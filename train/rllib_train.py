@@ -334,18 +334,19 @@ def _loop(algo: Any, config: RLlibTrainConfig, path: Path, resume: bool, log: An
     run = config.run
     steps = 0
     latest = checkpoint_dirs(path)
+    checkpoint: Path | None = None
     if resume and latest:
-        steps, checkpoint = latest[-1]
-        algo.restore_from_path(str(checkpoint.resolve()))
+        steps, restored = latest[-1]
+        checkpoint = restored
+        algo.restore_from_path(str(restored.resolve()))
         for name, fields in (("train_log.csv", TRAIN_FIELDS), ("eval.csv", EVAL_FIELDS)):
             truncate_csv(path / name, fields, steps)
-        log(f"resumed from {checkpoint} at {steps} steps")
+        log(f"resumed from {restored} at {steps} steps")
     scale = float(config.env.kwargs.get("reward_scale", 1.0))
     writer = _tensorboard(path, run.tensorboard)
     next_checkpoint = _next(steps, run.checkpoint_every)
     next_eval = _next(steps, run.eval_every)
     next_snapshot = _next(steps, config.policies.snapshot_every)
-    checkpoint: Path | None = latest[-1][1] if resume and latest else None
     while steps < run.total_steps:
         started = time.perf_counter()
         result = algo.train()
