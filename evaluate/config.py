@@ -234,6 +234,16 @@ def _entrants(value: Any, game: str, where: str) -> list[Entrant]:
     return [Entrant(n, spec) for n, (_, spec) in zip(names, raw, strict=True)]
 
 
+def _check_table_size(specs: list[str], game: str, num_players: int) -> None:
+    """Refuse, before anything is played, an agent that cannot sit at this table size."""
+    from folkcards.agents.table_sizes import check_table
+
+    try:
+        check_table(specs, game, num_players)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+
+
 def _check_specs(specs: list[str], game: str) -> None:
     from folkcards.agents import agent_kinds, make_agent
 
@@ -338,6 +348,7 @@ def resolve(data: dict[str, Any], source: str = "") -> TournamentConfig:
         raise ConfigError(f"no agents given{where}: e.g. agents: [heuristic, random, random]")
     agents = _entrants(data["agents"], spec.name, where)
     num_players = _num_players(data, spec, agents)
+    _check_table_size([e.spec for e in agents], spec.name, num_players)
 
     out = _path(data["out"], "out") if data.get("out") is not None else Path("results") / spec.name
     db = _path(data["db"], "db") if data.get("db") is not None else None
