@@ -354,9 +354,27 @@ def config_from_dict(data: Any, source: str = "config") -> TrainConfig:
         if group in data and data[group] is None:
             data = {**data, group: {}}
     try:
-        return TrainConfig.model_validate(data)
+        config = TrainConfig.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(f"{source}: {error_message(exc.errors()[0])}") from None
+    _check_table_size(config, source)
+    return config
+
+
+def _check_table_size(config: TrainConfig, source: str) -> None:
+    """Refuse, before training starts, an agent of the config that cannot sit at its table."""
+    from folkcards.agents.table_sizes import check_table
+    from folkcards.envs.registry import game_spec
+
+    game = game_spec(config.env.game)
+    players = config.env.kwargs.get("num_players", game.default_players)
+    specs = [entry.spec for entry in config.opponents.pool if entry.spec != "self"]
+    specs += [s for s in (config.env.duplicate_baseline, config.pretrain.expert) if s]
+    specs.append(config.run.eval_opponent)
+    try:
+        check_table(specs, game.name, players)
+    except ValueError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
 
 
 def load_config(path: str | os.PathLike[str]) -> TrainConfig:

@@ -1,0 +1,24 @@
+"""Training refuses, before it starts, an opponent that cannot sit at the configured table."""
+
+from __future__ import annotations
+
+import folkcards.agents.table_sizes as table_sizes
+import pytest
+from folkcards.evaluate.config import ConfigError
+from folkcards.train.config import config_from_dict
+
+
+def test_an_opponent_that_cannot_play_the_table_is_refused(monkeypatch):
+    def only_four(spec, game):
+        return (4,) if spec == "heuristic" else tuple(range(2, 12))
+
+    monkeypatch.setattr(table_sizes, "agent_table_sizes", only_four)
+    data = {
+        "env": {"game": "tri_palki", "num_players": 5},
+        "opponents": {"pool": [{"spec": "random"}, {"spec": "heuristic"}]},
+        "run": {"eval_opponent": "random"},
+    }
+    with pytest.raises(ConfigError, match="plays tri_palki at 4 players only, not at 5"):
+        config_from_dict(data)
+    data["env"]["num_players"] = 4
+    assert config_from_dict(data).env.kwargs["num_players"] == 4
