@@ -25,7 +25,10 @@ def test_all_four_configs_are_shipped() -> None:
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_shipped_configs_load(path: Path) -> None:
     config = load_config(path)
-    assert config.env.game == path.parent.name
+    from folkcards.envs.registry import game_spec
+
+    spec = game_spec(config.env.game)
+    assert (spec.base_game or spec.name) == path.parent.name
     again = config_from_dict(yaml.safe_load(config.to_yaml()))
     assert again == config  # the resolved form round-trips
 
