@@ -7,6 +7,7 @@ Examples::
     folkcards train --config configs/tri_palki/ppo_quick.yaml --total-steps 20000 --no-progress
     folkcards train --resume runs/paston-ppo-0-20250101-120000 --total-steps 4000000
     folkcards train --config configs/paston/ppo_quick.yaml --print-config
+    folkcards train --config configs/paston/rllib_ppo.yaml --total-steps 200000   # RLlib/Ray
 
 ``python -m folkcards.train.cli`` works too.
 """
@@ -19,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .config import ConfigError, load_config, with_overrides
+from .rllib_train import is_rllib_config, main_rllib
 
 
 def build_parser(prog: str = "folkcards train") -> argparse.ArgumentParser:
@@ -30,7 +32,11 @@ def build_parser(prog: str = "folkcards train") -> argparse.ArgumentParser:
             "config, checkpoints, TensorBoard logs, an evaluation table vs the heuristic "
             "(eval.csv) and a learning curve (learning_curve.png)."
         ),
-        epilog="Configs: configs/<game>/ppo_quick.yaml (minutes) and ppo_full.yaml (about 2 hours on 2 cores).",
+        epilog=(
+            "Configs: configs/<game>/ppo_quick.yaml (minutes) and ppo_full.yaml (about 2 hours "
+            "on 2 cores); configs/<game>/rllib_ppo.yaml (backend: rllib) trains on RLlib/Ray "
+            "(needs folkcards[rllib])."
+        ),
     )
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument(
@@ -67,10 +73,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         value = getattr(args, name)
         if value is not None and value < 1:
             parser.error(f"--{name.replace('_', '-')} must be >= 1")
+    if args.resume is not None and (
+        args.config is not None or args.run_dir is not None or args.seed is not None
+    ):
+        parser.error("--resume takes the run's own config, directory and seed")
+    try:
+        if is_rllib_config(args.config or args.resume / "config.yaml"):  # backend: rllib
+            return main_rllib(args)
+    except ConfigError as exc:
+        print(f"folkcards train: config error: {exc}", file=sys.stderr)
+        return 2
     try:
         if args.resume is not None:
-            if args.config is not None or args.run_dir is not None or args.seed is not None:
-                parser.error("--resume takes the run's own config, directory and seed")
             config = load_config(args.resume / "config.yaml")
         else:
             config = load_config(args.config)

@@ -153,8 +153,11 @@ def evaluate_tournament(
     deals: int = 100,
     seed: int = 0,
     env_kwargs: dict[str, Any] | None = None,
+    kind: str = "ppo",
 ) -> EvalResult:
-    """The learner saved at ``model_path`` (``ppo:PATH``) in a tournament against the opponent."""
+    """The learner saved at ``model_path`` (the agent spec ``<kind>:PATH``: ``ppo`` for a
+    MaskablePPO model, ``rllib`` for an RLlib policy file) in a tournament against the
+    opponent."""
     from folkcards.evaluate.config import Entrant, TournamentConfig
     from folkcards.evaluate.tournament import run
 
@@ -164,7 +167,7 @@ def evaluate_tournament(
     spec = game_spec(game)
     kwargs = score_env_kwargs(game, env_kwargs)
     num_players = int(kwargs.get("num_players", spec.default_players))
-    entrants = [Entrant("learner", f"ppo:{Path(model_path).resolve()}")]
+    entrants = [Entrant("learner", f"{kind}:{Path(model_path).resolve()}")]
     entrants += [Entrant(f"{opponent}_{i}", opponent) for i in range(1, num_players)]
     with tempfile.TemporaryDirectory(prefix="folkcards-eval-") as tmp:
         config = TournamentConfig(

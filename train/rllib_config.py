@@ -23,20 +23,9 @@ import yaml
 from folkcards.evaluate.config import ConfigError, load_yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .config import env_arguments
+from .config import check_agent_spec, env_arguments
 
 _STRICT = ConfigDict(extra="forbid", strict=True)
-
-
-def _agent_spec_check(value: Any, what: str, allow_self: bool = False) -> Any:
-    """``value`` if it is an agent spec of a known kind (``"self"`` too if ``allow_self``)."""
-    from folkcards.agents import agent_kinds
-
-    kinds = sorted({*agent_kinds(), *(["self"] if allow_self else [])})
-    kind = value.partition(":")[0] if isinstance(value, str) else None
-    if kind not in kinds:
-        raise ValueError(f"unknown agent {value!r}; {what} kinds: {', '.join(kinds)}")
-    return value
 
 
 class RLlibEnvConfig(BaseModel):
@@ -82,7 +71,7 @@ class RLlibOpponent(BaseModel):
     @field_validator("spec")
     @classmethod
     def _spec(cls, value: str) -> str:
-        return _agent_spec_check(value, "opponent", allow_self=True)
+        return check_agent_spec(value, "opponent", allow_self=True)
 
 
 class PoliciesConfig(BaseModel):
@@ -185,7 +174,7 @@ class RLlibRunConfig(BaseModel):
     @field_validator("eval_opponent")
     @classmethod
     def _eval_opponent(cls, value: str) -> str:
-        return _agent_spec_check(value, "evaluation opponent")
+        return check_agent_spec(value, "evaluation opponent")
 
 
 class RLlibTrainConfig(BaseModel):

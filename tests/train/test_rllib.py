@@ -17,11 +17,11 @@ ray = pytest.importorskip("ray")
 
 from folkcards.train.rllib_env import FolkcardsMultiAgentEnv  # noqa: E402
 
-CASES = [
-    ("paston", {"episode": "deal", "shaping": True, "reward_scale": 0.05}),
-    ("paston", {"episode": "game", "max_deals": 3}),
-    ("tri_palki", {"num_players": 4, "episode": "round"}),
-    ("tri_palki", {"num_players": 5, "episode": "match", "max_turns": 2000}),
+CASES = [  # game, raw_env arguments, episodes
+    ("paston", {"episode": "deal", "shaping": True, "reward_scale": 0.05}, 12),
+    ("paston", {"episode": "game", "max_deals": 3}, 3),
+    ("tri_palki", {"num_players": 4, "episode": "round"}, 12),
+    ("tri_palki", {"num_players": 5, "episode": "match", "max_turns": 2000}, 2),
 ]
 
 
@@ -57,15 +57,17 @@ def _play_rllib_env(env: FolkcardsMultiAgentEnv, seed: int, agents: dict[str, An
         assert not any(v for k, v in terminated.items() if k != "__all__")
 
 
-@pytest.mark.parametrize(("game", "kwargs"), CASES)
-def test_rewards_reach_every_seat_as_in_the_aec_env(game: str, kwargs: dict[str, Any]) -> None:
+@pytest.mark.parametrize(("game", "kwargs", "episodes"), CASES)
+def test_rewards_reach_every_seat_as_in_the_aec_env(
+    game: str, kwargs: dict[str, Any], episodes: int
+) -> None:
     """Summed over an episode, each seat's RLlib rewards equal its AEC return (same deal, same
     actions), including what a seat is paid while others act and at the end."""
     kwargs = _env_kwargs_ok(game, kwargs)
     env = FolkcardsMultiAgentEnv({"game": game, "env_kwargs": kwargs})
     aec = game_spec(game).raw_env(**kwargs)
     nonzero_for_idle = 0
-    for episode in range(12):
+    for episode in range(episodes):
         seed = 1000 + episode
         table = {
             a: make_agent("random", game, a, seed=i) for i, a in enumerate(aec.possible_agents)
@@ -368,3 +370,30 @@ def test_ray_missing_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
         ray_backend.require_ray("RLlib training")
     text = str(info.value)
     assert "\n" not in text and "pip install 'folkcards[rllib]'" in text
+
+
+# --- folkcards train with backend: rllib -------------------------------------------------------
+
+
+def test_train_cli_chooses_the_rllib_backend_from_the_config(
+    tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import yaml
+    from folkcards.evaluate import ray_backend
+    from folkcards.train.cli import main
+
+    config = "configs/paston/rllib_ppo.yaml"
+    assert main(["--config", config, "--print-config", "--total-steps", "1234"]) == 0
+    printed = yaml.safe_load(capsys.readouterr().out)
+    assert printed["backend"] == "rllib" and printed["run"]["total_steps"] == 1234
+    assert printed["resources"]["num_env_runners"] == 2
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("backend: rllib\nalgorithm:\n  learning_rat: 0.1\n")
+    assert main(["--config", str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "learning_rat" in err
+    monkeypatch.setattr(ray_backend, "ray_available", lambda: False)
+    assert main(["--config", config, "--run-dir", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "pip install 'folkcards[rllib]'" in err
+    assert not (tmp_path / "run").exists()
