@@ -1,8 +1,16 @@
 """folkcards: Paston and Tri Palki as reinforcement-learning environments.
 
-The subpackages are ``folkcards.envs`` (the PettingZoo environments),
-``folkcards.agents`` (random, heuristic and PPO players), ``folkcards.evaluate``
-(tournaments) and ``folkcards.train`` (MaskablePPO training).
+The subpackages, from the bottom layer up: ``folkcards.envs`` (the PettingZoo environments, the
+batched engines, the game registry and text records), ``folkcards.search`` (belief sampling and
+the Paston open-hand solver), ``folkcards.agents`` (random, heuristic, PPO, search and RLlib
+players, and the one episode loop), ``folkcards.train`` (SB3 and RLlib training),
+``folkcards.evaluate`` (tournaments and reports), ``folkcards.play`` (terminal play and
+``watch``) and ``folkcards.web`` (the web table).
 """
 
-__version__ = "0.1.0"
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__ = version("folkcards")
+except PackageNotFoundError:  # a source tree that is not installed
+    __version__ = "0.2.0"
