@@ -242,10 +242,17 @@ def test_short_training_then_its_checkpoint_plays_a_tournament(
     from folkcards.evaluate.config import Entrant, TournamentConfig
     from folkcards.evaluate.tournament import run
     from folkcards.train.rllib_train import checkpoint_dirs, train_rllib
+    from folkcards.train.run_files import read_csv
 
-    run_dir = train_rllib(_tiny(game, tmp_path), tmp_path / "run", log=lambda _t: None)
+    method = "tournament" if game == "paston" else "duplicate"  # both evaluation methods
+    config = _tiny(game, tmp_path, eval_method=method)
+    run_dir = train_rllib(config, tmp_path / "run", log=lambda _t: None)
     steps = [s for s, _ in checkpoint_dirs(run_dir)]
     assert steps and steps[-1] >= 250
+    (row,) = read_csv(run_dir / "eval.csv")
+    assert (
+        row["method"] == method and int(row["step"]) == steps[-1] and row["opponent"] == "heuristic"
+    )
     for name in (
         "config.yaml",
         "policy.pt",
