@@ -383,3 +383,11 @@ def test_registry_heuristic_plays_the_bidding_env():
         assert not run.truncated and run.steps <= 12  # bids, two discards, contract, defence
         outcomes.add(env.state_deal().outcome)
     assert "played" in outcomes
+
+
+def test_a_paston_v0_record_is_not_replayed_as_a_bidding_record():
+    full = paston_v0.raw_env()
+    full.reset(seed=4)
+    play_random_episode(full, np.random.default_rng(4))
+    with pytest.raises(ValueError, match="cannot be replayed"):
+        paston_bidding_v0.replay(full.record())
