@@ -153,9 +153,9 @@ def test_masking_module_never_picks_an_illegal_action(game: str) -> None:
     module = _module(game)
     rng = np.random.default_rng(0)
     decisions = 0
-    while decisions < 3000:
+    while decisions < 2000:
         obs, _ = env.reset()
-        while obs and decisions < 3000:
+        while obs and decisions < 2000:
             ((agent, ob),) = obs.items()
             with torch.no_grad():
                 module.net.pi[-1].bias.copy_(
@@ -175,7 +175,7 @@ def test_masking_module_never_picks_an_illegal_action(game: str) -> None:
             obs, _, terminated, truncated, _ = env.step({agent: sampled})
             if terminated["__all__"] or truncated["__all__"]:
                 break
-    assert decisions == 3000
+    assert decisions == 2000
 
 
 def test_module_values_ignore_the_mask_and_spaces_are_checked() -> None:
