@@ -89,11 +89,21 @@ class PimcParams:
     discard_candidates: int = 4  # lowest non-trump cards per trump whose pairs are tried
     bid_margin: float = 0.0  # bid when the best reachable contract is worth more than this
     time: float = 0.0  # seconds of card-play sampling per decision; 0 = no clock limit
+    bid_floor: int = 1  # auction: 1 = floor each world's score at surrender's -10 (the
+    # prikup is seen before the contract), 0 = no floor (each world counts its full loss)
     infer: int = 4  # whist: draw infer * bid_samples worlds, weight them by the heuristic
     # as a model of the others' bids and contract, keep bid_samples (1 = no weighting)
 
 
-_INT_KEYS = {"samples", "bid_samples", "discard_samples", "discard_candidates", "infer", "seed"}
+_INT_KEYS = {
+    "samples",
+    "bid_samples",
+    "discard_samples",
+    "discard_candidates",
+    "infer",
+    "bid_floor",
+    "seed",
+}
 _FLOAT_KEYS = {"bid_margin", "time"}
 
 
@@ -117,7 +127,7 @@ def parse_spec(arg: str | None) -> tuple[PimcParams, int | None]:
             value: Any = int(text) if key in _INT_KEYS else float(text)
         except ValueError:
             raise ValueError(f"pimc parameter {key} needs a number, got {text.strip()!r}") from None
-        if key in _INT_KEYS and key != "seed" and value < 1:
+        if key in _INT_KEYS and key not in ("seed", "bid_floor") and value < 1:
             raise ValueError(f"pimc parameter {key} must be at least 1, got {value}")
         if key == "time" and value < 0:
             raise ValueError(f"pimc parameter time must be >= 0 seconds, got {value}")
@@ -374,7 +384,9 @@ class PimcAgent(Agent):
                     tricks[i, trump] = self._declarer_tricks(
                         [kept, world.hands[1], world.hands[2]], trump, [1, 2]
                     )
-                score = max(declarer_score(tricks[i, trump], lv), SURRENDER_SCORE)
+                score = declarer_score(tricks[i, trump], lv)
+                if self.params.bid_floor:
+                    score = max(score, SURRENDER_SCORE)
                 values[lv] += score / len(worlds)
         best = max(values.values())
         return bids[0] if best > self.params.bid_margin else PASS
