@@ -40,7 +40,7 @@ score* for its own seat (the score table of ``docs/rules/paston.md``, via the ru
 
 Parameters come from the spec, e.g. ``pimc:samples=64,bid_samples=16,seed=3`` (the
 :class:`PimcParams` fields: ``samples`` 48, ``bid_samples`` 16, ``discard_samples`` 8,
-``discard_candidates`` 4, ``bid_margin`` 0, ``infer`` 4, ``time`` 0);
+``discard_candidates`` 4, ``bid_margin`` 0, ``bid_floor`` 1, ``infer`` 4, ``time`` 0);
 ``time=SECONDS`` (default 0, no limit) caps the card-play sampling by the clock, which makes
 the agent's choices depend on the machine's speed (not deterministic); without it the agent is
 deterministic given its seed. If the sampler cannot produce worlds (it reports an inconsistent

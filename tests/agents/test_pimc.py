@@ -45,6 +45,7 @@ def test_make_agent_reads_the_spec():
     assert isinstance(agent, PimcAgent)
     assert (agent.params.samples, agent.params.bid_samples, agent.params.time) == (5, 3, 0.5)
     assert agent.seat == "player_2"
+    assert make_agent("pimc:bid_floor=0", "paston").params.bid_floor == 0
     default = make_agent("pimc", "paston")
     assert default.params == parse_spec(None)[0]
 
