@@ -40,7 +40,8 @@ score* for its own seat (the score table of ``docs/rules/paston.md``, via the ru
 
 Parameters come from the spec, e.g. ``pimc:samples=64,bid_samples=16,seed=3`` (the
 :class:`PimcParams` fields: ``samples`` 48, ``bid_samples`` 16, ``discard_samples`` 8,
-``discard_candidates`` 4, ``bid_margin`` 0, ``bid_floor`` 1, ``infer`` 4, ``time`` 0);
+``discard_candidates`` 4, ``bid_margin`` 0, ``bid_floor`` 1, ``whist_margin`` 0, ``infer`` 4,
+``time`` 0);
 ``time=SECONDS`` (default 0, no limit) caps the card-play sampling by the clock, which makes
 the agent's choices depend on the machine's speed (not deterministic); without it the agent is
 deterministic given its seed. If the sampler cannot produce worlds (it reports an inconsistent
@@ -91,6 +92,7 @@ class PimcParams:
     time: float = 0.0  # seconds of card-play sampling per decision; 0 = no clock limit
     bid_floor: int = 1  # auction: 1 = floor each world's score at surrender's -10 (the
     # prikup is seen before the contract), 0 = no floor (each world counts its full loss)
+    whist_margin: float = 0.0  # whist when its value exceeds this (passing scores 0)
     infer: int = 4  # whist: draw infer * bid_samples worlds, weight them by the heuristic
     # as a model of the others' bids and contract, keep bid_samples (1 = no weighting)
 
@@ -104,7 +106,7 @@ _INT_KEYS = {
     "bid_floor",
     "seed",
 }
-_FLOAT_KEYS = {"bid_margin", "time"}
+_FLOAT_KEYS = {"bid_margin", "whist_margin", "time"}
 
 
 def parse_spec(arg: str | None) -> tuple[PimcParams, int | None]:
@@ -486,7 +488,7 @@ class PimcAgent(Agent):
                 value += defender_score(NUM_TRICKS - t, True) * factor
                 weight += 1
             total += value / weight
-        return WHIST if total / len(worlds) > 0 else PASS
+        return WHIST if total / len(worlds) > self.params.whist_margin else PASS
 
 
 def public_prefix(view: obs_mod.PastonView) -> list[int | None]:
