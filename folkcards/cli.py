@@ -84,6 +84,7 @@ def _add_report(sub: argparse._SubParsersAction) -> None:
 
 # --- train -------------------------------------------------------------------------------------
 
+
 def _add_train(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "train",

@@ -143,10 +143,10 @@ def test_games_are_stored_and_replayed_after_they_end(client):
 
 
 def test_tournament_deals_are_listed_and_replayed(tmp_path):
+    from folkcards.web.app import create_app
     from starlette.testclient import TestClient
 
     from folkcards.cli import main
-    from folkcards.web.app import create_app
 
     out = tmp_path / "t"
     args = [
