@@ -14,7 +14,7 @@ module, as ``docs/adding_a_game.md`` describes) and one entry in :data:`GAMES` b
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import ModuleType
 from typing import Any
 
@@ -132,25 +132,27 @@ class GameSpec:
         return self.env_module().replay(record)
 
 
-GAMES: dict[str, GameSpec] = {
-    "paston": GameSpec(
-        name="paston",
-        title="Paston",
-        aliases=("paston",),
-        module="folkcards.envs.paston_v0",
-        env_id="folkcards/paston-v0",
-        num_actions=PASTON_NUM_ACTIONS,
-        min_players=3,
-        max_players=3,
-        default_players=3,
-        modes=(
-            EpisodeMode("deal", "deal", "table score per deal", multi=False),
-            EpisodeMode("game", "game", "table score per deal", multi=True),
-        ),
-        higher_is_better=True,
-        heuristic="folkcards.agents.paston_heuristic:PastonHeuristicAgent",
-        round_word="deal",
+PASTON = GameSpec(
+    name="paston",
+    title="Paston",
+    aliases=("paston",),
+    module="folkcards.envs.paston_v0",
+    env_id="folkcards/paston-v0",
+    num_actions=PASTON_NUM_ACTIONS,
+    min_players=3,
+    max_players=3,
+    default_players=3,
+    modes=(
+        EpisodeMode("deal", "deal", "table score per deal", multi=False),
+        EpisodeMode("game", "game", "table score per deal", multi=True),
     ),
+    higher_is_better=True,
+    heuristic="folkcards.agents.paston_heuristic:PastonHeuristicAgent",
+    round_word="deal",
+)
+
+GAMES: dict[str, GameSpec] = {
+    "paston": PASTON,
     "tri_palki": GameSpec(
         name="tri_palki",
         title="Tri Palki",
@@ -172,24 +174,15 @@ GAMES: dict[str, GameSpec] = {
         turn_counter="turns",
     ),
     # A research variant: Paston's decisions before the play, the tricks from the open-hand
-    # solver (folkcards.envs.paston_bidding_v0).
-    "paston_bidding": GameSpec(
+    # solver (folkcards.envs.paston_bidding_v0). Everything else is Paston's.
+    "paston_bidding": replace(
+        PASTON,
         name="paston_bidding",
         title="Paston bidding (tricks from the open-hand solver)",
         aliases=("paston_bidding", "paston-bidding", "paston bidding"),
         module="folkcards.envs.paston_bidding_v0",
         env_id="folkcards/paston-bidding-v0",
-        num_actions=PASTON_NUM_ACTIONS,
-        min_players=3,
-        max_players=3,
-        default_players=3,
-        modes=(
-            EpisodeMode("deal", "deal", "table score per deal", multi=False),
-            EpisodeMode("game", "game", "table score per deal", multi=True),
-        ),
-        higher_is_better=True,
         heuristic="folkcards.agents.paston_bidding_heuristic:PastonBiddingHeuristicAgent",
-        round_word="deal",
         base_game="paston",
     ),
 }
