@@ -195,9 +195,15 @@ def test_replay_a_stored_deal_with_all_cards(server, browser):
     )
     assert {c for hand in dealt["hands"] for c in hand} <= shown
     assert set(dealt["prikup"]) <= shown
-    for _ in range(12):
+    moves = len(game.env.unwrapped.record()["actions"])
+    assert browser.find_element(By.ID, "replay-step").text == f"move 0 of {moves}"
+    steps = min(12, moves)  # a deal won without play has fewer moves
+    for _ in range(steps):
         browser.find_element(By.ID, "replay-next").click()
-    assert "move 12 of" in browser.find_element(By.ID, "replay-step").text
+    assert browser.find_element(By.ID, "replay-step").text == f"move {steps} of {moves}"
+    browser.find_element(By.ID, "replay-last").click()
+    browser.find_element(By.ID, "replay-next").click()  # past the end: stays at the last move
+    assert browser.find_element(By.ID, "replay-step").text == f"move {moves} of {moves}"
     assert browser.find_element(By.ID, "replay-event").text
     if SHOTS:
         browser.save_screenshot(str(Path(SHOTS) / "web_replay.png"))
