@@ -135,7 +135,7 @@ def _play_by_clicking(driver, table, shot_name=None, max_moves=400):
         buttons[pick].click()
         _wait(driver, lambda d, g=game, n=before: len(g.env.unwrapped.record()["actions"]) > n)
         _wait(driver, lambda d: d.execute_script("return document.readyState") == "complete")
-        time.sleep(0.05)
+        time.sleep(0.3)  # let the page draw the answer before it is read again
         moves += 1
         assert moves < max_moves
     return game
