@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
-from math import factorial
+from math import factorial, log
 from typing import Any, TypeVar
 
 import numpy as np
@@ -254,6 +254,41 @@ def policy_probabilities(policy: Any, observation: dict[str, np.ndarray]) -> np.
 def likelihood_factor(probs: np.ndarray, action: int, legal_count: int, epsilon: float) -> float:
     """``(1 - epsilon) * p(action) + epsilon / legal_count``: the smoothed action likelihood."""
     return (1.0 - epsilon) * float(probs[action]) + epsilon / legal_count
+
+
+def replay_log_likelihood(
+    engine: Any,
+    actions: Sequence[int],
+    observer: int,
+    observe: Callable[[Any, int], np.ndarray],
+    num_actions: int,
+    policy: Any,
+    epsilon: float,
+) -> float:
+    """Log-probability of the other seats' choices among ``actions``, applied to ``engine`` (a
+    rules object with ``to_act``, ``legal_bits()`` and ``apply``) from its current state, under
+    ``policy``; ``observe(engine, seat)`` encodes a seat's observation vector. Forced moves and
+    the observer's own moves count 1; an impossible move gives ``-inf``."""
+    from ..envs._aec import bits_to_mask
+
+    total = 0.0
+    for action in actions:
+        seat = engine.to_act
+        bits = engine.legal_bits()
+        legal_count = bin(bits).count("1")
+        if seat != observer and legal_count > 1:
+            obs = {
+                "observation": observe(engine, seat),
+                "action_mask": bits_to_mask(bits, num_actions),
+            }
+            factor = likelihood_factor(
+                policy_probabilities(policy, obs), action, legal_count, epsilon
+            )
+            if factor <= 0:
+                return -np.inf
+            total += log(factor)
+        engine.apply(action)
+    return total
 
 
 def check_epsilon(epsilon: Any) -> float:

@@ -64,12 +64,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from math import log
+from functools import partial
 from typing import Any
 
 import numpy as np
 
-from ..envs._aec import bits_to_mask
 from ..envs.cards import PASTON_CARDS, mask_to_cards
 from ..envs.paston import observation as obs_mod
 from ..envs.paston.rules import (
@@ -90,10 +89,9 @@ from .belief import (
     check_epsilon,
     check_rng,
     check_seat,
-    likelihood_factor,
     normalise_log_weights,
     observation_vector,
-    policy_probabilities,
+    replay_log_likelihood,
     resample,
 )
 
@@ -610,24 +608,15 @@ def log_likelihoods(
         actions = world.actions(history)
         deal = PastonDeal(world.dealt_hands, world.prikup, world.dealer, world.first_bidder)
         totals = list(world.totals) if world.totals is not None else None
-        total = 0.0
-        for action in actions:
-            seat = deal.to_act
-            bits = deal.legal_bits()
-            legal_count = _popcount(bits)
-            if seat != world.observer and legal_count > 1:
-                obs = {
-                    "observation": obs_mod.encode(deal, seat, totals),
-                    "action_mask": bits_to_mask(bits, NUM_ACTIONS),
-                }
-                probs = policy_probabilities(policy, obs)
-                factor = likelihood_factor(probs, action, legal_count, epsilon)
-                if factor <= 0:
-                    total = -np.inf
-                    break
-                total += log(factor)
-            deal.apply(action)
-        out[index] = total
+        out[index] = replay_log_likelihood(
+            deal,
+            actions,
+            world.observer,
+            partial(obs_mod.encode, totals=totals),
+            NUM_ACTIONS,
+            policy,
+            epsilon,
+        )
     return out
 
 

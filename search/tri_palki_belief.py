@@ -52,12 +52,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from math import log
+from functools import partial
 from typing import Any
 
 import numpy as np
 
-from ..envs._aec import bits_to_mask
 from ..envs.cards import mask_to_cards
 from ..envs.tri_palki import observation as obs_mod
 from ..envs.tri_palki.rules import (
@@ -81,10 +80,9 @@ from .belief import (
     check_epsilon,
     check_rng,
     check_seat,
-    likelihood_factor,
     normalise_log_weights,
     observation_vector,
-    policy_probabilities,
+    replay_log_likelihood,
     resample,
 )
 
@@ -516,7 +514,7 @@ def log_likelihoods(
     """Per world, the log-probability of the other players' actions under ``policy``.
 
     ``max_turns`` fills the ``turns`` piece of the observations given to the policy (default:
-    the worlds' ``env_kwargs``, else 200 as in the env)."""
+    the worlds' ``env_kwargs``, else 200: the ``turns`` piece never counts past 200)."""
     epsilon = check_epsilon(epsilon)
     out = np.empty(len(worlds))
     for index, world in enumerate(worlds):
@@ -526,25 +524,15 @@ def log_likelihoods(
         limit = max_turns or (world.env_kwargs or {}).get("max_turns", 200)
         rnd = TriPalkiRound(deck, world.dealer, world.alive)
         sticks = list(world.sticks)
-        total = 0.0
-        for action in actions:
-            seat = rnd.to_act
-            bits = rnd.legal_bits()
-            legal_count = _popcount(bits)
-            if seat != world.observer and legal_count > 1:
-                obs = {
-                    "observation": obs_mod.encode(rnd, seat, sticks, limit),
-                    "action_mask": bits_to_mask(bits, NUM_ACTIONS),
-                }
-                factor = likelihood_factor(
-                    policy_probabilities(policy, obs), action, legal_count, epsilon
-                )
-                if factor <= 0:
-                    total = -np.inf
-                    break
-                total += log(factor)
-            rnd.apply(action)
-        out[index] = total
+        out[index] = replay_log_likelihood(
+            rnd,
+            actions,
+            world.observer,
+            partial(obs_mod.encode, sticks=sticks, max_turns=limit),
+            NUM_ACTIONS,
+            policy,
+            epsilon,
+        )
     return out
 
 
