@@ -1,0 +1,593 @@
+"""The Tri Palki heuristic and its ``tri_palki_actions`` features for whole batches (numba).
+
+:class:`BatchedTriPalkiHeuristic` decides ``M`` rows of observations and masks at once, and
+:func:`tri_palki_actions_batch` computes ``M`` feature rows, both in compiled code working
+straight from the observation vectors (no :func:`~folkcards.envs.tri_palki.observation.decode`,
+no Python objects per row). They are the per-game
+:class:`~folkcards.agents.tri_palki_heuristic.TriPalkiHeuristicAgent` and
+:func:`~folkcards.agents.features.tri_palki_actions`, rewritten:
+
+- the same decisions, bit for bit: every score is computed in float64 with the same operations
+  in the same order as the Python code (so ties and ``>`` comparisons fall the same way);
+- the same fallbacks: a single legal action is played as is, an offered announcement is taken,
+  a chosen action outside the mask becomes pass (or the lowest legal id), and an observation the
+  per-game agent cannot decode (a non-finite reserve count, pass count or hand value) or whose
+  swaps leave a hand or centre of other than three cards (hand and centre sharing a card) gets
+  the fallback the per-game agent plays after its exception;
+- the same feature values: each element is the same float64 expression rounded once to float32
+  (exact equality, no tolerance).
+
+The per-game agent keeps no state between decisions and never draws from its random generator
+(the ``rng`` of :class:`~folkcards.agents.base.Agent` is unused), so a batch needs neither.
+The differential tests in ``tests/agents/test_tri_palki_heuristic_batched.py`` compare both with
+the per-game versions on hundreds of thousands of decisions at 2, 4, 7 and 11 players.
+
+    heuristic = BatchedTriPalkiHeuristic(4)
+    actions = heuristic.act(obs, mask)       # (M, 301), (M, 13) -> int64 (M,)
+    features = tri_palki_actions_batch(obs)  # (M, 301) -> float32 (M, 301 + extra)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..envs._batched import run_in_chunks
+from ..envs.tri_palki.batched import SUIT_POINTS, _key, _kind, _nth_bit, _one_suit
+from ..envs.tri_palki.observation import (
+    VALUE_SCALE,
+    observation_offsets,
+    observation_size,
+)
+from ..envs.tri_palki.rules import MAX_RESERVE, NUM_RANKS, POINTS
+from ..envs.tri_palki.vocabulary import (
+    ACTION,
+    ANNOUNCE,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    NORMAL,
+    NUM_ACTIONS,
+    PASS,
+    SWAP_ALL,
+    SWAP_BASE,
+    THREE_ACES,
+)
+from .features import _GLOBAL_FEATURES, _MOVE_FEATURES, _SEAT_FEATURES, _tri_palki_extra_for
+from .tri_palki_heuristic import ACE, SAFE_SCORE, THREE_ACES_SCORE, TriPalkiParams
+
+_ALL_CARDS = (1 << (4 * NUM_RANKS)) - 1
+_ACES = sum(1 << (NUM_RANKS * suit + ACE) for suit in range(4))
+_RANK_POINTS = np.array(POINTS, dtype=np.int64)
+_KEY_VALUE_SHIFT = 11  # rules.py: the comparison key is value << 11 | ranks << 2 | suit
+_KEY_LOW = float(1 << _KEY_VALUE_SHIFT)
+_KEY_LOW_MASK = (1 << _KEY_VALUE_SHIFT) - 1
+ENDS_ROUND_SCORE = 3.0  # TriPalkiHeuristicAgent.assess: a round-ending wash, +3 or -3
+
+# observation pieces read here, in this order in the offsets array
+_PIECES = (
+    "hand", "centre", "washed", "known", "reserve_count", "passes", "hand_value", "eliminated",
+    "announced", "final_turn_pending", "pass_ends_round", "phase",
+)  # fmt: skip
+(
+    O_HAND, O_CENTRE, O_WASHED, O_KNOWN, O_RESERVE, O_PASSES, O_HAND_VALUE, O_ELIMINATED,
+    O_ANNOUNCED, O_FINAL, O_PASS_ENDS, O_PHASE,
+) = range(len(_PIECES))  # fmt: skip
+
+# per-row error codes of the kernels
+OK, UNDECODABLE, BAD_SWAP, NO_LEGAL = 0, 1, 2, 3
+MOVES = SWAP_ALL + 1  # pass, nine single swaps, swap all
+
+
+def _offsets(num_players: int) -> np.ndarray:
+    offsets = observation_offsets(num_players)
+    return np.array([offsets[name] for name in _PIECES], dtype=np.int64)
+
+
+def _params_array(params: TriPalkiParams) -> np.ndarray:
+    return np.array(
+        [
+            params.potential, params.feed, params.next_feed, params.three_aces_gift,
+            params.wash_bonus, params.strong, params.end_round, params.min_gain,
+        ],
+        dtype=np.float64,
+    )  # fmt: skip
+
+
+P_POTENTIAL, P_FEED, P_NEXT_FEED, P_GIFT, P_WASH, P_STRONG, P_END_ROUND, P_MIN_GAIN = range(8)
+
+
+# --- reading the observation --------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _popcount(mask: int) -> int:
+    count = 0
+    while mask:
+        mask &= mask - 1
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def _cards(obs: np.ndarray, i: int, start: int) -> int:
+    """The 36-bit mask of the nonzero elements ``obs[i, start : start + 36]`` (as ``decode``)."""
+    mask = 0
+    for card in range(36):
+        if obs[i, start + card] != 0:
+            mask |= 1 << card
+    return mask
+
+
+@njit(cache=True)
+def _read(
+    obs: np.ndarray, i: int, off: np.ndarray, n: int, known: np.ndarray, flags: np.ndarray
+) -> tuple[int, int, int, int]:
+    """Row ``i``: ``known[r]`` for every relative seat and ``flags`` (eliminated, final turn
+    pending) per seat; returns ``(hand, centre, washed, error)`` with ``error`` UNDECODABLE where
+    ``decode`` would raise (``round`` of a non-finite number)."""
+    for r in range(n):
+        known[r] = _cards(obs, i, off[O_KNOWN] + 36 * r)
+        flags[0, r] = obs[i, off[O_ELIMINATED] + r] != 0
+        flags[1, r] = obs[i, off[O_FINAL] + r] != 0
+    error = OK
+    for piece in (O_RESERVE, O_PASSES, O_HAND_VALUE):
+        if not np.isfinite(obs[i, off[piece]]):
+            error = UNDECODABLE
+    return (
+        _cards(obs, i, off[O_HAND]),
+        _cards(obs, i, off[O_CENTRE]),
+        _cards(obs, i, off[O_WASHED]),
+        error,
+    )
+
+
+@njit(cache=True)
+def _reserve_low(obs: np.ndarray, i: int, off: np.ndarray) -> bool:
+    # decode: round(float(x) * MAX_RESERVE) < 3, with round half to even as np.rint
+    return np.rint(np.float64(obs[i, off[O_RESERVE]]) * MAX_RESERVE) < 3
+
+
+# --- the heuristic's evaluation (TriPalkiHeuristicAgent._hand_score, _feed_cost, assess) ---------
+
+
+@njit(cache=True)
+def _suit_value(cards: int) -> int:
+    best = 0
+    for s in range(4):
+        points = SUIT_POINTS[(cards >> (NUM_RANKS * s)) & 511]
+        if points > best:
+            best = points
+    return best
+
+
+@njit(cache=True)
+def _hand_score(
+    hand: int, pool_count: np.ndarray, pool_points: np.ndarray, final: bool, potential: float
+) -> float:
+    kind = _kind(hand)
+    if kind != NORMAL:
+        return THREE_ACES_SCORE if kind == THREE_ACES else SAFE_SCORE
+    key = _key(hand)
+    value = key >> _KEY_VALUE_SHIFT
+    score = value + (key & _KEY_LOW_MASK) / _KEY_LOW
+    if final or value >= 31:
+        return score
+    best_gain = 0.0
+    for s in range(4):
+        ranks = (hand >> (NUM_RANKS * s)) & 511
+        if _popcount(ranks) != 2 or pool_count[s] == 0:
+            continue
+        mean = pool_points[s] / pool_count[s]
+        reach = SUIT_POINTS[ranks] + mean
+        weight = min(1.0, pool_count[s] / 4.0)
+        gain = weight * (reach - value)
+        if gain > best_gain:
+            best_gain = gain
+    return score + potential * best_gain
+
+
+@njit(cache=True)
+def _feed_cost(
+    given: int,
+    centre_after: int,
+    known: np.ndarray,
+    flags: np.ndarray,
+    n: int,
+    announced: bool,
+    next_seat: int,
+    params: np.ndarray,
+) -> float:
+    cost = 0.0
+    for r in range(1, n):
+        if flags[0, r]:
+            continue
+        if announced and not flags[1, r]:
+            continue
+        seen = known[r]
+        if seen == 0:
+            continue
+        gain = 0.0
+        aces = _popcount(seen & _ACES)
+        rest = given
+        while rest:  # the given cards in ascending order, as the per-game list
+            bit = rest & -rest
+            rest ^= bit
+            if not centre_after & bit:
+                continue
+            card = _popcount(bit - 1)
+            suit = card // NUM_RANKS
+            rank = card % NUM_RANKS
+            if aces == 2 and rank == ACE:
+                cost += params[P_GIFT]
+                continue
+            same = (seen >> (NUM_RANKS * suit)) & 511
+            if _popcount(same) < 2:
+                continue
+            low = same & -same
+            second = (same ^ low) & -(same ^ low)  # the two lowest cards of the suit
+            with_card = (
+                _RANK_POINTS[_popcount(low - 1)]
+                + _RANK_POINTS[_popcount(second - 1)]
+                + _RANK_POINTS[rank]
+            )
+            diff = with_card - _suit_value(seen)
+            if diff > gain:
+                gain = diff
+        cost += gain * (params[P_FEED] + (params[P_NEXT_FEED] if r == next_seat else 0.0))
+    return cost
+
+
+@njit(cache=True)
+def _assess(
+    hand: int,
+    centre: int,
+    washed: int,
+    known: np.ndarray,
+    flags: np.ndarray,
+    n: int,
+    announced: bool,
+    reserve_low: bool,
+    params: np.ndarray,
+    score: np.ndarray,
+    value: np.ndarray,
+    kind: np.ndarray,
+    washes: np.ndarray,
+    ends: np.ndarray,
+    feed: np.ndarray,
+    bad: np.ndarray,
+) -> float:
+    """The score of keeping ``hand`` and, in index ``a`` of the arrays, the assessment of swap
+    ``a`` (1..10); ``bad[a]`` where the per-game code would fail (a swap leaving other than
+    three cards in the hand or the centre)."""
+    seen = hand | centre | washed
+    for r in range(1, n):
+        seen |= known[r]
+    pool = _ALL_CARDS & ~seen
+    pool_count = np.empty(4, dtype=np.int64)
+    pool_points = np.empty(4, dtype=np.int64)
+    for s in range(4):
+        ranks = (pool >> (NUM_RANKS * s)) & 511
+        pool_count[s] = _popcount(ranks)
+        pool_points[s] = SUIT_POINTS[ranks]
+    next_seat = -1
+    for step in range(1, n):
+        if not flags[0, step]:
+            next_seat = step
+            break
+    potential = params[P_POTENTIAL]
+    keep = _hand_score(hand, pool_count, pool_points, announced, potential)
+    for a in range(SWAP_BASE, SWAP_ALL + 1):
+        if a == SWAP_ALL:
+            new_hand = centre
+            new_centre = hand
+            given = hand
+        else:
+            gave = _nth_bit(hand, (a - SWAP_BASE) // 3)
+            took = _nth_bit(centre, (a - SWAP_BASE) % 3)
+            new_hand = (hand & ~gave) | took
+            new_centre = (centre & ~took) | gave
+            given = gave
+        bad[a] = _popcount(new_hand) != 3 or _popcount(new_centre) != 3
+        if bad[a]:
+            continue
+        s = _hand_score(new_hand, pool_count, pool_points, announced, potential)
+        v = _key(new_hand) >> _KEY_VALUE_SHIFT
+        k = _kind(new_hand)
+        w = _one_suit(new_centre)
+        e = w and reserve_low
+        if w:
+            if e:
+                good = k != NORMAL or v >= params[P_END_ROUND]
+                s += ENDS_ROUND_SCORE if good else -ENDS_ROUND_SCORE
+            else:
+                s += params[P_WASH]
+                new_centre = 0
+        f = _feed_cost(given, new_centre, known, flags, n, announced, next_seat, params)
+        score[a] = s - f
+        value[a] = v
+        kind[a] = k
+        washes[a] = w
+        ends[a] = e
+        feed[a] = f
+    return keep
+
+
+# --- the decision (RuleBasedAgent.act, TriPalkiHeuristicAgent._decide / _choose) ---------------
+
+
+@njit(cache=True)
+def _decide_row(
+    obs: np.ndarray,
+    mask: np.ndarray,
+    i: int,
+    off: np.ndarray,
+    n: int,
+    params: np.ndarray,
+    known: np.ndarray,
+    flags: np.ndarray,
+    score: np.ndarray,
+    value: np.ndarray,
+    kind: np.ndarray,
+    washes: np.ndarray,
+    ends: np.ndarray,
+    feed: np.ndarray,
+    bad: np.ndarray,
+) -> int:
+    """The heuristic's action for row ``i``, or -1 if its mask allows nothing."""
+    count = 0
+    single = -1
+    fallback = -1  # pass if legal, else the lowest legal id
+    for a in range(mask.shape[1]):
+        if mask[i, a] != 0:
+            count += 1
+            single = a
+            if fallback < 0:
+                fallback = a
+    if count == 0:
+        return -1
+    if count == 1:
+        return single
+    if mask[i, ANNOUNCE] != 0:
+        return ANNOUNCE
+    hand, centre, washed, error = _read(obs, i, off, n, known, flags)
+    if error != OK:
+        return fallback
+    choice = PASS
+    if _popcount(hand) == 3 and _popcount(centre) == 3 and _kind(hand) == NORMAL:
+        announced = obs[i, off[O_ANNOUNCED]] != 0
+        keep = _assess(
+            hand, centre, washed, known, flags, n, announced, _reserve_low(obs, i, off), params,
+            score, value, kind, washes, ends, feed, bad,
+        )  # fmt: skip
+        best = -1
+        for a in range(SWAP_BASE, SWAP_ALL + 1):
+            if mask[i, a] == 0:
+                continue
+            if bad[a]:
+                return fallback  # the per-game agent raises here and falls back
+            if best < 0 or score[a] >= score[best]:  # max by (score, action)
+                best = a
+        if best >= 0:
+            hand_value = _key(hand) >> _KEY_VALUE_SHIFT
+            reaches_top = kind[best] != NORMAL or value[best] >= 31
+            if announced:  # final turn: only the final hand matters
+                if score[best] > keep:
+                    choice = best
+            else:
+                hold = hand_value >= 31 or (
+                    not reaches_top
+                    and (
+                        hand_value >= params[P_STRONG]
+                        or (obs[i, off[O_PASS_ENDS]] != 0 and hand_value >= params[P_END_ROUND])
+                    )
+                )
+                if not hold and score[best] > keep + params[P_MIN_GAIN]:
+                    choice = best
+    return choice if mask[i, choice] != 0 else fallback
+
+
+@njit(cache=True, nogil=True)
+def _decide_range(
+    lo: int,
+    hi: int,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    off: np.ndarray,
+    n: int,
+    params: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    known = np.empty(n, dtype=np.int64)
+    flags = np.empty((2, n), dtype=np.bool_)
+    score = np.zeros(MOVES, dtype=np.float64)
+    value = np.zeros(MOVES, dtype=np.int64)
+    kind = np.zeros(MOVES, dtype=np.int64)
+    washes = np.zeros(MOVES, dtype=np.bool_)
+    ends = np.zeros(MOVES, dtype=np.bool_)
+    feed = np.zeros(MOVES, dtype=np.float64)
+    bad = np.zeros(MOVES, dtype=np.bool_)
+    for i in range(lo, hi):
+        out[i] = _decide_row(
+            obs, mask, i, off, n, params, known, flags, score, value, kind, washes, ends, feed,
+            bad,
+        )  # fmt: skip
+
+
+# --- the features (features.tri_palki_action_extra) ----------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _features_range(
+    lo: int,
+    hi: int,
+    obs: np.ndarray,
+    off: np.ndarray,
+    n: int,
+    params: np.ndarray,
+    out: np.ndarray,
+    errors: np.ndarray,
+) -> None:
+    dim = obs.shape[1]
+    known = np.empty(n, dtype=np.int64)
+    flags = np.empty((2, n), dtype=np.bool_)
+    score = np.zeros(MOVES, dtype=np.float64)
+    value = np.zeros(MOVES, dtype=np.int64)
+    kind = np.zeros(MOVES, dtype=np.int64)
+    washes = np.zeros(MOVES, dtype=np.bool_)
+    ends = np.zeros(MOVES, dtype=np.bool_)
+    feed = np.zeros(MOVES, dtype=np.float64)
+    bad = np.zeros(MOVES, dtype=np.bool_)
+    seats = _GLOBAL_FEATURES
+    moves = _GLOBAL_FEATURES + _SEAT_FEATURES * (n - 1)
+    for i in range(lo, hi):
+        for j in range(dim):
+            out[i, j] = obs[i, j]
+        for j in range(dim, out.shape[1]):
+            out[i, j] = 0.0
+        errors[i] = OK
+        hand, centre, washed, error = _read(obs, i, off, n, known, flags)
+        if error != OK:
+            errors[i] = error
+            continue
+        if _popcount(hand) != 3 or _popcount(centre) != 3:
+            continue
+        announced = obs[i, off[O_ANNOUNCED]] != 0
+        pass_ends = obs[i, off[O_PASS_ENDS]] != 0
+        reserve_low = _reserve_low(obs, i, off)
+        hand_value = _key(hand) >> _KEY_VALUE_SHIFT
+        special = _kind(hand) != NORMAL
+        x = out[i, dim:]
+        x[0] = hand_value / VALUE_SCALE
+        x[1] = special
+        x[2] = pass_ends
+        x[3] = reserve_low
+        x[4] = announced
+        for r in range(1, n):
+            base = seats + _SEAT_FEATURES * (r - 1)
+            x[base] = _suit_value(known[r]) / VALUE_SCALE
+            x[base + 1] = _popcount(known[r]) / 3.0
+        playable = 1.0 if obs[i, off[O_PHASE] + ACTION] != 0 else 0.0  # the first phase bit
+        keep = _assess(
+            hand, centre, washed, known, flags, n, announced, reserve_low, params,
+            score, value, kind, washes, ends, feed, bad,
+        )  # fmt: skip
+        x[moves] = playable
+        x[moves + 1] = hand_value / VALUE_SCALE
+        x[moves + 2] = special
+        x[moves + 5] = pass_ends
+        for a in range(SWAP_BASE, SWAP_ALL + 1):
+            if bad[a]:
+                errors[i] = BAD_SWAP
+                break
+            start = moves + _MOVE_FEATURES * a
+            x[start] = playable
+            x[start + 1] = value[a] / VALUE_SCALE
+            x[start + 2] = kind[a] != NORMAL
+            x[start + 3] = min(max((score[a] - keep) / 10.0, -2.0), 2.0)
+            x[start + 4] = washes[a]
+            x[start + 5] = ends[a]
+            x[start + 6] = feed[a] / 10.0
+
+
+# --- public API ------------------------------------------------------------------------------------
+
+
+def _players_of(obs_dim: int) -> int:
+    for n in range(MIN_PLAYERS, MAX_PLAYERS + 1):
+        if observation_size(n) == obs_dim:
+            return n
+    sizes = ", ".join(f"{observation_size(n)} ({n}p)" for n in range(MIN_PLAYERS, MAX_PLAYERS + 1))
+    raise ValueError(f"no Tri Palki observation has {obs_dim} elements; valid sizes: {sizes}")
+
+
+def _numeric(array: np.ndarray, what: str) -> np.ndarray:
+    if array.dtype.kind not in "biuf":
+        raise ValueError(f"{what} must hold numbers, got dtype {array.dtype}")
+    return np.ascontiguousarray(array)
+
+
+_DEFAULT_PARAMS = _params_array(TriPalkiParams())
+
+
+class BatchedTriPalkiHeuristic:
+    """:class:`~folkcards.agents.tri_palki_heuristic.TriPalkiHeuristicAgent` for ``M`` decisions at
+    once at a table of ``num_players`` (2–11); ``params`` as the per-game agent's (default its
+    defaults)."""
+
+    def __init__(self, num_players: int, params: TriPalkiParams | None = None):
+        if (
+            isinstance(num_players, (bool, np.bool_))
+            or not isinstance(num_players, (int, np.integer))
+            or not MIN_PLAYERS <= num_players <= MAX_PLAYERS
+        ):
+            raise ValueError(
+                f"num_players must be an integer from {MIN_PLAYERS} to {MAX_PLAYERS}, "
+                f"got {num_players!r}"
+            )
+        self.num_players = int(num_players)
+        self.obs_dim = observation_size(self.num_players)
+        self.params = params or TriPalkiParams()
+        self._params = _params_array(self.params)
+        self._off = _offsets(self.num_players)
+
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """int64 ``(M,)``: the per-game heuristic's action for each row of ``obs`` ``(M,
+        obs_dim)`` (the acting seat's observation) and ``mask`` ``(M, 13)``."""
+        obs = np.asarray(obs)
+        mask = np.asarray(mask)
+        if obs.ndim != 2 or obs.shape[1] != self.obs_dim:
+            raise ValueError(
+                f"obs must have shape (M, {self.obs_dim}) for {self.num_players} players, "
+                f"got {obs.shape}"
+            )
+        if mask.shape != (obs.shape[0], NUM_ACTIONS):
+            raise ValueError(
+                f"mask must have shape ({obs.shape[0]}, {NUM_ACTIONS}) to match obs, "
+                f"got {mask.shape}"
+            )
+        obs = _numeric(obs, "obs")
+        if obs.dtype.kind != "f":
+            obs = obs.astype(np.float64)
+        mask = _numeric(mask, "mask")
+        out = np.empty(obs.shape[0], dtype=np.int64)
+        if obs.shape[0]:
+            run_in_chunks(
+                _decide_range, obs.shape[0], obs, mask, self._off, self.num_players, self._params,
+                out,
+            )  # fmt: skip
+            if out.min() < 0:
+                i = int(np.argmin(out))
+                raise ValueError(f"row {i}: the action mask has no legal action")
+        return out
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(num_players={self.num_players})"
+
+
+def tri_palki_actions_batch(obs: np.ndarray) -> np.ndarray:
+    """float32 ``(M, obs_dim + extra)``: :func:`~folkcards.agents.features.tri_palki_actions` of
+    every row of ``obs`` ``(M, obs_dim)``, exactly (the table size is read from ``obs_dim``)."""
+    array = np.asarray(obs)
+    if array.ndim != 2:
+        raise ValueError(f"obs must be a 2-d array (M, obs_dim), got shape {array.shape}")
+    n = _players_of(array.shape[1])
+    array = np.ascontiguousarray(_numeric(array, "obs"), dtype=np.float32)
+    m = array.shape[0]
+    out = np.empty((m, array.shape[1] + _tri_palki_extra_for(n)), dtype=np.float32)
+    errors = np.zeros(m, dtype=np.int8)
+    if m:
+        run_in_chunks(
+            _features_range, m, array, _offsets(n), n, _DEFAULT_PARAMS, out, errors
+        )  # fmt: skip
+        if errors.any():
+            i = int(np.flatnonzero(errors)[0])
+            problem = (
+                "the reserve count, pass count or hand value is not finite"
+                if errors[i] == UNDECODABLE
+                else "its hand and centre share a card"
+            )
+            raise ValueError(f"row {i}: not a Tri Palki observation: {problem}")
+    return out
+
+
+__all__ = ["BatchedTriPalkiHeuristic", "tri_palki_actions_batch"]
