@@ -1,0 +1,337 @@
+"""Batched agents: one call decides for many games at once (for the batched training env).
+
+A batched agent answers ``act(obs, mask, streams=None) -> actions``: ``obs`` float32 ``(M, D)``
+(the plain observation vectors of the seats to act, in the AEC layout), ``mask`` ``(M, A)`` (any
+integer or bool type; every row has a legal action), ``actions`` int64 ``(M,)``, each legal in
+its row. ``streams`` (optional) is a ``(M, 4)`` uint64 array of per-row xoshiro256** generator
+states (:mod:`folkcards.envs._batched`), advanced in place: an agent that draws random numbers
+takes row ``k``'s from ``streams[k]``, so a game's random choices depend only on its own stream
+(the batched training env gives every seat of every game its own stream, and replays a deal
+with the same choices for its duplicate baseline). Without ``streams`` the agent draws from its
+own seeded numpy ``Generator``.
+
+:func:`make_batched_agent` builds one from the :func:`~folkcards.agents.make_agent` specs the
+opponent pool uses:
+
+- ``random``: uniform over the legal moves.
+- ``heuristic``: the game's batched heuristic
+  (``folkcards.agents.paston_heuristic_batched.BatchedPastonHeuristic`` /
+  ``folkcards.agents.tri_palki_heuristic_batched.BatchedTriPalkiHeuristic``). Until those modules
+  exist, :class:`PerRowHeuristicFallback` asks the per-game heuristic row by row (a temporary,
+  slow path; the heuristics are stateless, so it makes the same decisions).
+- ``ppo[:ARG]``: the model's actor as a :class:`~folkcards.agents.ppo_agent.NumpyPolicy` over the
+  whole batch, deterministic (argmax of the masked logits) as :class:`PPOAgent` plays; its
+  feature set, if any, is applied to the batch first.
+- A self-play snapshot: :func:`policy_agent` on a loaded ``NumpyPolicy`` (deterministic or
+  sampled from the masked softmax).
+
+Other kinds (``pimc``, ``rllib``) exist only as per-game Python objects: ``ValueError`` (train
+with ``run.engine: aec`` against them).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any, Protocol
+
+import numpy as np
+from numba import njit
+
+from ..envs._batched import random_legal_actions, rng_next
+from .features import FeatureSet, get_feature_set
+
+_HEURISTICS = {
+    "paston": ("folkcards.agents.paston_heuristic_batched", "BatchedPastonHeuristic"),
+    "tri_palki": ("folkcards.agents.tri_palki_heuristic_batched", "BatchedTriPalkiHeuristic"),
+}
+_FEATURE_BATCH = {
+    "tri_palki_actions": (
+        "folkcards.agents.tri_palki_heuristic_batched",
+        "tri_palki_actions_batch",
+    ),
+}
+
+
+class BatchedAgent(Protocol):
+    """``act(obs (M, D) float32, mask (M, A), streams=None) -> int64 (M,)``; see the module."""
+
+    label: str
+
+    def act(
+        self, obs: np.ndarray, mask: np.ndarray, streams: np.ndarray | None = None
+    ) -> np.ndarray: ...
+
+
+def _check_batch(obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    obs = np.asarray(obs, dtype=np.float32)
+    mask = np.asarray(mask)
+    if obs.ndim != 2 or mask.ndim != 2 or obs.shape[0] != mask.shape[0]:
+        raise ValueError(
+            f"obs and mask must be (M, D) and (M, A) with the same M, got {obs.shape} and "
+            f"{mask.shape}"
+        )
+    return obs, mask
+
+
+def _check_streams(streams: np.ndarray | None, rows: int) -> None:
+    if streams is not None and (streams.shape != (rows, 4) or streams.dtype != np.uint64):
+        raise ValueError(
+            f"streams must be a ({rows}, 4) uint64 array, got {streams.dtype} {streams.shape}"
+        )
+
+
+def uniform_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random legal action per row of ``mask``, drawn from ``rng``."""
+    legal = np.asarray(mask).astype(bool)
+    counts = legal.sum(axis=1)
+    if (counts == 0).any():
+        raise ValueError(f"row {int(np.argmax(counts == 0))} of the mask has no legal action")
+    picks = np.minimum((rng.random(len(counts)) * counts).astype(np.int64), counts - 1)
+    ranks = np.cumsum(legal, axis=1) - 1  # rank of each legal action within its row
+    return np.argmax(legal & (ranks == picks[:, None]), axis=1).astype(np.int64)
+
+
+class BatchedRandom:
+    """Uniform over the legal moves, from ``streams`` or a seeded numpy ``Generator``."""
+
+    label = "random"
+
+    def __init__(self, seed: int | None = None):
+        self.rng = np.random.default_rng(seed)
+
+    def act(
+        self, obs: np.ndarray, mask: np.ndarray, streams: np.ndarray | None = None
+    ) -> np.ndarray:
+        obs, mask = _check_batch(obs, mask)
+        _check_streams(streams, mask.shape[0])
+        if streams is None:
+            return uniform_legal(mask, self.rng)
+        legal = np.ascontiguousarray(mask, dtype=np.int8)
+        if (legal.sum(axis=1) == 0).any():
+            raise ValueError(f"row {int(np.argmax(legal.sum(axis=1) == 0))} has no legal action")
+        out = np.zeros(mask.shape[0], dtype=np.int64)
+        random_legal_actions(legal, streams, out)
+        return out
+
+
+@njit(cache=True)
+def _sample_rows(probs: np.ndarray, streams: np.ndarray, out: np.ndarray) -> None:
+    for i in range(probs.shape[0]):
+        u = float(rng_next(streams, i) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+        acc = 0.0
+        last = -1
+        out[i] = -1
+        for a in range(probs.shape[1]):
+            p = probs[i, a]
+            if p > 0.0:
+                last = a
+                acc += p
+                if u < acc:
+                    out[i] = a
+                    break
+        if out[i] < 0:  # float rounding left u above the total
+            out[i] = last
+
+
+def masked_logits_choice(
+    logits: np.ndarray,
+    mask: np.ndarray,
+    deterministic: bool,
+    rng: np.random.Generator | None = None,
+    streams: np.ndarray | None = None,
+) -> np.ndarray:
+    """Per row: the legal action with the largest logit, or one sampled from the masked
+    softmax (from ``streams`` if given, else ``rng``)."""
+    legal = np.asarray(mask).astype(bool)
+    if (~legal.any(axis=1)).any():
+        raise ValueError(f"row {int(np.argmax(~legal.any(axis=1)))} has no legal action")
+    x = np.where(legal, np.asarray(logits, dtype=np.float64), -np.inf)
+    if deterministic:
+        return np.argmax(x, axis=1).astype(np.int64)
+    p = np.exp(x - x.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    out = np.zeros(len(p), dtype=np.int64)
+    if streams is not None:
+        _sample_rows(np.ascontiguousarray(p), streams, out)
+        return out
+    if rng is None:
+        raise ValueError("sampling needs streams or an rng")
+    u = rng.random(len(p))
+    cdf = np.cumsum(p, axis=1)
+    out[:] = np.minimum((cdf <= u[:, None]).sum(axis=1), p.shape[1] - 1)
+    # rounding could land on an illegal action at the end of a row: take the last legal one
+    bad = ~legal[np.arange(len(out)), out]
+    if bad.any():
+        out[bad] = legal.shape[1] - 1 - np.argmax(legal[bad, ::-1], axis=1)
+    return out
+
+
+def batch_features(features: FeatureSet, obs: np.ndarray) -> np.ndarray:
+    """``features`` applied to every row of ``obs``: its batched form where one exists
+    (``tri_palki_actions_batch``), else row by row."""
+    fast = _batched_feature_function(features.name)
+    if fast is not None:
+        return np.asarray(fast(obs), dtype=np.float32)
+    if len(obs) == 0:
+        return np.zeros((0, features.size(obs.shape[1])), dtype=np.float32)
+    return np.stack([np.asarray(features(row), dtype=np.float32) for row in obs])
+
+
+_FEATURE_CACHE: dict[str, Callable[[np.ndarray], np.ndarray] | None] = {}
+
+
+def _batched_feature_function(name: str) -> Callable[[np.ndarray], np.ndarray] | None:
+    if name not in _FEATURE_CACHE:
+        found = None
+        if name in _FEATURE_BATCH:
+            module, attribute = _FEATURE_BATCH[name]
+            try:
+                found = getattr(importlib.import_module(module), attribute)
+            except (ImportError, AttributeError):
+                found = None
+        _FEATURE_CACHE[name] = found
+    return _FEATURE_CACHE[name]
+
+
+class BatchedPolicy:
+    """A :class:`~folkcards.agents.ppo_agent.NumpyPolicy` acting on a whole batch."""
+
+    def __init__(
+        self,
+        policy: Any,
+        game: str,
+        deterministic: bool = True,
+        label: str = "policy",
+        seed: int | None = None,
+    ):
+        if not hasattr(policy, "logits"):
+            raise ValueError(
+                f"{label}: only plain MLP policies (NumpyPolicy) act in batches; this model "
+                "needs the per-game path (run.engine: aec)"
+            )
+        self.policy = policy
+        self.game = game
+        self.deterministic = bool(deterministic)
+        self.label = label
+        self.rng = np.random.default_rng(seed)
+        name = policy.meta.get("features")
+        self.features = get_feature_set(str(name), game) if name else None
+
+    def inputs(self, obs: np.ndarray) -> np.ndarray:
+        """The network's input rows for plain observation rows (feature set applied)."""
+        x = obs if self.features is None else batch_features(self.features, obs)
+        if x.shape[1] != self.policy.obs_size:
+            raise ValueError(
+                f"{self.label}: the model expects inputs of size {self.policy.obs_size}, the "
+                f"batch gives {x.shape[1]} (a model of another table size cannot play in the "
+                "batched env)"
+            )
+        return x
+
+    def act(
+        self, obs: np.ndarray, mask: np.ndarray, streams: np.ndarray | None = None
+    ) -> np.ndarray:
+        obs, mask = _check_batch(obs, mask)
+        _check_streams(streams, mask.shape[0])
+        logits = self.policy.logits(self.inputs(obs))
+        return masked_logits_choice(logits, mask, self.deterministic, self.rng, streams)
+
+
+class PerRowHeuristicFallback:
+    """TEMPORARY: the per-game heuristic asked row by row, until the batched heuristic module
+    of the game lands. Same decisions (the heuristics are deterministic and stateless), slow."""
+
+    def __init__(self, game: str, num_players: int):
+        from . import make_agent
+
+        self.agent = make_agent("heuristic", game, "player_0")
+        self.label = "heuristic (per-row fallback)"
+
+    def act(
+        self, obs: np.ndarray, mask: np.ndarray, streams: np.ndarray | None = None
+    ) -> np.ndarray:
+        obs, mask = _check_batch(obs, mask)
+        legal = np.asarray(mask, dtype=np.int8)
+        return np.array(
+            [
+                self.agent.act({"observation": obs[k], "action_mask": legal[k]})
+                for k in range(len(obs))
+            ],
+            dtype=np.int64,
+        )
+
+
+class _HeuristicAdapter:
+    """The batched heuristic behind the ``act(obs, mask, streams)`` protocol."""
+
+    def __init__(self, heuristic: Any):
+        self.heuristic = heuristic
+        self.label = "heuristic"
+
+    def act(
+        self, obs: np.ndarray, mask: np.ndarray, streams: np.ndarray | None = None
+    ) -> np.ndarray:
+        obs, mask = _check_batch(obs, mask)
+        return np.asarray(self.heuristic.act(obs, mask), dtype=np.int64)
+
+
+def batched_heuristic(game: str, num_players: int) -> BatchedAgent:
+    """The game's batched heuristic, or the temporary per-row fallback while it is missing."""
+    if game not in _HEURISTICS:
+        raise ValueError(f"no batched heuristic for {game!r}; batched games: paston, tri_palki")
+    module_name, class_name = _HEURISTICS[game]
+    try:
+        cls = getattr(importlib.import_module(module_name), class_name)
+    except (ImportError, AttributeError):
+        return PerRowHeuristicFallback(game, num_players)
+    heuristic = cls(num_players) if game == "tri_palki" else cls()
+    return _HeuristicAdapter(heuristic)
+
+
+def policy_agent(
+    policy: Any, game: str, deterministic: bool, label: str, seed: int | None = None
+) -> BatchedPolicy:
+    """A batched agent for a loaded policy (e.g. a self-play snapshot)."""
+    return BatchedPolicy(policy, game, deterministic=deterministic, label=label, seed=seed)
+
+
+def make_batched_agent(
+    spec: str, game: str, num_players: int | None = None, seed: int | None = None
+) -> BatchedAgent:
+    """A batched agent from a ``make_agent`` spec (``random``, ``heuristic``, ``ppo[:ARG]``);
+    ``ValueError`` naming the spec for kinds that only exist per game."""
+    from ..envs.registry import game_spec
+
+    if not isinstance(spec, str) or not spec:
+        raise ValueError(f"agent spec must be a non-empty string, got {spec!r}")
+    players = game_spec(game).default_players if num_players is None else int(num_players)
+    kind, _, arg = spec.partition(":")
+    if kind == "random":
+        return BatchedRandom(seed)
+    if kind == "heuristic":
+        return batched_heuristic(game, players)
+    if kind == "ppo":
+        from .ppo_agent import load_policy, resolve_model_path
+
+        label = f"ppo:{arg or game}"
+        policy = load_policy(resolve_model_path(arg or None, game), game, label)
+        return BatchedPolicy(policy, game, deterministic=True, label=label, seed=seed)
+    raise ValueError(
+        f"agent {spec!r} has no batched form (batched kinds: random, heuristic, ppo); "
+        "train against it with run.engine: aec"
+    )
+
+
+__all__ = [
+    "BatchedAgent",
+    "BatchedPolicy",
+    "BatchedRandom",
+    "PerRowHeuristicFallback",
+    "batch_features",
+    "batched_heuristic",
+    "make_batched_agent",
+    "masked_logits_choice",
+    "policy_agent",
+    "uniform_legal",
+]
