@@ -1,0 +1,1057 @@
+"""The Paston heuristic, batched: :class:`BatchedPastonHeuristic` decides for many seats at once.
+
+``BatchedPastonHeuristic().act(obs, mask)`` takes ``M`` decisions (any games, any seats: each
+row is the acting seat's observation vector and action mask, as ``paston_v0.vector_env`` gives
+them) and returns the ``M`` actions that :class:`~folkcards.agents.paston_heuristic.
+PastonHeuristicAgent` (with the same :class:`~folkcards.agents.paston_heuristic.PastonParams`)
+returns for ``{"observation": obs[i], "action_mask": mask[i]}``, in compiled code (numba).
+
+Exactly the same decisions, not nearly: the rules of ``paston_heuristic.py`` are restated here
+over bit masks read straight from the vector, with the per-game arithmetic in the same order
+(sums of floats as CPython's ``sum`` does them, which changed in 3.12; ``round(x, 6)`` of the
+discard keys correctly rounded, ties to even), the same tie-breaks (the first of equal maxima
+and minima, in the order the per-game lists are built), and the per-game agent's wrapper rules
+(a forced move is played at once; a choice that is not legal becomes the first legal action).
+``tests/agents/test_paston_heuristic_batched.py`` compares both over many thousands of
+decisions. The per-game heuristic keeps no state between calls and draws no random numbers, so
+neither does this one.
+
+The decision code receives the heuristic's constants (weights, tables, parameters), the
+observation offsets and the action ids as arrays on every call instead of reading them as
+globals: numba bakes globals into its on-disk cache, which would go stale when those modules
+change.
+
+Observations the env cannot produce (for example a discard phase in which no card of the hand
+is legal, or action ids above 31 legal in the play) are answered without crashing, but not
+necessarily as the per-game agent answers them.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections import namedtuple
+from dataclasses import astuple, fields
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from ..envs._batched import run_in_chunks
+from ..envs.paston.observation import OBSERVATION_SIZE, OFFSETS
+from ..envs.paston.vocabulary import (
+    AUCTION,
+    BEST_SPADES,
+    BID_BASE,
+    CONTRACT,
+    CONTRACT_BASE,
+    DEFENCE,
+    DISCARD,
+    LEVEL_FACTOR,
+    LEVEL_TRUMP,
+    NUM_ACTIONS,
+    NUM_LEVELS,
+    PASS,
+    PHASE_NAMES,
+    PLAY,
+    SURRENDER,
+    WHIST,
+)
+from . import paston_heuristic as ph
+from .paston_heuristic import PastonParams
+
+# CPython's sum() of floats adds left to right before 3.12 and with Neumaier's compensation
+# from 3.12 on. Numba's cache is per Python version, so this global may be baked in.
+_NEUMAIER_SUM = sys.version_info >= (3, 12)
+
+_Tables = namedtuple(
+    "_Tables",
+    [
+        # observation offsets
+        "o_hand", "o_discards", "o_played", "o_trick", "o_trick_leader", "o_phase",
+        "o_high_bid", "o_all_pass", "o_declarer", "o_contract", "o_whist", "o_voids",
+        # action ids, levels and phases
+        "a_pass", "a_bid", "a_contract", "a_surrender", "a_whist", "num_levels", "best_spades",
+        "num_phases", "ph_auction", "ph_discard", "ph_contract", "ph_defence", "ph_play",
+        "level_trump", "level_factor",
+        # the heuristic's constants
+        "min_ge", "max_le", "ruff_miss", "declarer_w", "two_w", "two_c", "sole_w", "sole_c",
+        "two_table", "sole_table",
+        # PastonParams, field by field
+        "prikup_bonus", "declarer_scale", "declarer_shift", "declarer_sigma", "bid_sigma",
+        "bid_margin", "best_spades_margin", "two_sigma", "sole_sigma", "all_pass_bonus",
+        "other_whist_prob", "whist_margin",
+    ],
+)  # fmt: skip
+
+_PARAM_FIELDS = (
+    "prikup_bonus", "declarer_scale", "declarer_shift", "declarer_sigma", "bid_sigma",
+    "bid_margin", "best_spades_margin", "two_sigma", "sole_sigma", "all_pass_bonus",
+    "other_whist_prob", "whist_margin",
+)  # fmt: skip
+
+
+def _tables(params: PastonParams) -> _Tables:
+    """Everything the compiled code needs to know, read from the modules that define it."""
+    if {f.name for f in fields(PastonParams)} != set(_PARAM_FIELDS):
+        raise RuntimeError("PastonParams changed: update paston_heuristic_batched to match")
+    by_name = dict(zip([f.name for f in fields(PastonParams)], astuple(params), strict=True))
+    f64 = np.float64
+    return _Tables(
+        *(OFFSETS[k] for k in ("hand", "discards", "played", "trick", "trick_leader", "phase")),
+        *(OFFSETS[k] for k in ("high_bid", "all_pass", "declarer", "contract", "whist", "voids")),
+        PASS, BID_BASE, CONTRACT_BASE, SURRENDER, WHIST, NUM_LEVELS, BEST_SPADES,
+        len(PHASE_NAMES), AUCTION, DISCARD, CONTRACT, DEFENCE, PLAY,
+        np.array(LEVEL_TRUMP, dtype=np.int64),
+        np.array(LEVEL_FACTOR, dtype=np.int64),
+        np.array(ph._MIN_GE, dtype=f64),
+        np.array(ph._MAX_LE, dtype=f64),
+        np.array(ph.RUFF_MISS, dtype=f64),
+        np.array(ph.DECLARER_WEIGHTS, dtype=f64),
+        np.array(ph.TWO_DEFENCE_WEIGHTS, dtype=f64),
+        float(ph.TWO_DEFENCE_CONSTANT),
+        np.array(ph.SOLE_DEFENCE_WEIGHTS, dtype=f64),
+        float(ph.SOLE_DEFENCE_CONSTANT),
+        np.array(ph._TWO_DEF, dtype=f64),
+        np.array(ph._SOLE_DEF, dtype=f64),
+        *(float(by_name[k]) for k in _PARAM_FIELDS),
+    )  # fmt: skip
+
+
+# --- arithmetic as CPython does it -----------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _acc(s: float, c: float, x: float) -> tuple[float, float]:
+    """One step of CPython's ``sum`` over floats: running sum ``s``, compensation ``c``."""
+    if not _NEUMAIER_SUM:
+        return s + x, c
+    t = s + x
+    if abs(s) >= abs(x):
+        c += (s - t) + x
+    else:
+        c += (x - t) + s
+    return t, c
+
+
+@njit(cache=True, inline="always")
+def _total(s: float, c: float) -> float:
+    if _NEUMAIER_SUM and c != 0.0 and math.isfinite(c):
+        return s + c
+    return s
+
+
+@njit(cache=True)
+def py_round6(x: float) -> float:
+    """Python's ``round(x, 6)``: the double nearest to the multiple of 1e-6 nearest to ``x``
+    (ties to even), decided exactly (``x * 1e6`` as an unrounded product plus its error)."""
+    if not math.isfinite(x) or abs(x) >= 1e15:
+        return x
+    a = abs(x)
+    scale = 1e6
+    p = a * scale
+    # Dekker's exact product: a = hi + lo (Veltkamp split), a * scale = p + err exactly
+    split = 134217729.0 * a
+    hi = split - (split - a)
+    lo = a - hi
+    err = (hi * scale - p) + lo * scale
+    k = math.floor(p)
+    g = (p - k) - 0.5  # exact whenever it is near 0
+    d = g + err
+    if d > 0.0 or (d == 0.0 and k % 2.0 == 1.0):
+        k += 1.0
+    r = k / scale
+    return -r if x < 0.0 else r
+
+
+@njit(cache=True, inline="always")
+def _popcount(x: int) -> int:
+    n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
+
+
+# --- trick estimates (paston_heuristic.suit_tricks, declarer_tricks, ...) ---------------------
+
+
+@njit(cache=True)
+def _trump_control(mine: int, out: int) -> int:
+    if out == 0:
+        return 0
+    if mine >= out + 2:
+        return 1
+    if mine >= out:
+        return 2
+    if mine >= out - 2:
+        return 3
+    return 4
+
+
+@njit(cache=True)
+def _suit_tricks(mine: int, out: int, trump: bool, control: int, T: Any) -> float:
+    n = _popcount(mine)
+    m = _popcount(out)
+    miss = T.ruff_miss[control]
+    total = 0.0
+    k = 0
+    for r in range(7, -1, -1):
+        if not (mine >> r) & 1:
+            continue
+        h = _popcount(out >> (r + 1))
+        if h == 0:
+            credit = 1.0
+        elif h <= k:
+            credit = 1.0 - 0.5 ** (k - h + 1)
+        else:
+            guard = n - k - 1
+            credit = 0.5 ** (h - k) * (1.0 if guard >= h - k else 0.4)
+        if trump:
+            if k >= m:
+                credit = 1.0
+            else:
+                credit = max(credit, 0.9 * T.max_le[min(m, 8), k])
+        else:
+            survive = T.min_ge[min(m, 8), k + 1]
+            credit *= survive + (1.0 - survive) * miss
+        total += credit
+        k += 1
+    return total
+
+
+def suit_tricks_batched(mine: int, out: int, trump: bool, control: int = 2) -> float:
+    """:func:`~folkcards.agents.paston_heuristic.suit_tricks` in the compiled form (for tests)."""
+    return _suit_tricks(mine, out, trump, control, _DEFAULT_TABLES)
+
+
+@njit(cache=True)
+def _weighted(tt: float, side: float, ruffs: float, n_t: int, m_t: int, T: Any) -> float:
+    """``declarer_tricks``: ``sum(w * c for the five components) + constant``."""
+    w = T.declarer_w
+    s, c = _acc(0.0, 0.0, w[0] * tt)
+    s, c = _acc(s, c, w[1] * side)
+    s, c = _acc(s, c, w[2] * ruffs)
+    s, c = _acc(s, c, w[3] * n_t)
+    s, c = _acc(s, c, w[4] * m_t)
+    return _total(s, c) + w[5]
+
+
+@njit(cache=True)
+def _declarer_tricks(hand: int, gone: int, trump: int, T: Any) -> float:
+    other = ~(hand | gone) & 0xFFFFFFFF
+    t_mine = hand >> (8 * trump) & 0xFF
+    t_out = other >> (8 * trump) & 0xFF
+    n_t = _popcount(t_mine)
+    m_t = _popcount(t_out)
+    control = _trump_control(n_t, m_t)
+    tt = _suit_tricks(t_mine, t_out, True, 2, T)
+    side = 0.0
+    shortness = 0
+    for s in range(4):
+        if s == trump:
+            continue
+        mine = hand >> (8 * s) & 0xFF
+        side += _suit_tricks(mine, other >> (8 * s) & 0xFF, False, control, T)
+        shortness += max(0, 2 - _popcount(mine))
+    ruffs = min(max(0.0, n_t - tt), float(shortness))
+    return _weighted(tt, side, ruffs, n_t, m_t, T)
+
+
+@njit(cache=True)
+def _contract_value(tricks: float, level: int, sigma: float, T: Any) -> float:
+    z = (tricks - (6 - 0.5)) / sigma
+    p = 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
+    if level == T.best_spades:
+        return 10.0 * p - 40.0 * (1.0 - p)
+    return 10.0 * T.level_factor[level] * (2.0 * p - 1.0)
+
+
+@njit(cache=True)
+def _defence_tricks(hand: int, trump: int, sole: bool, T: Any) -> float:
+    f = np.zeros(14)
+    t = hand >> (8 * trump) & 0xFF
+    nt = _popcount(t)
+    for s in range(4):
+        if s == trump:
+            continue
+        mine = hand >> (8 * s) & 0xFF
+        n = _popcount(mine)
+        a, k, q = mine >> 7 & 1, mine >> 6 & 1, mine >> 5 & 1
+        f[0] += a
+        f[1] += a * k
+        f[2] += 1 if k == 1 and a == 0 and n >= 2 else 0
+        f[3] += 1 if k == 1 and n == 1 else 0
+        f[4] += 1 if q == 1 and n >= 3 and (a == 1 or k == 1) else 0
+        if n <= 1 and nt >= 2:
+            f[12] += 1
+        if n >= 5:
+            f[13] += 1
+    f[5] = t >> 7 & 1
+    f[6] = 1.0 if (t >> 6 & 1) != 0 and nt >= 2 else 0.0
+    f[7] = 1.0 if (t >> 6 & 1) != 0 and nt == 1 else 0.0
+    f[8] = 1.0 if (t >> 5 & 1) != 0 and nt >= 3 else 0.0
+    f[9] = 1.0 if (t >> 4 & 1) != 0 and nt >= 4 else 0.0
+    f[10] = max(0, nt - 3)
+    f[11] = nt
+    w = T.sole_w if sole else T.two_w
+    s, c = 0.0, 0.0
+    for i in range(14):
+        s, c = _acc(s, c, w[i] * f[i])
+    return (T.sole_c if sole else T.two_c) + _total(s, c)
+
+
+@njit(cache=True)
+def _defence_value(tricks: float, sigma: float, sole: bool, factor: int, T: Any) -> float:
+    table = T.sole_table if sole else T.two_table
+    cdf = np.empty(11)
+    for t in range(11):
+        cdf[t] = 0.5 * (1.0 + math.erf((t + 0.5 - tricks) / (sigma * math.sqrt(2.0))))
+    s, c = _acc(0.0, 0.0, cdf[0] * table[0])
+    for t in range(1, 10):
+        s, c = _acc(s, c, (cdf[t] - cdf[t - 1]) * table[t])
+    s, c = _acc(s, c, (1.0 - cdf[9]) * table[10])
+    return factor * _total(s, c)
+
+
+@njit(cache=True)
+def _declarer_value(hand: int, level: int, T: Any) -> float:
+    """The bidding-time value of ``level`` (``PastonHeuristicAgent._declarer_value``)."""
+    raw = _declarer_tricks(hand, 0, T.level_trump[level], T)
+    raw += T.prikup_bonus
+    tricks = T.declarer_scale * raw + T.declarer_shift
+    return _contract_value(tricks, level, T.bid_sigma, T)
+
+
+# --- the phases ------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _auction(hand: int, legal: np.ndarray, n_legal: int, is_legal: np.ndarray, T: Any) -> int:
+    bid0 = -1
+    for j in range(n_legal):
+        if T.a_bid <= legal[j] < T.a_bid + T.num_levels:
+            bid0 = legal[j]
+            break
+    if bid0 < 0:
+        return T.a_pass
+    level = bid0 - T.a_bid
+    lo = T.best_spades if level == T.best_spades else level
+    hi = T.best_spades + 1 if level == T.best_spades else 4
+    best = -np.inf
+    found = False
+    for c in range(lo, hi):
+        if _popcount(hand >> (8 * T.level_trump[c]) & 0xFF) < 3:
+            continue  # a contract needs trumps: a suit of fewer than three cards is never bid on
+        v = _declarer_value(hand, c, T)
+        if not found or v > best:
+            best = v
+        found = True
+    if not found:
+        return T.a_pass if is_legal[T.a_pass] else bid0
+    if level == T.best_spades:
+        margin = T.best_spades_margin
+    else:
+        margin = T.bid_margin * T.level_factor[level]
+    if best >= margin:
+        return bid0
+    return T.a_pass if is_legal[T.a_pass] else bid0
+
+
+@njit(cache=True)
+def _keep_value(card: int, trump: int) -> float:
+    return (10.0 if card >> 3 == trump else 0.0) + (card & 7)
+
+
+@njit(cache=True)
+def _discard(hand: int, gone: int, high_bid: int, legal: np.ndarray, n_legal: int, T: Any) -> int:
+    # the cards to choose from: the hand's legal cards (the env's mask is exactly the hand)
+    cards = np.empty(32, dtype=np.int64)
+    n_cards = 0
+    n_hand = 0
+    for c in range(32):
+        if hand >> c & 1:
+            n_hand += 1
+            for j in range(n_legal):
+                if legal[j] == c:
+                    cards[n_cards] = c
+                    n_cards += 1
+                    break
+    if n_cards == 0:
+        return legal[0]  # not an env observation; see the module docstring
+    to_drop = max(1, min(2, n_hand - 10))
+    if high_bid == T.best_spades:
+        lo, hi = T.best_spades, T.best_spades + 1
+    else:
+        lo, hi = (high_bid if high_bid >= 0 else 0), 4
+    pool = np.empty(32, dtype=np.int64)
+    mine = np.empty(4, dtype=np.int64)
+    out = np.empty(4, dtype=np.int64)
+    values = np.empty(4)
+    shortness = np.empty(4, dtype=np.int64)
+    has_best = False
+    best_v = best_t = best_k = 0.0
+    best_card = cards[0]
+    other = ~(hand | gone) & 0xFFFFFFFF
+    for level in range(lo, hi):
+        trump = T.level_trump[level]
+        n_pool = 0
+        for j in range(n_cards):
+            if cards[j] >> 3 != trump:
+                pool[n_pool] = cards[j]
+                n_pool += 1
+        fast = n_pool >= to_drop
+        if fast:
+            # PastonHeuristicAgent's _SideDiscards: a side discard changes only its own suit
+            t_mine = hand >> (8 * trump) & 0xFF
+            t_out = other >> (8 * trump) & 0xFF
+            n_t = _popcount(t_mine)
+            m_t = _popcount(t_out)
+            control = _trump_control(n_t, m_t)
+            tt = _suit_tricks(t_mine, t_out, True, 2, T)
+            short_total = 0
+            s_side, c_side = 0.0, 0.0
+            for s in range(4):
+                mine[s] = hand >> (8 * s) & 0xFF
+                out[s] = other >> (8 * s) & 0xFF
+                if s == trump:
+                    values[s] = 0.0
+                    shortness[s] = 0
+                else:
+                    values[s] = _suit_tricks(mine[s], out[s], False, control, T)
+                    shortness[s] = max(0, 2 - _popcount(mine[s]))
+                s_side, c_side = _acc(s_side, c_side, values[s])
+                short_total += shortness[s]
+            side0 = _total(s_side, c_side)
+        else:
+            n_pool = n_cards
+            pool[:n_cards] = cards[:n_cards]
+        n_combos = n_pool * (n_pool - 1) // 2 if to_drop == 2 else n_pool
+        for q in range(n_combos):
+            # combinations(pool, to_drop) in itertools order
+            if to_drop == 2:
+                i, rest = 0, q
+                while rest >= n_pool - 1 - i:
+                    rest -= n_pool - 1 - i
+                    i += 1
+                c1, c2 = pool[i], pool[i + 1 + rest]
+            else:
+                c1, c2 = pool[q], -1
+            if fast:
+                side = side0
+                short = short_total
+                s1 = c1 >> 3
+                if c2 >= 0 and c2 >> 3 != s1:
+                    # two suits, in ascending order (a set of small ints iterates so)
+                    s2 = c2 >> 3
+                    for s in (min(s1, s2), max(s1, s2)):
+                        m_new = mine[s] & ~(1 << (c1 & 7)) if s == s1 else mine[s]
+                        m_new = m_new & ~(1 << (c2 & 7)) if s == s2 else m_new
+                        side += _suit_tricks(m_new, out[s], False, control, T) - values[s]
+                        short += max(0, 2 - _popcount(m_new)) - shortness[s]
+                else:
+                    m_new = mine[s1] & ~(1 << (c1 & 7))
+                    if c2 >= 0:
+                        m_new &= ~(1 << (c2 & 7))
+                    side += _suit_tricks(m_new, out[s1], False, control, T) - values[s1]
+                    short += max(0, 2 - _popcount(m_new)) - shortness[s1]
+                ruffs = min(max(0.0, n_t - tt), float(short))
+                w = T.declarer_w
+                raw = w[0] * tt + w[1] * side + w[2] * ruffs + w[3] * n_t + w[4] * m_t + w[5]
+            else:
+                drop = 1 << c1
+                if c2 >= 0:
+                    drop |= 1 << c2
+                raw = _declarer_tricks(hand & ~drop, gone | drop, trump, T)
+            tricks = T.declarer_scale * raw + T.declarer_shift
+            value = _contract_value(tricks, level, T.declarer_sigma, T)
+            k1 = _keep_value(c1, trump)
+            keep_sum = k1
+            chosen = c1
+            if c2 >= 0:
+                k2 = _keep_value(c2, trump)
+                keep_sum = k1 + k2
+                if k2 < k1:
+                    chosen = c2
+            rv = py_round6(value)
+            rt = py_round6(tricks)
+            rk = -keep_sum
+            if (
+                not has_best
+                or rv > best_v
+                or (rv == best_v and (rt > best_t or (rt == best_t and rk > best_k)))
+            ):
+                has_best = True
+                best_v, best_t, best_k = rv, rt, rk
+                best_card = chosen
+    return best_card
+
+
+@njit(cache=True)
+def _contract(
+    hand: int, gone: int, legal: np.ndarray, n_legal: int, is_legal: np.ndarray, T: Any
+) -> int:
+    best_v = -1e9
+    best_t = 0.0
+    best_c = -1
+    for j in range(n_legal):
+        a = legal[j]
+        if not (T.a_contract <= a < T.a_contract + T.num_levels):
+            continue
+        c = a - T.a_contract
+        if best_c < 0:
+            best_c = c  # _best_contract starts from (-1e9, allowed[0], 0.0)
+        raw = _declarer_tricks(hand, gone, T.level_trump[c], T)
+        tricks = T.declarer_scale * raw + T.declarer_shift
+        value = _contract_value(tricks, c, T.declarer_sigma, T)
+        if value > best_v or (value == best_v and tricks > best_t):
+            best_v, best_c, best_t = value, c, tricks
+    if best_c < 0:
+        return T.a_surrender
+    if best_v < -10.0 and is_legal[T.a_surrender]:
+        return T.a_surrender
+    return T.a_contract + best_c
+
+
+@njit(cache=True)
+def _defence(
+    hand: int, contract: int, declarer: int, all_pass: bool, whist: np.ndarray, T: Any
+) -> bool:
+    """Whether to whist (``paston_heuristic.defence_call``)."""
+    trump = T.level_trump[contract]
+    factor = T.level_factor[contract]
+    bonus = T.all_pass_bonus if all_pass else 0.0
+    two = _defence_value(_defence_tricks(hand, trump, False, T) + bonus, T.two_sigma, False,
+                         factor, T)  # fmt: skip
+    sole = _defence_value(_defence_tricks(hand, trump, True, T) + bonus, T.sole_sigma, True,
+                          factor, T)  # fmt: skip
+    if declarer == 2:  # the declarer's left (relative seat 0 when the declarer is 2) speaks first
+        value = T.other_whist_prob * two + (1.0 - T.other_whist_prob) * sole
+    else:
+        value = two if whist[2] else sole
+    return value > T.whist_margin * factor
+
+
+# --- the play (paston_heuristic._PlayContext) ------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _higher_out(card: int, unknown: int) -> int:
+    return _popcount((unknown >> (8 * (card >> 3)) & 0xFF) >> ((card & 7) + 1))
+
+
+@njit(cache=True, inline="always")
+def _may_hold(seat: int, suit: int, voids: np.ndarray, unknown: int) -> bool:
+    return not (voids[seat] >> suit & 1) and (unknown >> (8 * suit) & 0xFF) != 0
+
+
+@njit(cache=True, inline="always")
+def _beats(card: int, best: int, trump: int) -> bool:
+    if card >> 3 == best >> 3:
+        return (card & 7) > (best & 7)
+    return card >> 3 == trump
+
+
+@njit(cache=True)
+def _safe_against(
+    card: int, seat: int, led: int, trump: int, voids: np.ndarray, unknown: int
+) -> bool:
+    suit = card >> 3
+    if suit == led:
+        if _may_hold(seat, led, voids, unknown):
+            return _higher_out(card, unknown) == 0
+        if suit == trump:
+            return True
+        return not _may_hold(seat, trump, voids, unknown)
+    if suit == trump:
+        if _may_hold(seat, led, voids, unknown):
+            return True
+        if not _may_hold(seat, trump, voids, unknown):
+            return True
+        return _higher_out(card, unknown) == 0
+    return False
+
+
+@njit(cache=True)
+def _safe_against_all(
+    card: int, seats: int, led: int, trump: int, voids: np.ndarray, unknown: int
+) -> bool:
+    for r in range(3):
+        if seats >> r & 1 and not _safe_against(card, r, led, trump, voids, unknown):
+            return False
+    return True
+
+
+@njit(cache=True)
+def _discard_key(card: int, hand: int, unknown: int) -> int:
+    """``_PlayContext._discard_key`` as one integer ordered like the tuple."""
+    suit = card >> 3
+    in_suit = hand >> (8 * suit) & 0xFF
+    length = _popcount(in_suit)
+    has_winner = False
+    for r in range(8):
+        if in_suit >> r & 1 and _higher_out(8 * suit + r, unknown) == 0:
+            has_winner = True
+    master = _higher_out(card, unknown) == 0
+    guarded = (card & 7) >= 5 and length >= 2 and _higher_out(card, unknown) <= length - 1
+    third = (10 if has_winner else 0) + length
+    return ((int(master) * 2 + int(guarded)) * 32 + third) * 8 + (card & 7)
+
+
+@njit(cache=True)
+def _lowest_rank(legal: np.ndarray, n_legal: int) -> int:
+    """``min(legal, key=lambda c: c & 7)``: the first card of the lowest rank."""
+    best = legal[0]
+    for j in range(1, n_legal):
+        if (legal[j] & 7) < (best & 7):
+            best = legal[j]
+    return best
+
+
+@njit(cache=True)
+def _cheapest(
+    legal: np.ndarray, n_legal: int, led: int, trump: int, hand: int, unknown: int
+) -> int:
+    low = -1
+    for j in range(n_legal):
+        c = legal[j]
+        if c >> 3 == led and (low < 0 or c < low):
+            low = c
+    if low >= 0:
+        return low
+    best = -1
+    best_key = 0
+    for j in range(n_legal):
+        c = legal[j]
+        if c >> 3 == trump:
+            continue
+        key = _discard_key(c, hand, unknown)
+        if best < 0 or key < best_key:
+            best, best_key = c, key
+    if best < 0:
+        return _lowest_rank(legal, n_legal)
+    return best
+
+
+@njit(cache=True)
+def _follow(
+    legal: np.ndarray,
+    n_legal: int,
+    t_seat: np.ndarray,
+    t_card: np.ndarray,
+    n_trick: int,
+    trump: int,
+    active: int,
+    opponents: int,
+    partner: int,
+    hand: int,
+    unknown: int,
+    voids: np.ndarray,
+) -> int:
+    led = t_card[0] >> 3
+    best_seat, best = t_seat[0], t_card[0]
+    played = 1 << t_seat[0]
+    for j in range(1, n_trick):
+        played |= 1 << t_seat[j]
+        if _beats(t_card[j], best, trump):
+            best_seat, best = t_seat[j], t_card[j]
+    later_opps = active & ~played & ~1 & opponents
+    partner_winning = partner >= 0 and best_seat == partner
+    # the winners by strength (rank, trumps above); the strengths of winners are all different
+    first_winner = -1
+    first_sure = -1
+    w_strength = 99
+    s_strength = 99
+    for j in range(n_legal):
+        c = legal[j]
+        if not _beats(c, best, trump):
+            continue
+        strength = (c & 7) + (16 if c >> 3 == trump else 0)
+        if strength < w_strength:
+            first_winner, w_strength = c, strength
+        if strength < s_strength and _safe_against_all(c, later_opps, led, trump, voids, unknown):
+            first_sure, s_strength = c, strength
+    if partner_winning:
+        holds = _safe_against_all(best, later_opps, led, trump, voids, unknown)
+        if holds or first_sure < 0:
+            return _cheapest(legal, n_legal, led, trump, hand, unknown)
+        return first_sure
+    if first_sure >= 0:
+        return first_sure
+    if first_winner >= 0 and later_opps == 0:
+        return first_winner
+    if first_winner >= 0 and first_winner >> 3 == trump and led != trump:
+        return first_winner  # a ruff that may be overruffed: still take the chance cheaply
+    return _cheapest(legal, n_legal, led, trump, hand, unknown)
+
+
+@njit(cache=True, inline="always")
+def _lowest_in(bits: int) -> int:
+    r = 0
+    while not bits >> r & 1:
+        r += 1
+    return r
+
+
+@njit(cache=True, inline="always")
+def _highest_in(bits: int) -> int:
+    r = 7
+    while not bits >> r & 1:
+        r -= 1
+    return r
+
+
+@njit(cache=True)
+def _opps_may_ruff(suit: int, trump: int, opponents: int, voids: np.ndarray, unknown: int) -> bool:
+    if suit == trump:
+        return False
+    for r in range(3):
+        if opponents >> r & 1 and voids[r] >> suit & 1 and _may_hold(r, trump, voids, unknown):
+            return True
+    return False
+
+
+@njit(cache=True)
+def _declarer_lead(
+    legal: np.ndarray,
+    n_legal: int,
+    trump: int,
+    opponents: int,
+    hand: int,
+    unknown: int,
+    voids: np.ndarray,
+) -> int:
+    my_trumps = hand >> (8 * trump) & 0xFF
+    n_trumps = _popcount(my_trumps)
+    out_trumps = _popcount(unknown >> (8 * trump) & 0xFF)
+    opps_with_trumps = False
+    for r in range(3):
+        if opponents >> r & 1 and _may_hold(r, trump, voids, unknown):
+            opps_with_trumps = True
+    if n_trumps and out_trumps and opps_with_trumps and n_trumps >= 2:
+        top = 8 * trump + _highest_in(my_trumps)
+        if _higher_out(top, unknown) == 0:
+            return top
+        if (top & 7) > 0 and my_trumps >> ((top & 7) - 1) & 1:
+            return top
+        return 8 * trump + _lowest_in(my_trumps)
+    # masters the opponents cannot ruff: the longest suit, then the highest rank
+    best = -1
+    best_key = -1
+    for j in range(n_legal):
+        c = legal[j]
+        if c >> 3 == trump or _higher_out(c, unknown) != 0:
+            continue
+        if _opps_may_ruff(c >> 3, trump, opponents, voids, unknown):
+            continue
+        key = _popcount(hand >> (8 * (c >> 3)) & 0xFF) * 8 + (c & 7)
+        if key > best_key:
+            best, best_key = c, key
+    if best >= 0:
+        return best
+    if n_trumps:
+        top = 8 * trump + _highest_in(my_trumps)
+        if _higher_out(top, unknown) == 0 and opps_with_trumps:
+            return top
+    # lead low from the longest side suit (then the one with the lower low card)
+    best_suit = -1
+    best_len = -1
+    best_low = 0
+    for s in range(4):
+        mine = hand >> (8 * s) & 0xFF
+        if s == trump or not mine or _opps_may_ruff(s, trump, opponents, voids, unknown):
+            continue
+        length = _popcount(mine)
+        low = 8 * s + _lowest_in(mine)
+        if length > best_len or (length == best_len and -low > -best_low):
+            best_suit, best_len, best_low = s, length, low
+    if best_suit >= 0:
+        return best_low
+    if n_trumps:
+        return 8 * trump + _lowest_in(my_trumps)
+    return _lowest_rank(legal, n_legal)
+
+
+@njit(cache=True)
+def _defender_lead(
+    legal: np.ndarray,
+    n_legal: int,
+    trump: int,
+    declarer: int,
+    partner: int,
+    hand: int,
+    unknown: int,
+    voids: np.ndarray,
+) -> int:
+    my_trumps = hand >> (8 * trump) & 0xFF
+    decl_ruffs = 0
+    decl_trumps = _may_hold(declarer, trump, voids, unknown)
+    for s in range(4):
+        if s != trump and voids[declarer] >> s & 1 and decl_trumps:
+            decl_ruffs |= 1 << s
+    # masters the declarer cannot ruff: the highest rank, then the shortest suit
+    best = -1
+    best_key = -1
+    for j in range(n_legal):
+        c = legal[j]
+        if c >> 3 == trump or _higher_out(c, unknown) != 0 or decl_ruffs >> (c >> 3) & 1:
+            continue
+        key = (c & 7) * 16 + (8 - _popcount(hand >> (8 * (c >> 3)) & 0xFF))
+        if key > best_key:
+            best, best_key = c, key
+    if best >= 0:
+        return best
+    # lead to a partner's void for a ruff
+    if partner >= 0 and _may_hold(partner, trump, voids, unknown):
+        for s in range(4):
+            mine = hand >> (8 * s) & 0xFF
+            if s != trump and voids[partner] >> s & 1 and not decl_ruffs >> s & 1 and mine:
+                return 8 * s + _lowest_in(mine)
+    side = 0
+    for s in range(4):
+        if s != trump and hand >> (8 * s) & 0xFF and not decl_ruffs >> s & 1:
+            side |= 1 << s
+    # a singleton (not a master) when holding trumps
+    if my_trumps:
+        single = -1
+        for s in range(4):
+            mine = hand >> (8 * s) & 0xFF
+            if side >> s & 1 and _popcount(mine) == 1:
+                c = 8 * s + _lowest_in(mine)
+                if _higher_out(c, unknown) != 0 and (single < 0 or c < single):
+                    single = c
+        if single >= 0:
+            return single
+    # the top of an honour sequence (K Q, Q J ...): it forces out the declarer's cards
+    for s in range(4):
+        if not side >> s & 1:
+            continue
+        mine = hand >> (8 * s) & 0xFF
+        for r in range(7, 0, -1):
+            if mine >> r & 1 and mine >> (r - 1) & 1 and r >= 4:
+                if _higher_out(8 * s + r, unknown) >= 1:
+                    return 8 * s + r
+    if side:
+        # avoid leading away from an unguarded honour; prefer the longest plain suit
+        best_suit = -1
+        best_key = -1
+        for s in range(4):
+            if not side >> s & 1:
+                continue
+            mine = hand >> (8 * s) & 0xFF
+            honour = False
+            for r in range(5, 8):
+                if mine >> r & 1 and _higher_out(8 * s + r, unknown) != 0:
+                    honour = True
+            key = (0 if honour else 1) * 16 + _popcount(mine)
+            if key > best_key:
+                best_suit, best_key = s, key
+        return 8 * best_suit + _lowest_in(hand >> (8 * best_suit) & 0xFF)
+    if my_trumps:
+        top = 8 * trump + _highest_in(my_trumps)
+        if _higher_out(top, unknown) == 0:
+            return top
+        return 8 * trump + _lowest_in(my_trumps)
+    return _lowest_rank(legal, n_legal)
+
+
+# --- one decision ----------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _first_set(row: np.ndarray, start: int, size: int) -> int:
+    for k in range(size):
+        if row[start + k] != 0:
+            return k
+    return -1
+
+
+@njit(cache=True)
+def _card_mask(row: np.ndarray, start: int) -> int:
+    bits = 0
+    for c in range(32):
+        if row[start + c] != 0:
+            bits |= 1 << c
+    return bits
+
+
+@njit(cache=True)
+def _decide(
+    row: np.ndarray,
+    mrow: np.ndarray,
+    legal: np.ndarray,
+    is_legal: np.ndarray,
+    t_seat: np.ndarray,
+    t_card: np.ndarray,
+    voids: np.ndarray,
+    T: Any,
+) -> int:
+    """PastonHeuristicAgent.act for one row; -1 when the row has no legal action."""
+    n_legal = 0
+    for a in range(mrow.shape[0]):
+        is_legal[a] = mrow[a] != 0
+        if is_legal[a]:
+            legal[n_legal] = a
+            n_legal += 1
+    if n_legal == 0:
+        return -1
+    if n_legal == 1:
+        return legal[0]
+    phase = _first_set(row, T.o_phase, T.num_phases)
+    hand = _card_mask(row, T.o_hand)
+    action = -1
+    if phase == T.ph_auction:
+        action = _auction(hand, legal, n_legal, is_legal, T)
+    elif phase == T.ph_discard:
+        high_bid = _first_set(row, T.o_high_bid, T.num_levels)
+        gone = _card_mask(row, T.o_discards)
+        action = _discard(hand, gone, high_bid, legal, n_legal, T)
+    elif phase == T.ph_contract:
+        gone = _card_mask(row, T.o_discards)
+        action = _contract(hand, gone, legal, n_legal, is_legal, T)
+    elif phase == T.ph_defence:
+        contract = _first_set(row, T.o_contract, T.num_levels)
+        declarer = _first_set(row, T.o_declarer, 3)
+        if contract < 0 or declarer < 0:
+            action = T.a_pass
+        else:
+            whist = np.zeros(3, dtype=np.bool_)
+            for r in range(3):
+                whist[r] = row[T.o_whist + r] != 0
+            all_pass = row[T.o_all_pass] != 0
+            if _defence(hand, contract, declarer, all_pass, whist, T) and is_legal[T.a_whist]:
+                action = T.a_whist
+            else:
+                action = T.a_pass
+    elif phase == T.ph_play:
+        action = _play(row, hand, legal, n_legal, t_seat, t_card, voids, T)
+    if action < 0 or action >= is_legal.shape[0] or not is_legal[action]:
+        return legal[0]  # the per-game agent's fallback
+    return action
+
+
+@njit(cache=True)
+def _play(
+    row: np.ndarray,
+    hand: int,
+    legal: np.ndarray,
+    n_legal: int,
+    t_seat: np.ndarray,
+    t_card: np.ndarray,
+    voids: np.ndarray,
+    T: Any,
+) -> int:
+    for j in range(n_legal):
+        if legal[j] >= 32:
+            return legal[0]  # not an env observation; see the module docstring
+    contract = _first_set(row, T.o_contract, T.num_levels)
+    trump = T.level_trump[contract] if contract >= 0 else 0
+    declarer = _first_set(row, T.o_declarer, 3)
+    if declarer < 0:
+        declarer = 0
+    active = 0
+    for r in range(3):
+        if r == declarer or row[T.o_whist + r] != 0:
+            active |= 1 << r
+    gone = _card_mask(row, T.o_discards)
+    for r in range(3):
+        gone |= _card_mask(row, T.o_played + 32 * r)
+    unknown = ~(hand | gone) & 0xFFFFFFFF
+    if declarer == 0:
+        opponents = active & ~1
+        partner = -1
+    else:
+        opponents = 1 << declarer
+        partner = -1
+        for r in range(3):
+            if active >> r & 1 and r != 0 and r != declarer:
+                partner = r
+                break
+    for r in range(3):
+        v = 0
+        for s in range(4):
+            if row[T.o_voids + 4 * r + s] != 0:
+                v |= 1 << s
+        voids[r] = v
+    for s in range(4):
+        if not unknown >> (8 * s) & 0xFF:
+            voids[1] |= 1 << s
+            voids[2] |= 1 << s
+    n_trick = 0
+    leader = _first_set(row, T.o_trick_leader, 3)
+    if leader >= 0:
+        for k in range(3):
+            r = (leader + k) % 3
+            c = _first_set(row, T.o_trick + 32 * r, 32)
+            if c >= 0:
+                t_seat[n_trick] = r
+                t_card[n_trick] = c
+                n_trick += 1
+    if n_trick == 0:
+        if declarer == 0:
+            return _declarer_lead(legal, n_legal, trump, opponents, hand, unknown, voids)
+        return _defender_lead(legal, n_legal, trump, declarer, partner, hand, unknown, voids)
+    return _follow(
+        legal, n_legal, t_seat, t_card, n_trick, trump, active, opponents, partner, hand,
+        unknown, voids,
+    )  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def _act_range(
+    lo: int, hi: int, obs: np.ndarray, mask: np.ndarray, T: Any, out: np.ndarray
+) -> None:
+    legal = np.empty(mask.shape[1], dtype=np.int64)
+    is_legal = np.empty(mask.shape[1], dtype=np.bool_)
+    t_seat = np.empty(3, dtype=np.int64)
+    t_card = np.empty(3, dtype=np.int64)
+    voids = np.empty(3, dtype=np.int64)
+    for i in range(lo, hi):
+        out[i] = _decide(obs[i], mask[i], legal, is_legal, t_seat, t_card, voids, T)
+
+
+_DEFAULT_TABLES = _tables(PastonParams())
+
+
+class BatchedPastonHeuristic:
+    """The Paston heuristic over a batch of decisions: the same actions as
+    :class:`~folkcards.agents.paston_heuristic.PastonHeuristicAgent` with the same ``params``."""
+
+    name = "heuristic"
+    game_name = "paston"
+
+    def __init__(self, params: PastonParams | None = None):
+        self.params = params or PastonParams()
+        self._tables = _tables(self.params)
+
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Actions int64 ``(M,)`` for observations ``(M, obs_dim)`` and masks ``(M, 45)``
+        (bool or integer) of ``M`` decisions; ``ValueError`` for bad shapes or a row with no
+        legal action."""
+        obs = np.asarray(obs)
+        mask = np.asarray(mask)
+        if obs.ndim != 2 or obs.shape[1] != OBSERVATION_SIZE:
+            raise ValueError(f"obs must have shape (M, {OBSERVATION_SIZE}), got {obs.shape}")
+        if mask.ndim != 2 or mask.shape[1] != NUM_ACTIONS:
+            raise ValueError(f"mask must have shape (M, {NUM_ACTIONS}), got {mask.shape}")
+        if mask.shape[0] != obs.shape[0]:
+            raise ValueError(f"obs has {obs.shape[0]} rows but mask has {mask.shape[0]}")
+        if obs.dtype.kind not in "fiub":
+            raise ValueError(f"obs must be a numeric array, got dtype {obs.dtype}")
+        if mask.dtype.kind not in "fiub":
+            raise ValueError(f"mask must be a bool or integer array, got dtype {mask.dtype}")
+        rows = obs.shape[0]
+        out = np.empty(rows, dtype=np.int64)
+        if rows == 0:
+            return out
+        if obs.dtype not in (np.float32, np.float64):
+            obs = obs.astype(np.float64)
+        obs = np.ascontiguousarray(obs)
+        mask = np.ascontiguousarray(mask.view(np.int8) if mask.dtype == np.bool_ else mask)
+        if mask.dtype != np.int8:
+            mask = (mask != 0).view(np.int8)
+        run_in_chunks(_act_range, rows, obs, mask, self._tables, out)
+        if (out < 0).any():
+            bad = int(np.flatnonzero(out < 0)[0])
+            raise ValueError(f"row {bad} of the mask has no legal action")
+        return out
