@@ -265,10 +265,10 @@ def _assess(
     pool = _ALL_CARDS & ~seen
     pool_count = np.empty(4, dtype=np.int64)
     pool_points = np.empty(4, dtype=np.int64)
-    for s in range(4):
-        ranks = (pool >> (NUM_RANKS * s)) & 511
-        pool_count[s] = _popcount(ranks)
-        pool_points[s] = SUIT_POINTS[ranks]
+    for suit in range(4):
+        ranks = (pool >> (NUM_RANKS * suit)) & 511
+        pool_count[suit] = _popcount(ranks)
+        pool_points[suit] = SUIT_POINTS[ranks]
     next_seat = -1
     for step in range(1, n):
         if not flags[0, step]:
