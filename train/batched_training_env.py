@@ -89,6 +89,31 @@ def make_engine(game: str, num_envs: int, env_kwargs: dict[str, Any]) -> Any:
         raise ValueError(f"env options {env_kwargs} on the batched engine: {error}") from None
 
 
+BATCHED_AGENT_KINDS = ("random", "heuristic", "ppo")
+
+
+def check_batched_support(
+    game: str,
+    env_kwargs: dict[str, Any],
+    opponent_specs: Sequence[str],
+    duplicate_baseline: str | None = None,
+) -> None:
+    """``ValueError`` (one line) unless the batched env can train this game, env options,
+    opponents (``self`` included) and duplicate baseline."""
+    make_engine(game, 1, dict(env_kwargs))
+    for what, spec in [
+        *(("opponent", s) for s in opponent_specs),
+        ("baseline", duplicate_baseline),
+    ]:
+        if spec is None or spec == SELF:
+            continue
+        if spec.partition(":")[0] not in BATCHED_AGENT_KINDS:
+            raise ValueError(
+                f"{what} {spec!r} has no batched form (batched kinds: "
+                f"{', '.join(BATCHED_AGENT_KINDS)}, self); use run.engine: aec"
+            )
+
+
 class BatchedOpponentPool:
     """The opponent pool in batched form: agents by id, drawn per game by weight."""
 
@@ -591,4 +616,11 @@ class BatchedSingleSeatVecEnv(VecEnv):
         return [None] * self.num_envs
 
 
-__all__ = ["BATCHED_GAMES", "BatchedOpponentPool", "BatchedSingleSeatVecEnv", "make_engine"]
+__all__ = [
+    "BATCHED_AGENT_KINDS",
+    "check_batched_support",
+    "BATCHED_GAMES",
+    "BatchedOpponentPool",
+    "BatchedSingleSeatVecEnv",
+    "make_engine",
+]

@@ -242,6 +242,11 @@ class RunConfig(BaseModel):
     total_steps: int = Field(default=200_000, ge=1, description="learner decisions")
     seed: int = Field(default=0, ge=0)
     n_envs: AutoOrPositive = Field(default=8, description="auto: one per core")
+    engine: Literal["aec", "batched"] = Field(
+        default="aec",
+        description="aec: per-game envs (vec_env/n_workers); batched: n_envs games on one "
+        "batched engine (folkcards.train.batched_training_env)",
+    )
     vec_env: Literal["auto", "batched", "subproc", "dummy"] = "auto"
     n_workers: AutoOrPositive = Field(default="auto", description="batched: worker processes")
     torch_threads: int = Field(default=1, ge=1)
@@ -273,6 +278,20 @@ class TrainConfig(BaseModel):
     algorithm: AlgorithmConfig = Field(default_factory=AlgorithmConfig)
     pretrain: PretrainConfig = Field(default_factory=PretrainConfig)
     run: RunConfig = Field(default_factory=RunConfig)
+
+    @model_validator(mode="after")
+    def _batched_engine(self) -> TrainConfig:
+        if self.run.engine == "batched":
+            from .batched_training_env import check_batched_support
+
+            specs = [e.spec for e in self.opponents.pool if e.weight > 0]
+            try:
+                check_batched_support(
+                    self.env.game, self.env.kwargs, specs, self.env.duplicate_baseline
+                )
+            except ValueError as error:
+                raise ValueError(f"run.engine batched: {error}") from None
+        return self
 
     @property
     def game(self) -> str:
@@ -340,7 +359,9 @@ def error_message(error: Any) -> str:
         return _unknown(loc[-1], where, tuple(model.model_fields))
     message = error["msg"].removeprefix("Value error, ")
     if error["type"] == "value_error":
-        return message if message.startswith("unknown key") else f"{key}: {message}"
+        if message.startswith("unknown key") or not key:
+            return message
+        return f"{key}: {message}"
     return f"{key}: {message}, got {error['input']!r}"
 
 

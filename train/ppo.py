@@ -162,15 +162,42 @@ def env_factory(config: TrainConfig, snapshots: tuple[str, ...] = ()) -> SingleS
     )
 
 
+def batched_vec_env(config: TrainConfig, snapshots: tuple[str, ...] = ()) -> Any:
+    """The ``run.engine: batched`` training env: ``n_envs`` games on one batched engine."""
+    from .batched_training_env import BatchedSingleSeatVecEnv
+
+    opp = config.opponents
+    return BatchedSingleSeatVecEnv(
+        game=config.env.game,
+        num_envs=config.resolved_n_envs(),
+        env_kwargs=dict(config.env.kwargs),
+        opponents=tuple((o.spec, o.weight) for o in opp.pool),
+        max_snapshots=opp.max_snapshots,
+        snapshot_deterministic=opp.snapshot_deterministic,
+        per_seat=opp.per_seat,
+        illegal_reward=config.env.illegal_reward,
+        snapshots=snapshots,
+        truncation_reward=config.env.truncation_reward,
+        features=config.env.features,
+        duplicate_baseline=config.env.duplicate_baseline,
+        repeat_penalty=config.env.repeat_penalty,
+    )
+
+
 def make_vec_env(
     config: TrainConfig, snapshots: tuple[str, ...] = (), seed: int | None = None
 ) -> Any:
-    """The vectorised training envs (``VecMonitor`` over batched/Subproc/DummyVecEnv), env ``i`` seeded ``seed + i``."""
+    """The vectorised training envs (``VecMonitor`` over batched/Subproc/DummyVecEnv), env ``i``
+    seeded ``seed + i``; with ``run.engine: batched`` the batched single-seat env instead."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
     from .vec_env import BatchedSubprocVecEnv
 
     n_envs = config.resolved_n_envs()
+    if config.run.engine == "batched":
+        batched = batched_vec_env(config, snapshots)
+        batched.seed(config.run.seed if seed is None else seed)
+        return VecMonitor(batched)
     fns: list[Callable[[], Any]] = [env_factory(config, snapshots)] * n_envs
     kind, workers = config.resolved_vec_env()
     venv: Any
