@@ -30,9 +30,7 @@ from __future__ import annotations
 
 import math
 import sys
-from collections import namedtuple
 from dataclasses import astuple, fields
-from typing import Any
 
 import numpy as np
 from numba import njit
@@ -64,64 +62,73 @@ from .paston_heuristic import PastonParams
 # from 3.12 on. Numba's cache is per Python version, so this global may be baked in.
 _NEUMAIER_SUM = sys.version_info >= (3, 12)
 
-_Tables = namedtuple(
-    "_Tables",
-    [
-        # observation offsets
-        "o_hand", "o_discards", "o_played", "o_trick", "o_trick_leader", "o_phase",
-        "o_high_bid", "o_all_pass", "o_declarer", "o_contract", "o_whist", "o_voids",
-        # action ids, levels and phases
-        "a_pass", "a_bid", "a_contract", "a_surrender", "a_whist", "num_levels", "best_spades",
-        "num_phases", "ph_auction", "ph_discard", "ph_contract", "ph_defence", "ph_play",
-        "level_trump", "level_factor",
-        # the heuristic's constants
-        "min_ge", "max_le", "ruff_miss", "declarer_w", "two_w", "two_c", "sole_w", "sole_c",
-        "two_table", "sole_table",
-        # PastonParams, field by field
-        "prikup_bonus", "declarer_scale", "declarer_shift", "declarer_sigma", "bid_sigma",
-        "bid_margin", "best_spades_margin", "two_sigma", "sole_sigma", "all_pass_bonus",
-        "other_whist_prob", "whist_margin",
-    ],
-)  # fmt: skip
+# The compiled code reads every constant from two arrays, ``K`` (int64) and ``F`` (float64),
+# built by :func:`_tables`, at the positions below.
+(
+    K_O_HAND, K_O_DISCARDS, K_O_PLAYED, K_O_TRICK, K_O_TRICK_LEADER, K_O_PHASE, K_O_HIGH_BID,
+    K_O_ALL_PASS, K_O_DECLARER, K_O_CONTRACT, K_O_WHIST, K_O_VOIDS,
+    K_A_PASS, K_A_BID, K_A_CONTRACT, K_A_SURRENDER, K_A_WHIST, K_NUM_LEVELS, K_BEST_SPADES,
+    K_NUM_PHASES, K_PH_AUCTION, K_PH_DISCARD, K_PH_CONTRACT, K_PH_DEFENCE, K_PH_PLAY,
+    K_LEVEL_TRUMP,
+) = range(26)  # fmt: skip
+K_LEVEL_FACTOR = K_LEVEL_TRUMP + NUM_LEVELS
+K_SIZE = K_LEVEL_FACTOR + NUM_LEVELS
 
+_COLS = len(ph._MIN_GE[0])  # the split tables are indexed [outstanding cards, count]
+F_MIN_GE = 0
+F_MAX_LE = F_MIN_GE + len(ph._MIN_GE) * _COLS
+F_RUFF_MISS = F_MAX_LE + len(ph._MAX_LE) * _COLS
+F_DECLARER_W = F_RUFF_MISS + len(ph.RUFF_MISS)
+F_TWO_W = F_DECLARER_W + len(ph.DECLARER_WEIGHTS)
+F_TWO_C = F_TWO_W + len(ph.TWO_DEFENCE_WEIGHTS)
+F_SOLE_W = F_TWO_C + 1
+F_SOLE_C = F_SOLE_W + len(ph.SOLE_DEFENCE_WEIGHTS)
+F_TWO_TABLE = F_SOLE_C + 1
+F_SOLE_TABLE = F_TWO_TABLE + len(ph._TWO_DEF)
 _PARAM_FIELDS = (
     "prikup_bonus", "declarer_scale", "declarer_shift", "declarer_sigma", "bid_sigma",
     "bid_margin", "best_spades_margin", "two_sigma", "sole_sigma", "all_pass_bonus",
     "other_whist_prob", "whist_margin",
 )  # fmt: skip
+(
+    F_PRIKUP_BONUS, F_DECLARER_SCALE, F_DECLARER_SHIFT, F_DECLARER_SIGMA, F_BID_SIGMA,
+    F_BID_MARGIN, F_BEST_SPADES_MARGIN, F_TWO_SIGMA, F_SOLE_SIGMA, F_ALL_PASS_BONUS,
+    F_OTHER_WHIST_PROB, F_WHIST_MARGIN,
+) = range(F_SOLE_TABLE + len(ph._SOLE_DEF), F_SOLE_TABLE + len(ph._SOLE_DEF) + 12)  # fmt: skip
+F_SIZE = F_WHIST_MARGIN + 1
 
 
-def _tables(params: PastonParams) -> _Tables:
-    """Everything the compiled code needs to know, read from the modules that define it."""
-    if {f.name for f in fields(PastonParams)} != set(_PARAM_FIELDS):
+def _tables(params: PastonParams) -> tuple[np.ndarray, np.ndarray]:
+    """``(K, F)``: everything the compiled code needs to know, read from the modules that
+    define it (observation offsets, action ids, the heuristic's weights and tables, params)."""
+    if [f.name for f in fields(PastonParams)] != list(_PARAM_FIELDS):
         raise RuntimeError("PastonParams changed: update paston_heuristic_batched to match")
-    by_name = dict(zip([f.name for f in fields(PastonParams)], astuple(params), strict=True))
-    f64 = np.float64
-    return _Tables(
+    ints = [
         *(OFFSETS[k] for k in ("hand", "discards", "played", "trick", "trick_leader", "phase")),
         *(OFFSETS[k] for k in ("high_bid", "all_pass", "declarer", "contract", "whist", "voids")),
         PASS, BID_BASE, CONTRACT_BASE, SURRENDER, WHIST, NUM_LEVELS, BEST_SPADES,
         len(PHASE_NAMES), AUCTION, DISCARD, CONTRACT, DEFENCE, PLAY,
-        np.array(LEVEL_TRUMP, dtype=np.int64),
-        np.array(LEVEL_FACTOR, dtype=np.int64),
-        np.array(ph._MIN_GE, dtype=f64),
-        np.array(ph._MAX_LE, dtype=f64),
-        np.array(ph.RUFF_MISS, dtype=f64),
-        np.array(ph.DECLARER_WEIGHTS, dtype=f64),
-        np.array(ph.TWO_DEFENCE_WEIGHTS, dtype=f64),
-        float(ph.TWO_DEFENCE_CONSTANT),
-        np.array(ph.SOLE_DEFENCE_WEIGHTS, dtype=f64),
-        float(ph.SOLE_DEFENCE_CONSTANT),
-        np.array(ph._TWO_DEF, dtype=f64),
-        np.array(ph._SOLE_DEF, dtype=f64),
-        *(float(by_name[k]) for k in _PARAM_FIELDS),
-    )  # fmt: skip
+        *LEVEL_TRUMP, *LEVEL_FACTOR,
+    ]  # fmt: skip
+    floats = [
+        *(x for row in ph._MIN_GE for x in row),
+        *(x for row in ph._MAX_LE for x in row),
+        *ph.RUFF_MISS, *ph.DECLARER_WEIGHTS,
+        *ph.TWO_DEFENCE_WEIGHTS, ph.TWO_DEFENCE_CONSTANT,
+        *ph.SOLE_DEFENCE_WEIGHTS, ph.SOLE_DEFENCE_CONSTANT,
+        *ph._TWO_DEF, *ph._SOLE_DEF,
+        *astuple(params),
+    ]  # fmt: skip
+    K = np.array(ints, dtype=np.int64)
+    F = np.array(floats, dtype=np.float64)
+    assert K.shape == (K_SIZE,) and F.shape == (F_SIZE,)
+    return K, F
 
 
 # --- arithmetic as CPython does it -----------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _acc(s: float, c: float, x: float) -> tuple[float, float]:
     """One step of CPython's ``sum`` over floats: running sum ``s``, compensation ``c``."""
     if not _NEUMAIER_SUM:
@@ -134,7 +141,7 @@ def _acc(s: float, c: float, x: float) -> tuple[float, float]:
     return t, c
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _total(s: float, c: float) -> float:
     if _NEUMAIER_SUM and c != 0.0 and math.isfinite(c):
         return s + c
@@ -164,7 +171,7 @@ def py_round6(x: float) -> float:
     return -r if x < 0.0 else r
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _popcount(x: int) -> int:
     n = 0
     while x:
@@ -190,10 +197,12 @@ def _trump_control(mine: int, out: int) -> int:
 
 
 @njit(cache=True)
-def _suit_tricks(mine: int, out: int, trump: bool, control: int, T: Any) -> float:
+def _suit_tricks(
+    mine: int, out: int, trump: bool, control: int, K: np.ndarray, F: np.ndarray
+) -> float:
     n = _popcount(mine)
     m = _popcount(out)
-    miss = T.ruff_miss[control]
+    miss = F[F_RUFF_MISS + control]
     total = 0.0
     k = 0
     for r in range(7, -1, -1):
@@ -208,12 +217,9 @@ def _suit_tricks(mine: int, out: int, trump: bool, control: int, T: Any) -> floa
             guard = n - k - 1
             credit = 0.5 ** (h - k) * (1.0 if guard >= h - k else 0.4)
         if trump:
-            if k >= m:
-                credit = 1.0
-            else:
-                credit = max(credit, 0.9 * T.max_le[min(m, 8), k])
+            credit = 1.0 if k >= m else max(credit, 0.9 * F[F_MAX_LE + min(m, 8) * _COLS + k])
         else:
-            survive = T.min_ge[min(m, 8), k + 1]
+            survive = F[F_MIN_GE + min(m, 8) * _COLS + k + 1]
             credit *= survive + (1.0 - survive) * miss
         total += credit
         k += 1
@@ -222,13 +228,15 @@ def _suit_tricks(mine: int, out: int, trump: bool, control: int, T: Any) -> floa
 
 def suit_tricks_batched(mine: int, out: int, trump: bool, control: int = 2) -> float:
     """:func:`~folkcards.agents.paston_heuristic.suit_tricks` in the compiled form (for tests)."""
-    return _suit_tricks(mine, out, trump, control, _DEFAULT_TABLES)
+    return _suit_tricks(mine, out, trump, control, *_DEFAULT_TABLES)
 
 
 @njit(cache=True)
-def _weighted(tt: float, side: float, ruffs: float, n_t: int, m_t: int, T: Any) -> float:
+def _weighted(
+    tt: float, side: float, ruffs: float, n_t: int, m_t: int, K: np.ndarray, F: np.ndarray
+) -> float:
     """``declarer_tricks``: ``sum(w * c for the five components) + constant``."""
-    w = T.declarer_w
+    w = F[F_DECLARER_W : F_DECLARER_W + 6]
     s, c = _acc(0.0, 0.0, w[0] * tt)
     s, c = _acc(s, c, w[1] * side)
     s, c = _acc(s, c, w[2] * ruffs)
@@ -238,37 +246,37 @@ def _weighted(tt: float, side: float, ruffs: float, n_t: int, m_t: int, T: Any) 
 
 
 @njit(cache=True)
-def _declarer_tricks(hand: int, gone: int, trump: int, T: Any) -> float:
+def _declarer_tricks(hand: int, gone: int, trump: int, K: np.ndarray, F: np.ndarray) -> float:
     other = ~(hand | gone) & 0xFFFFFFFF
     t_mine = hand >> (8 * trump) & 0xFF
     t_out = other >> (8 * trump) & 0xFF
     n_t = _popcount(t_mine)
     m_t = _popcount(t_out)
     control = _trump_control(n_t, m_t)
-    tt = _suit_tricks(t_mine, t_out, True, 2, T)
+    tt = _suit_tricks(t_mine, t_out, True, 2, K, F)
     side = 0.0
     shortness = 0
     for s in range(4):
         if s == trump:
             continue
         mine = hand >> (8 * s) & 0xFF
-        side += _suit_tricks(mine, other >> (8 * s) & 0xFF, False, control, T)
+        side += _suit_tricks(mine, other >> (8 * s) & 0xFF, False, control, K, F)
         shortness += max(0, 2 - _popcount(mine))
     ruffs = min(max(0.0, n_t - tt), float(shortness))
-    return _weighted(tt, side, ruffs, n_t, m_t, T)
+    return _weighted(tt, side, ruffs, n_t, m_t, K, F)
 
 
 @njit(cache=True)
-def _contract_value(tricks: float, level: int, sigma: float, T: Any) -> float:
+def _contract_value(tricks: float, level: int, sigma: float, K: np.ndarray, F: np.ndarray) -> float:
     z = (tricks - (6 - 0.5)) / sigma
     p = 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
-    if level == T.best_spades:
+    if level == K[K_BEST_SPADES]:
         return 10.0 * p - 40.0 * (1.0 - p)
-    return 10.0 * T.level_factor[level] * (2.0 * p - 1.0)
+    return 10.0 * K[K_LEVEL_FACTOR + level] * (2.0 * p - 1.0)
 
 
 @njit(cache=True)
-def _defence_tricks(hand: int, trump: int, sole: bool, T: Any) -> float:
+def _defence_tricks(hand: int, trump: int, sole: bool, K: np.ndarray, F: np.ndarray) -> float:
     f = np.zeros(14)
     t = hand >> (8 * trump) & 0xFF
     nt = _popcount(t)
@@ -294,16 +302,18 @@ def _defence_tricks(hand: int, trump: int, sole: bool, T: Any) -> float:
     f[9] = 1.0 if (t >> 4 & 1) != 0 and nt >= 4 else 0.0
     f[10] = max(0, nt - 3)
     f[11] = nt
-    w = T.sole_w if sole else T.two_w
+    w = F[F_SOLE_W : F_SOLE_W + 14] if sole else F[F_TWO_W : F_TWO_W + 14]
     s, c = 0.0, 0.0
     for i in range(14):
         s, c = _acc(s, c, w[i] * f[i])
-    return (T.sole_c if sole else T.two_c) + _total(s, c)
+    return (F[F_SOLE_C] if sole else F[F_TWO_C]) + _total(s, c)
 
 
 @njit(cache=True)
-def _defence_value(tricks: float, sigma: float, sole: bool, factor: int, T: Any) -> float:
-    table = T.sole_table if sole else T.two_table
+def _defence_value(
+    tricks: float, sigma: float, sole: bool, factor: int, K: np.ndarray, F: np.ndarray
+) -> float:
+    table = F[F_SOLE_TABLE : F_SOLE_TABLE + 11] if sole else F[F_TWO_TABLE : F_TWO_TABLE + 11]
     cdf = np.empty(11)
     for t in range(11):
         cdf[t] = 0.5 * (1.0 + math.erf((t + 0.5 - tricks) / (sigma * math.sqrt(2.0))))
@@ -315,47 +325,49 @@ def _defence_value(tricks: float, sigma: float, sole: bool, factor: int, T: Any)
 
 
 @njit(cache=True)
-def _declarer_value(hand: int, level: int, T: Any) -> float:
+def _declarer_value(hand: int, level: int, K: np.ndarray, F: np.ndarray) -> float:
     """The bidding-time value of ``level`` (``PastonHeuristicAgent._declarer_value``)."""
-    raw = _declarer_tricks(hand, 0, T.level_trump[level], T)
-    raw += T.prikup_bonus
-    tricks = T.declarer_scale * raw + T.declarer_shift
-    return _contract_value(tricks, level, T.bid_sigma, T)
+    raw = _declarer_tricks(hand, 0, K[K_LEVEL_TRUMP + level], K, F)
+    raw += F[F_PRIKUP_BONUS]
+    tricks = F[F_DECLARER_SCALE] * raw + F[F_DECLARER_SHIFT]
+    return _contract_value(tricks, level, F[F_BID_SIGMA], K, F)
 
 
 # --- the phases ------------------------------------------------------------------------------
 
 
 @njit(cache=True)
-def _auction(hand: int, legal: np.ndarray, n_legal: int, is_legal: np.ndarray, T: Any) -> int:
+def _auction(
+    hand: int, legal: np.ndarray, n_legal: int, is_legal: np.ndarray, K: np.ndarray, F: np.ndarray
+) -> int:
     bid0 = -1
     for j in range(n_legal):
-        if T.a_bid <= legal[j] < T.a_bid + T.num_levels:
+        if K[K_A_BID] <= legal[j] < K[K_A_BID] + K[K_NUM_LEVELS]:
             bid0 = legal[j]
             break
     if bid0 < 0:
-        return T.a_pass
-    level = bid0 - T.a_bid
-    lo = T.best_spades if level == T.best_spades else level
-    hi = T.best_spades + 1 if level == T.best_spades else 4
+        return K[K_A_PASS]
+    level = bid0 - K[K_A_BID]
+    lo = K[K_BEST_SPADES] if level == K[K_BEST_SPADES] else level
+    hi = K[K_BEST_SPADES] + 1 if level == K[K_BEST_SPADES] else 4
     best = -np.inf
     found = False
     for c in range(lo, hi):
-        if _popcount(hand >> (8 * T.level_trump[c]) & 0xFF) < 3:
+        if _popcount(hand >> (8 * K[K_LEVEL_TRUMP + c]) & 0xFF) < 3:
             continue  # a contract needs trumps: a suit of fewer than three cards is never bid on
-        v = _declarer_value(hand, c, T)
+        v = _declarer_value(hand, c, K, F)
         if not found or v > best:
             best = v
         found = True
     if not found:
-        return T.a_pass if is_legal[T.a_pass] else bid0
-    if level == T.best_spades:
-        margin = T.best_spades_margin
+        return K[K_A_PASS] if is_legal[K[K_A_PASS]] else bid0
+    if level == K[K_BEST_SPADES]:
+        margin = F[F_BEST_SPADES_MARGIN]
     else:
-        margin = T.bid_margin * T.level_factor[level]
+        margin = F[F_BID_MARGIN] * K[K_LEVEL_FACTOR + level]
     if best >= margin:
         return bid0
-    return T.a_pass if is_legal[T.a_pass] else bid0
+    return K[K_A_PASS] if is_legal[K[K_A_PASS]] else bid0
 
 
 @njit(cache=True)
@@ -364,7 +376,15 @@ def _keep_value(card: int, trump: int) -> float:
 
 
 @njit(cache=True)
-def _discard(hand: int, gone: int, high_bid: int, legal: np.ndarray, n_legal: int, T: Any) -> int:
+def _discard(
+    hand: int,
+    gone: int,
+    high_bid: int,
+    legal: np.ndarray,
+    n_legal: int,
+    K: np.ndarray,
+    F: np.ndarray,
+) -> int:
     # the cards to choose from: the hand's legal cards (the env's mask is exactly the hand)
     cards = np.empty(32, dtype=np.int64)
     n_cards = 0
@@ -380,8 +400,8 @@ def _discard(hand: int, gone: int, high_bid: int, legal: np.ndarray, n_legal: in
     if n_cards == 0:
         return legal[0]  # not an env observation; see the module docstring
     to_drop = max(1, min(2, n_hand - 10))
-    if high_bid == T.best_spades:
-        lo, hi = T.best_spades, T.best_spades + 1
+    if high_bid == K[K_BEST_SPADES]:
+        lo, hi = K[K_BEST_SPADES], K[K_BEST_SPADES] + 1
     else:
         lo, hi = (high_bid if high_bid >= 0 else 0), 4
     pool = np.empty(32, dtype=np.int64)
@@ -394,7 +414,7 @@ def _discard(hand: int, gone: int, high_bid: int, legal: np.ndarray, n_legal: in
     best_card = cards[0]
     other = ~(hand | gone) & 0xFFFFFFFF
     for level in range(lo, hi):
-        trump = T.level_trump[level]
+        trump = K[K_LEVEL_TRUMP + level]
         n_pool = 0
         for j in range(n_cards):
             if cards[j] >> 3 != trump:
@@ -408,7 +428,7 @@ def _discard(hand: int, gone: int, high_bid: int, legal: np.ndarray, n_legal: in
             n_t = _popcount(t_mine)
             m_t = _popcount(t_out)
             control = _trump_control(n_t, m_t)
-            tt = _suit_tricks(t_mine, t_out, True, 2, T)
+            tt = _suit_tricks(t_mine, t_out, True, 2, K, F)
             short_total = 0
             s_side, c_side = 0.0, 0.0
             for s in range(4):
@@ -418,7 +438,7 @@ def _discard(hand: int, gone: int, high_bid: int, legal: np.ndarray, n_legal: in
                     values[s] = 0.0
                     shortness[s] = 0
                 else:
-                    values[s] = _suit_tricks(mine[s], out[s], False, control, T)
+                    values[s] = _suit_tricks(mine[s], out[s], False, control, K, F)
                     shortness[s] = max(0, 2 - _popcount(mine[s]))
                 s_side, c_side = _acc(s_side, c_side, values[s])
                 short_total += shortness[s]
@@ -447,24 +467,24 @@ def _discard(hand: int, gone: int, high_bid: int, legal: np.ndarray, n_legal: in
                     for s in (min(s1, s2), max(s1, s2)):
                         m_new = mine[s] & ~(1 << (c1 & 7)) if s == s1 else mine[s]
                         m_new = m_new & ~(1 << (c2 & 7)) if s == s2 else m_new
-                        side += _suit_tricks(m_new, out[s], False, control, T) - values[s]
+                        side += _suit_tricks(m_new, out[s], False, control, K, F) - values[s]
                         short += max(0, 2 - _popcount(m_new)) - shortness[s]
                 else:
                     m_new = mine[s1] & ~(1 << (c1 & 7))
                     if c2 >= 0:
                         m_new &= ~(1 << (c2 & 7))
-                    side += _suit_tricks(m_new, out[s1], False, control, T) - values[s1]
+                    side += _suit_tricks(m_new, out[s1], False, control, K, F) - values[s1]
                     short += max(0, 2 - _popcount(m_new)) - shortness[s1]
                 ruffs = min(max(0.0, n_t - tt), float(short))
-                w = T.declarer_w
+                w = F[F_DECLARER_W : F_DECLARER_W + 6]
                 raw = w[0] * tt + w[1] * side + w[2] * ruffs + w[3] * n_t + w[4] * m_t + w[5]
             else:
                 drop = 1 << c1
                 if c2 >= 0:
                     drop |= 1 << c2
-                raw = _declarer_tricks(hand & ~drop, gone | drop, trump, T)
-            tricks = T.declarer_scale * raw + T.declarer_shift
-            value = _contract_value(tricks, level, T.declarer_sigma, T)
+                raw = _declarer_tricks(hand & ~drop, gone | drop, trump, K, F)
+            tricks = F[F_DECLARER_SCALE] * raw + F[F_DECLARER_SHIFT]
+            value = _contract_value(tricks, level, F[F_DECLARER_SIGMA], K, F)
             k1 = _keep_value(c1, trump)
             keep_sum = k1
             chosen = c1
@@ -489,63 +509,75 @@ def _discard(hand: int, gone: int, high_bid: int, legal: np.ndarray, n_legal: in
 
 @njit(cache=True)
 def _contract(
-    hand: int, gone: int, legal: np.ndarray, n_legal: int, is_legal: np.ndarray, T: Any
+    hand: int,
+    gone: int,
+    legal: np.ndarray,
+    n_legal: int,
+    is_legal: np.ndarray,
+    K: np.ndarray,
+    F: np.ndarray,
 ) -> int:
     best_v = -1e9
     best_t = 0.0
     best_c = -1
     for j in range(n_legal):
         a = legal[j]
-        if not (T.a_contract <= a < T.a_contract + T.num_levels):
+        if not (K[K_A_CONTRACT] <= a < K[K_A_CONTRACT] + K[K_NUM_LEVELS]):
             continue
-        c = a - T.a_contract
+        c = a - K[K_A_CONTRACT]
         if best_c < 0:
             best_c = c  # _best_contract starts from (-1e9, allowed[0], 0.0)
-        raw = _declarer_tricks(hand, gone, T.level_trump[c], T)
-        tricks = T.declarer_scale * raw + T.declarer_shift
-        value = _contract_value(tricks, c, T.declarer_sigma, T)
+        raw = _declarer_tricks(hand, gone, K[K_LEVEL_TRUMP + c], K, F)
+        tricks = F[F_DECLARER_SCALE] * raw + F[F_DECLARER_SHIFT]
+        value = _contract_value(tricks, c, F[F_DECLARER_SIGMA], K, F)
         if value > best_v or (value == best_v and tricks > best_t):
             best_v, best_c, best_t = value, c, tricks
     if best_c < 0:
-        return T.a_surrender
-    if best_v < -10.0 and is_legal[T.a_surrender]:
-        return T.a_surrender
-    return T.a_contract + best_c
+        return K[K_A_SURRENDER]
+    if best_v < -10.0 and is_legal[K[K_A_SURRENDER]]:
+        return K[K_A_SURRENDER]
+    return K[K_A_CONTRACT] + best_c
 
 
 @njit(cache=True)
 def _defence(
-    hand: int, contract: int, declarer: int, all_pass: bool, whist: np.ndarray, T: Any
+    hand: int,
+    contract: int,
+    declarer: int,
+    all_pass: bool,
+    whist: np.ndarray,
+    K: np.ndarray,
+    F: np.ndarray,
 ) -> bool:
     """Whether to whist (``paston_heuristic.defence_call``)."""
-    trump = T.level_trump[contract]
-    factor = T.level_factor[contract]
-    bonus = T.all_pass_bonus if all_pass else 0.0
-    two = _defence_value(_defence_tricks(hand, trump, False, T) + bonus, T.two_sigma, False,
-                         factor, T)  # fmt: skip
-    sole = _defence_value(_defence_tricks(hand, trump, True, T) + bonus, T.sole_sigma, True,
-                          factor, T)  # fmt: skip
+    trump = K[K_LEVEL_TRUMP + contract]
+    factor = K[K_LEVEL_FACTOR + contract]
+    bonus = F[F_ALL_PASS_BONUS] if all_pass else 0.0
+    two = _defence_value(_defence_tricks(hand, trump, False, K, F) + bonus, F[F_TWO_SIGMA], False,
+                         factor, K, F)  # fmt: skip
+    sole = _defence_value(_defence_tricks(hand, trump, True, K, F) + bonus, F[F_SOLE_SIGMA], True,
+                          factor, K, F)  # fmt: skip
     if declarer == 2:  # the declarer's left (relative seat 0 when the declarer is 2) speaks first
-        value = T.other_whist_prob * two + (1.0 - T.other_whist_prob) * sole
+        value = F[F_OTHER_WHIST_PROB] * two + (1.0 - F[F_OTHER_WHIST_PROB]) * sole
     else:
         value = two if whist[2] else sole
-    return value > T.whist_margin * factor
+    return value > F[F_WHIST_MARGIN] * factor
 
 
 # --- the play (paston_heuristic._PlayContext) ------------------------------------------------
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _higher_out(card: int, unknown: int) -> int:
     return _popcount((unknown >> (8 * (card >> 3)) & 0xFF) >> ((card & 7) + 1))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _may_hold(seat: int, suit: int, voids: np.ndarray, unknown: int) -> bool:
     return not (voids[seat] >> suit & 1) and (unknown >> (8 * suit) & 0xFF) != 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _beats(card: int, best: int, trump: int) -> bool:
     if card >> 3 == best >> 3:
         return (card & 7) > (best & 7)
@@ -685,7 +717,7 @@ def _follow(
     return _cheapest(legal, n_legal, led, trump, hand, unknown)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _lowest_in(bits: int) -> int:
     r = 0
     while not bits >> r & 1:
@@ -693,7 +725,7 @@ def _lowest_in(bits: int) -> int:
     return r
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _highest_in(bits: int) -> int:
     r = 7
     while not bits >> r & 1:
@@ -828,9 +860,9 @@ def _defender_lead(
             continue
         mine = hand >> (8 * s) & 0xFF
         for r in range(7, 0, -1):
-            if mine >> r & 1 and mine >> (r - 1) & 1 and r >= 4:
-                if _higher_out(8 * s + r, unknown) >= 1:
-                    return 8 * s + r
+            held = mine >> r & 1 and mine >> (r - 1) & 1
+            if held and r >= 4 and _higher_out(8 * s + r, unknown) >= 1:
+                return 8 * s + r
     if side:
         # avoid leading away from an unguarded honour; prefer the longest plain suit
         best_suit = -1
@@ -884,7 +916,8 @@ def _decide(
     t_seat: np.ndarray,
     t_card: np.ndarray,
     voids: np.ndarray,
-    T: Any,
+    K: np.ndarray,
+    F: np.ndarray,
 ) -> int:
     """PastonHeuristicAgent.act for one row; -1 when the row has no legal action."""
     n_legal = 0
@@ -897,34 +930,34 @@ def _decide(
         return -1
     if n_legal == 1:
         return legal[0]
-    phase = _first_set(row, T.o_phase, T.num_phases)
-    hand = _card_mask(row, T.o_hand)
+    phase = _first_set(row, K[K_O_PHASE], K[K_NUM_PHASES])
+    hand = _card_mask(row, K[K_O_HAND])
     action = -1
-    if phase == T.ph_auction:
-        action = _auction(hand, legal, n_legal, is_legal, T)
-    elif phase == T.ph_discard:
-        high_bid = _first_set(row, T.o_high_bid, T.num_levels)
-        gone = _card_mask(row, T.o_discards)
-        action = _discard(hand, gone, high_bid, legal, n_legal, T)
-    elif phase == T.ph_contract:
-        gone = _card_mask(row, T.o_discards)
-        action = _contract(hand, gone, legal, n_legal, is_legal, T)
-    elif phase == T.ph_defence:
-        contract = _first_set(row, T.o_contract, T.num_levels)
-        declarer = _first_set(row, T.o_declarer, 3)
+    if phase == K[K_PH_AUCTION]:
+        action = _auction(hand, legal, n_legal, is_legal, K, F)
+    elif phase == K[K_PH_DISCARD]:
+        high_bid = _first_set(row, K[K_O_HIGH_BID], K[K_NUM_LEVELS])
+        gone = _card_mask(row, K[K_O_DISCARDS])
+        action = _discard(hand, gone, high_bid, legal, n_legal, K, F)
+    elif phase == K[K_PH_CONTRACT]:
+        gone = _card_mask(row, K[K_O_DISCARDS])
+        action = _contract(hand, gone, legal, n_legal, is_legal, K, F)
+    elif phase == K[K_PH_DEFENCE]:
+        contract = _first_set(row, K[K_O_CONTRACT], K[K_NUM_LEVELS])
+        declarer = _first_set(row, K[K_O_DECLARER], 3)
         if contract < 0 or declarer < 0:
-            action = T.a_pass
+            action = K[K_A_PASS]
         else:
             whist = np.zeros(3, dtype=np.bool_)
             for r in range(3):
-                whist[r] = row[T.o_whist + r] != 0
-            all_pass = row[T.o_all_pass] != 0
-            if _defence(hand, contract, declarer, all_pass, whist, T) and is_legal[T.a_whist]:
-                action = T.a_whist
+                whist[r] = row[K[K_O_WHIST] + r] != 0
+            all_pass = row[K[K_O_ALL_PASS]] != 0
+            if _defence(hand, contract, declarer, all_pass, whist, K, F) and is_legal[K[K_A_WHIST]]:
+                action = K[K_A_WHIST]
             else:
-                action = T.a_pass
-    elif phase == T.ph_play:
-        action = _play(row, hand, legal, n_legal, t_seat, t_card, voids, T)
+                action = K[K_A_PASS]
+    elif phase == K[K_PH_PLAY]:
+        action = _play(row, hand, legal, n_legal, t_seat, t_card, voids, K, F)
     if action < 0 or action >= is_legal.shape[0] or not is_legal[action]:
         return legal[0]  # the per-game agent's fallback
     return action
@@ -939,23 +972,24 @@ def _play(
     t_seat: np.ndarray,
     t_card: np.ndarray,
     voids: np.ndarray,
-    T: Any,
+    K: np.ndarray,
+    F: np.ndarray,
 ) -> int:
     for j in range(n_legal):
         if legal[j] >= 32:
             return legal[0]  # not an env observation; see the module docstring
-    contract = _first_set(row, T.o_contract, T.num_levels)
-    trump = T.level_trump[contract] if contract >= 0 else 0
-    declarer = _first_set(row, T.o_declarer, 3)
+    contract = _first_set(row, K[K_O_CONTRACT], K[K_NUM_LEVELS])
+    trump = K[K_LEVEL_TRUMP + contract] if contract >= 0 else 0
+    declarer = _first_set(row, K[K_O_DECLARER], 3)
     if declarer < 0:
         declarer = 0
     active = 0
     for r in range(3):
-        if r == declarer or row[T.o_whist + r] != 0:
+        if r == declarer or row[K[K_O_WHIST] + r] != 0:
             active |= 1 << r
-    gone = _card_mask(row, T.o_discards)
+    gone = _card_mask(row, K[K_O_DISCARDS])
     for r in range(3):
-        gone |= _card_mask(row, T.o_played + 32 * r)
+        gone |= _card_mask(row, K[K_O_PLAYED] + 32 * r)
     unknown = ~(hand | gone) & 0xFFFFFFFF
     if declarer == 0:
         opponents = active & ~1
@@ -970,7 +1004,7 @@ def _play(
     for r in range(3):
         v = 0
         for s in range(4):
-            if row[T.o_voids + 4 * r + s] != 0:
+            if row[K[K_O_VOIDS] + 4 * r + s] != 0:
                 v |= 1 << s
         voids[r] = v
     for s in range(4):
@@ -978,11 +1012,11 @@ def _play(
             voids[1] |= 1 << s
             voids[2] |= 1 << s
     n_trick = 0
-    leader = _first_set(row, T.o_trick_leader, 3)
+    leader = _first_set(row, K[K_O_TRICK_LEADER], 3)
     if leader >= 0:
         for k in range(3):
             r = (leader + k) % 3
-            c = _first_set(row, T.o_trick + 32 * r, 32)
+            c = _first_set(row, K[K_O_TRICK] + 32 * r, 32)
             if c >= 0:
                 t_seat[n_trick] = r
                 t_card[n_trick] = c
@@ -999,7 +1033,13 @@ def _play(
 
 @njit(cache=True, nogil=True)
 def _act_range(
-    lo: int, hi: int, obs: np.ndarray, mask: np.ndarray, T: Any, out: np.ndarray
+    lo: int,
+    hi: int,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    K: np.ndarray,
+    F: np.ndarray,
+    out: np.ndarray,
 ) -> None:
     legal = np.empty(mask.shape[1], dtype=np.int64)
     is_legal = np.empty(mask.shape[1], dtype=np.bool_)
@@ -1007,7 +1047,7 @@ def _act_range(
     t_card = np.empty(3, dtype=np.int64)
     voids = np.empty(3, dtype=np.int64)
     for i in range(lo, hi):
-        out[i] = _decide(obs[i], mask[i], legal, is_legal, t_seat, t_card, voids, T)
+        out[i] = _decide(obs[i], mask[i], legal, is_legal, t_seat, t_card, voids, K, F)
 
 
 _DEFAULT_TABLES = _tables(PastonParams())
@@ -1050,7 +1090,7 @@ class BatchedPastonHeuristic:
         mask = np.ascontiguousarray(mask.view(np.int8) if mask.dtype == np.bool_ else mask)
         if mask.dtype != np.int8:
             mask = (mask != 0).view(np.int8)
-        run_in_chunks(_act_range, rows, obs, mask, self._tables, out)
+        run_in_chunks(_act_range, rows, obs, mask, *self._tables, out)
         if (out < 0).any():
             bad = int(np.flatnonzero(out < 0)[0])
             raise ValueError(f"row {bad} of the mask has no legal action")
