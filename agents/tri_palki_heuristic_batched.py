@@ -33,7 +33,7 @@ import numpy as np
 from numba import njit
 
 from ..envs._batched import run_in_chunks
-from ..envs.tri_palki.batched import SUIT_POINTS, _key, _kind, _nth_bit, _one_suit
+from ..envs.tri_palki.batched import SUIT_POINTS, _key, _kind, _one_suit
 from ..envs.tri_palki.observation import (
     VALUE_SCALE,
     observation_offsets,
@@ -98,14 +98,26 @@ P_POTENTIAL, P_FEED, P_NEXT_FEED, P_GIFT, P_WASH, P_STRONG, P_END_ROUND, P_MIN_G
 
 # --- reading the observation --------------------------------------------------------------------
 
+_POPCOUNT9 = np.array([bin(ranks).count("1") for ranks in range(512)], dtype=np.int64)
+# points of the two lowest ranks of a suit's 9-bit rank mask (the per-game ``same[:2]``)
+_TWO_LOWEST = np.array(
+    [
+        sum([POINTS[rank] for rank in range(NUM_RANKS) if ranks >> rank & 1][:2])
+        for ranks in range(512)
+    ],
+    dtype=np.int64,
+)
+
 
 @njit(cache=True)
 def _popcount(mask: int) -> int:
-    count = 0
-    while mask:
-        mask &= mask - 1
-        count += 1
-    return count
+    """Cards in a 36-bit mask."""
+    return (
+        _POPCOUNT9[mask & 511]
+        + _POPCOUNT9[(mask >> 9) & 511]
+        + _POPCOUNT9[(mask >> 18) & 511]
+        + _POPCOUNT9[(mask >> 27) & 511]
+    )
 
 
 @njit(cache=True)
@@ -133,12 +145,8 @@ def _read(
     for piece in (O_RESERVE, O_PASSES, O_HAND_VALUE):
         if not np.isfinite(obs[i, off[piece]]):
             error = UNDECODABLE
-    return (
-        _cards(obs, i, off[O_HAND]),
-        _cards(obs, i, off[O_CENTRE]),
-        _cards(obs, i, off[O_WASHED]),
-        error,
-    )
+    hand = _cards(obs, i, off[O_HAND])
+    return hand, _cards(obs, i, off[O_CENTRE]), _cards(obs, i, off[O_WASHED]), error
 
 
 @njit(cache=True)
@@ -148,6 +156,11 @@ def _reserve_low(obs: np.ndarray, i: int, off: np.ndarray) -> bool:
 
 
 # --- the heuristic's evaluation (TriPalkiHeuristicAgent._hand_score, _feed_cost, assess) ---------
+#
+# Per row, ``_prepare`` fills the tables every swap shares: ``pool`` (count and points of each
+# suit's cards that may still come to the centre) and the seats a feeding cost is counted for,
+# in the per-game order, with their known cards, "two known aces", best known suit value and
+# weight. The floating-point operations are the per-game ones, in the same order.
 
 
 @njit(cache=True)
@@ -161,13 +174,52 @@ def _suit_value(cards: int) -> int:
 
 
 @njit(cache=True)
+def _prepare(
+    hand: int,
+    centre: int,
+    washed: int,
+    known: np.ndarray,
+    flags: np.ndarray,
+    n: int,
+    announced: bool,
+    params: np.ndarray,
+    pool: np.ndarray,
+    seat_cards: np.ndarray,
+    seat_weight: np.ndarray,
+) -> int:
+    """Fill ``pool`` and the feeding seats' tables (``seat_cards`` rows: known cards, two known
+    aces, best suit value); returns the number of feeding seats."""
+    seen = hand | centre | washed
+    for r in range(1, n):
+        seen |= known[r]
+    unseen = _ALL_CARDS & ~seen
+    for s in range(4):
+        ranks = (unseen >> (NUM_RANKS * s)) & 511
+        pool[0, s] = _POPCOUNT9[ranks]
+        pool[1, s] = SUIT_POINTS[ranks]
+    next_seat = -1
+    for step in range(1, n):
+        if not flags[0, step]:
+            next_seat = step
+            break
+    count = 0
+    for r in range(1, n):
+        if flags[0, r] or (announced and not flags[1, r]) or known[r] == 0:
+            continue  # eliminated, no turn left, or nothing known
+        seat_cards[0, count] = known[r]
+        seat_cards[1, count] = _popcount(known[r] & _ACES) == 2
+        seat_cards[2, count] = _suit_value(known[r])
+        seat_weight[count] = params[P_FEED] + (params[P_NEXT_FEED] if r == next_seat else 0.0)
+        count += 1
+    return count
+
+
+@njit(cache=True)
 def _hand_score(
-    hand: int, pool_count: np.ndarray, pool_points: np.ndarray, final: bool, potential: float
+    hand: int, kind: int, key: int, pool: np.ndarray, final: bool, potential: float
 ) -> float:
-    kind = _kind(hand)
     if kind != NORMAL:
         return THREE_ACES_SCORE if kind == THREE_ACES else SAFE_SCORE
-    key = _key(hand)
     value = key >> _KEY_VALUE_SHIFT
     score = value + (key & _KEY_LOW_MASK) / _KEY_LOW
     if final or value >= 31:
@@ -175,11 +227,11 @@ def _hand_score(
     best_gain = 0.0
     for s in range(4):
         ranks = (hand >> (NUM_RANKS * s)) & 511
-        if _popcount(ranks) != 2 or pool_count[s] == 0:
+        if _POPCOUNT9[ranks] != 2 or pool[0, s] == 0:
             continue
-        mean = pool_points[s] / pool_count[s]
+        mean = pool[1, s] / pool[0, s]
         reach = SUIT_POINTS[ranks] + mean
-        weight = min(1.0, pool_count[s] / 4.0)
+        weight = min(1.0, pool[0, s] / 4.0)
         gain = weight * (reach - value)
         if gain > best_gain:
             best_gain = gain
@@ -188,52 +240,30 @@ def _hand_score(
 
 @njit(cache=True)
 def _feed_cost(
-    given: int,
-    centre_after: int,
-    known: np.ndarray,
-    flags: np.ndarray,
-    n: int,
-    announced: bool,
-    next_seat: int,
-    params: np.ndarray,
+    given: int, seats: int, seat_cards: np.ndarray, seat_weight: np.ndarray, gift: float
 ) -> float:
+    """The feeding cost of the ``given`` cards that stay in the centre."""
     cost = 0.0
-    for r in range(1, n):
-        if flags[0, r]:
-            continue
-        if announced and not flags[1, r]:
-            continue
-        seen = known[r]
-        if seen == 0:
-            continue
+    for k in range(seats):
+        seen = seat_cards[0, k]
         gain = 0.0
-        aces = _popcount(seen & _ACES)
         rest = given
-        while rest:  # the given cards in ascending order, as the per-game list
+        while rest:  # ascending card order, as the per-game list
             bit = rest & -rest
             rest ^= bit
-            if not centre_after & bit:
-                continue
             card = _popcount(bit - 1)
             suit = card // NUM_RANKS
             rank = card % NUM_RANKS
-            if aces == 2 and rank == ACE:
-                cost += params[P_GIFT]
+            if seat_cards[1, k] and rank == ACE:
+                cost += gift
                 continue
             same = (seen >> (NUM_RANKS * suit)) & 511
-            if _popcount(same) < 2:
+            if _POPCOUNT9[same] < 2:
                 continue
-            low = same & -same
-            second = (same ^ low) & -(same ^ low)  # the two lowest cards of the suit
-            with_card = (
-                _RANK_POINTS[_popcount(low - 1)]
-                + _RANK_POINTS[_popcount(second - 1)]
-                + _RANK_POINTS[rank]
-            )
-            diff = with_card - _suit_value(seen)
+            diff = _TWO_LOWEST[same] + _RANK_POINTS[rank] - seat_cards[2, k]
             if diff > gain:
                 gain = diff
-        cost += gain * (params[P_FEED] + (params[P_NEXT_FEED] if r == next_seat else 0.0))
+        cost += gain * seat_weight[k]
     return cost
 
 
@@ -248,142 +278,83 @@ def _assess(
     announced: bool,
     reserve_low: bool,
     params: np.ndarray,
+    pool: np.ndarray,
+    seat_cards: np.ndarray,
+    seat_weight: np.ndarray,
     score: np.ndarray,
-    value: np.ndarray,
-    kind: np.ndarray,
-    washes: np.ndarray,
-    ends: np.ndarray,
-    feed: np.ndarray,
-    bad: np.ndarray,
+    facts: np.ndarray,
 ) -> float:
-    """The score of keeping ``hand`` and, in index ``a`` of the arrays, the assessment of swap
-    ``a`` (1..10); ``bad[a]`` where the per-game code would fail (a swap leaving other than
-    three cards in the hand or the centre)."""
-    seen = hand | centre | washed
-    for r in range(1, n):
-        seen |= known[r]
-    pool = _ALL_CARDS & ~seen
-    pool_count = np.empty(4, dtype=np.int64)
-    pool_points = np.empty(4, dtype=np.int64)
-    for suit in range(4):
-        ranks = (pool >> (NUM_RANKS * suit)) & 511
-        pool_count[suit] = _popcount(ranks)
-        pool_points[suit] = SUIT_POINTS[ranks]
-    next_seat = -1
-    for step in range(1, n):
-        if not flags[0, step]:
-            next_seat = step
-            break
+    """The score of keeping ``hand`` (three cards, as ``centre``) and, in index ``a`` of
+    ``score`` and ``facts`` (rows VALUE, KIND, WASHES, ENDS, BAD) and of ``score[1]`` (feeding
+    cost), the assessment of swap ``a`` (1..10). BAD marks a swap the per-game code fails on (it
+    would leave other than three cards in the hand or the centre)."""
+    seats = _prepare(
+        hand, centre, washed, known, flags, n, announced, params, pool, seat_cards, seat_weight
+    )
     potential = params[P_POTENTIAL]
-    keep = _hand_score(hand, pool_count, pool_points, announced, potential)
+    keep = _hand_score(hand, _kind(hand), _key(hand), pool, announced, potential)
+    low = hand & -hand
+    mid = (hand ^ low) & -(hand ^ low)
+    hand_bits = (low, mid, hand ^ low ^ mid)  # the hand's cards, ascending
+    low = centre & -centre
+    mid = (centre ^ low) & -(centre ^ low)
+    centre_bits = (low, mid, centre ^ low ^ mid)
     for a in range(SWAP_BASE, SWAP_ALL + 1):
         if a == SWAP_ALL:
             new_hand = centre
             new_centre = hand
             given = hand
         else:
-            gave = _nth_bit(hand, (a - SWAP_BASE) // 3)
-            took = _nth_bit(centre, (a - SWAP_BASE) % 3)
+            gave = hand_bits[(a - SWAP_BASE) // 3]
+            took = centre_bits[(a - SWAP_BASE) % 3]
             new_hand = (hand & ~gave) | took
             new_centre = (centre & ~took) | gave
             given = gave
-        bad[a] = _popcount(new_hand) != 3 or _popcount(new_centre) != 3
-        if bad[a]:
+        bad = _popcount(new_hand) != 3 or _popcount(new_centre) != 3
+        facts[F_BAD, a] = bad
+        if bad:
             continue
-        s = _hand_score(new_hand, pool_count, pool_points, announced, potential)
-        v = _key(new_hand) >> _KEY_VALUE_SHIFT
-        k = _kind(new_hand)
-        w = _one_suit(new_centre)
-        e = w and reserve_low
-        if w:
-            if e:
-                good = k != NORMAL or v >= params[P_END_ROUND]
+        kind = _kind(new_hand)
+        key = _key(new_hand)
+        value = key >> _KEY_VALUE_SHIFT
+        s = _hand_score(new_hand, kind, key, pool, announced, potential)
+        washes = _one_suit(new_centre)
+        ends = washes and reserve_low
+        if washes:
+            if ends:
+                good = kind != NORMAL or value >= params[P_END_ROUND]
                 s += ENDS_ROUND_SCORE if good else -ENDS_ROUND_SCORE
             else:
                 s += params[P_WASH]
-                new_centre = 0
-        f = _feed_cost(given, new_centre, known, flags, n, announced, next_seat, params)
-        score[a] = s - f
-        value[a] = v
-        kind[a] = k
-        washes[a] = w
-        ends[a] = e
-        feed[a] = f
+                new_centre = 0  # washed: the given cards leave the game
+        feed = _feed_cost(given & new_centre, seats, seat_cards, seat_weight, params[P_GIFT])
+        score[0, a] = s - feed
+        score[1, a] = feed
+        facts[F_VALUE, a] = value
+        facts[F_KIND, a] = kind
+        facts[F_WASHES, a] = washes
+        facts[F_ENDS, a] = ends
     return keep
 
 
-# --- the decision (RuleBasedAgent.act, TriPalkiHeuristicAgent._decide / _choose) ---------------
+F_VALUE, F_KIND, F_WASHES, F_ENDS, F_BAD = range(5)
 
 
 @njit(cache=True)
-def _decide_row(
-    obs: np.ndarray,
-    mask: np.ndarray,
-    i: int,
-    off: np.ndarray,
-    n: int,
-    params: np.ndarray,
-    known: np.ndarray,
-    flags: np.ndarray,
-    score: np.ndarray,
-    value: np.ndarray,
-    kind: np.ndarray,
-    washes: np.ndarray,
-    ends: np.ndarray,
-    feed: np.ndarray,
-    bad: np.ndarray,
-) -> int:
-    """The heuristic's action for row ``i``, or -1 if its mask allows nothing."""
-    count = 0
-    single = -1
-    fallback = -1  # pass if legal, else the lowest legal id
-    for a in range(mask.shape[1]):
-        if mask[i, a] != 0:
-            count += 1
-            single = a
-            if fallback < 0:
-                fallback = a
-    if count == 0:
-        return -1
-    if count == 1:
-        return single
-    if mask[i, ANNOUNCE] != 0:
-        return ANNOUNCE
-    hand, centre, washed, error = _read(obs, i, off, n, known, flags)
-    if error != OK:
-        return fallback
-    choice = PASS
-    if _popcount(hand) == 3 and _popcount(centre) == 3 and _kind(hand) == NORMAL:
-        announced = obs[i, off[O_ANNOUNCED]] != 0
-        keep = _assess(
-            hand, centre, washed, known, flags, n, announced, _reserve_low(obs, i, off), params,
-            score, value, kind, washes, ends, feed, bad,
-        )  # fmt: skip
-        best = -1
-        for a in range(SWAP_BASE, SWAP_ALL + 1):
-            if mask[i, a] == 0:
-                continue
-            if bad[a]:
-                return fallback  # the per-game agent raises here and falls back
-            if best < 0 or score[a] >= score[best]:  # max by (score, action)
-                best = a
-        if best >= 0:
-            hand_value = _key(hand) >> _KEY_VALUE_SHIFT
-            reaches_top = kind[best] != NORMAL or value[best] >= 31
-            if announced:  # final turn: only the final hand matters
-                if score[best] > keep:
-                    choice = best
-            else:
-                hold = hand_value >= 31 or (
-                    not reaches_top
-                    and (
-                        hand_value >= params[P_STRONG]
-                        or (obs[i, off[O_PASS_ENDS]] != 0 and hand_value >= params[P_END_ROUND])
-                    )
-                )
-                if not hold and score[best] > keep + params[P_MIN_GAIN]:
-                    choice = best
-    return choice if mask[i, choice] != 0 else fallback
+def _scratch(n: int) -> tuple[np.ndarray, ...]:
+    """Per-thread work arrays: known cards, seat flags, pool, feeding seats, scores, facts."""
+    return (
+        np.zeros(n, dtype=np.int64),
+        np.zeros((2, n), dtype=np.bool_),
+        np.zeros((2, 4), dtype=np.int64),
+        np.zeros((3, n), dtype=np.int64),
+        np.zeros(n, dtype=np.float64),
+        np.zeros((2, MOVES), dtype=np.float64),
+        np.zeros((5, MOVES), dtype=np.int64),
+    )
+
+
+# --- the decision (RuleBasedAgent.act, TriPalkiHeuristicAgent._decide / _choose) ---------------
 
 
 @njit(cache=True, nogil=True)
@@ -397,20 +368,66 @@ def _decide_range(
     params: np.ndarray,
     out: np.ndarray,
 ) -> None:
-    known = np.empty(n, dtype=np.int64)
-    flags = np.empty((2, n), dtype=np.bool_)
-    score = np.zeros(MOVES, dtype=np.float64)
-    value = np.zeros(MOVES, dtype=np.int64)
-    kind = np.zeros(MOVES, dtype=np.int64)
-    washes = np.zeros(MOVES, dtype=np.bool_)
-    ends = np.zeros(MOVES, dtype=np.bool_)
-    feed = np.zeros(MOVES, dtype=np.float64)
-    bad = np.zeros(MOVES, dtype=np.bool_)
+    """``out[i]`` for rows ``lo .. hi-1``: the heuristic's action, or -1 if the mask allows
+    nothing."""
+    known, flags, pool, seat_cards, seat_weight, score, facts = _scratch(n)
     for i in range(lo, hi):
-        out[i] = _decide_row(
-            obs, mask, i, off, n, params, known, flags, score, value, kind, washes, ends, feed,
-            bad,
-        )  # fmt: skip
+        count = 0
+        single = -1
+        fallback = -1  # pass if legal, else the lowest legal id
+        for a in range(mask.shape[1]):
+            if mask[i, a] != 0:
+                count += 1
+                single = a
+                if fallback < 0:
+                    fallback = a
+        if count <= 1:
+            out[i] = single
+            continue
+        if mask[i, ANNOUNCE] != 0:
+            out[i] = ANNOUNCE
+            continue
+        hand, centre, washed, error = _read(obs, i, off, n, known, flags)
+        if error != OK:
+            out[i] = fallback
+            continue
+        choice = PASS
+        if _popcount(hand) == 3 and _popcount(centre) == 3 and _kind(hand) == NORMAL:
+            announced = obs[i, off[O_ANNOUNCED]] != 0
+            keep = _assess(
+                hand, centre, washed, known, flags, n, announced, _reserve_low(obs, i, off),
+                params, pool, seat_cards, seat_weight, score, facts,
+            )  # fmt: skip
+            best = -1
+            failed = False
+            for a in range(SWAP_BASE, SWAP_ALL + 1):
+                if mask[i, a] == 0:
+                    continue
+                if facts[F_BAD, a]:
+                    failed = True  # the per-game agent raises here and falls back
+                    break
+                if best < 0 or score[0, a] >= score[0, best]:  # max by (score, action)
+                    best = a
+            if failed:
+                out[i] = fallback
+                continue
+            if best >= 0:
+                hand_value = _key(hand) >> _KEY_VALUE_SHIFT
+                reaches_top = facts[F_KIND, best] != NORMAL or facts[F_VALUE, best] >= 31
+                if announced:  # final turn: only the final hand matters
+                    if score[0, best] > keep:
+                        choice = best
+                else:
+                    hold = hand_value >= 31 or (
+                        not reaches_top
+                        and (
+                            hand_value >= params[P_STRONG]
+                            or (obs[i, off[O_PASS_ENDS]] != 0 and hand_value >= params[P_END_ROUND])
+                        )
+                    )
+                    if not hold and score[0, best] > keep + params[P_MIN_GAIN]:
+                        choice = best
+        out[i] = choice if mask[i, choice] != 0 else fallback
 
 
 # --- the features (features.tri_palki_action_extra) ----------------------------------------------
@@ -428,15 +445,7 @@ def _features_range(
     errors: np.ndarray,
 ) -> None:
     dim = obs.shape[1]
-    known = np.empty(n, dtype=np.int64)
-    flags = np.empty((2, n), dtype=np.bool_)
-    score = np.zeros(MOVES, dtype=np.float64)
-    value = np.zeros(MOVES, dtype=np.int64)
-    kind = np.zeros(MOVES, dtype=np.int64)
-    washes = np.zeros(MOVES, dtype=np.bool_)
-    ends = np.zeros(MOVES, dtype=np.bool_)
-    feed = np.zeros(MOVES, dtype=np.float64)
-    bad = np.zeros(MOVES, dtype=np.bool_)
+    known, flags, pool, seat_cards, seat_weight, score, facts = _scratch(n)
     seats = _GLOBAL_FEATURES
     moves = _GLOBAL_FEATURES + _SEAT_FEATURES * (n - 1)
     for i in range(lo, hi):
@@ -468,25 +477,25 @@ def _features_range(
             x[base + 1] = _popcount(known[r]) / 3.0
         playable = 1.0 if obs[i, off[O_PHASE] + ACTION] != 0 else 0.0  # the first phase bit
         keep = _assess(
-            hand, centre, washed, known, flags, n, announced, reserve_low, params,
-            score, value, kind, washes, ends, feed, bad,
+            hand, centre, washed, known, flags, n, announced, reserve_low, params, pool,
+            seat_cards, seat_weight, score, facts,
         )  # fmt: skip
         x[moves] = playable
         x[moves + 1] = hand_value / VALUE_SCALE
         x[moves + 2] = special
         x[moves + 5] = pass_ends
         for a in range(SWAP_BASE, SWAP_ALL + 1):
-            if bad[a]:
+            if facts[F_BAD, a]:
                 errors[i] = BAD_SWAP
                 break
             start = moves + _MOVE_FEATURES * a
             x[start] = playable
-            x[start + 1] = value[a] / VALUE_SCALE
-            x[start + 2] = kind[a] != NORMAL
-            x[start + 3] = min(max((score[a] - keep) / 10.0, -2.0), 2.0)
-            x[start + 4] = washes[a]
-            x[start + 5] = ends[a]
-            x[start + 6] = feed[a] / 10.0
+            x[start + 1] = facts[F_VALUE, a] / VALUE_SCALE
+            x[start + 2] = facts[F_KIND, a] != NORMAL
+            x[start + 3] = min(max((score[0, a] - keep) / 10.0, -2.0), 2.0)
+            x[start + 4] = facts[F_WASHES, a]
+            x[start + 5] = facts[F_ENDS, a]
+            x[start + 6] = score[1, a] / 10.0
 
 
 # --- public API ------------------------------------------------------------------------------------
