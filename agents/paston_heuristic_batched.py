@@ -152,8 +152,8 @@ def _total(s: float, c: float) -> float:
 def py_round6(x: float) -> float:
     """Python's ``round(x, 6)``: the double nearest to the multiple of 1e-6 nearest to ``x``
     (ties to even), decided exactly (``x * 1e6`` as an unrounded product plus its error)."""
-    if not math.isfinite(x) or abs(x) >= 1e15:
-        return x
+    if not abs(x) < 2.0**33:
+        return x  # nan, inf, or so large that its ulp exceeds 2e-6: round(x, 6) == x
     a = abs(x)
     scale = 1e6
     p = a * scale
@@ -162,13 +162,13 @@ def py_round6(x: float) -> float:
     hi = split - (split - a)
     lo = a - hi
     err = (hi * scale - p) + lo * scale
-    k = math.floor(p)
+    k = np.floor(p)
     g = (p - k) - 0.5  # exact whenever it is near 0
     d = g + err
     if d > 0.0 or (d == 0.0 and k % 2.0 == 1.0):
         k += 1.0
     r = k / scale
-    return -r if x < 0.0 else r
+    return math.copysign(r, x)
 
 
 @njit(cache=True)
@@ -303,10 +303,10 @@ def _defence_tricks(hand: int, trump: int, sole: bool, K: np.ndarray, F: np.ndar
     f[10] = max(0, nt - 3)
     f[11] = nt
     w = F[F_SOLE_W : F_SOLE_W + 14] if sole else F[F_TWO_W : F_TWO_W + 14]
-    s, c = 0.0, 0.0
+    total, comp = 0.0, 0.0
     for i in range(14):
-        s, c = _acc(s, c, w[i] * f[i])
-    return (F[F_SOLE_C] if sole else F[F_TWO_C]) + _total(s, c)
+        total, comp = _acc(total, comp, w[i] * f[i])
+    return (F[F_SOLE_C] if sole else F[F_TWO_C]) + _total(total, comp)
 
 
 @njit(cache=True)
@@ -1084,8 +1084,9 @@ class BatchedPastonHeuristic:
         out = np.empty(rows, dtype=np.int64)
         if rows == 0:
             return out
-        if obs.dtype not in (np.float32, np.float64):
-            obs = obs.astype(np.float64)
+        if obs.dtype != np.float32:
+            # the heuristic reads only which elements are nonzero: keep one compiled form
+            obs = (obs != 0).astype(np.float32)
         obs = np.ascontiguousarray(obs)
         mask = np.ascontiguousarray(mask.view(np.int8) if mask.dtype == np.bool_ else mask)
         if mask.dtype != np.int8:
