@@ -410,3 +410,27 @@ def test_short_maskable_ppo_run_on_the_batched_env(game: str, tmp_path: Path) ->
     assert len(rows) == 3 and (run / "model.zip").exists()
     episodes_logged = sum(int(r.split(",")[1]) for r in rows[1:])
     assert episodes_logged > 50
+
+
+def test_same_config_same_trained_weights(tmp_path: Path) -> None:
+    import torch
+    from folkcards.train.config import config_from_dict
+    from folkcards.train.ppo import train
+
+    data = {
+        "env": {"game": "paston", **PASTON},
+        "opponents": {"pool": ["heuristic", "random", "self"], "snapshot_every": 256},
+        "algorithm": {"n_steps": 32, "batch_size": 128, "n_epochs": 1, "net_arch": [16]},
+        "run": {
+            "engine": "batched", "n_envs": 16, "total_steps": 1024, "eval_deals": 0,
+            "checkpoint_every": 0, "progress_bar": False, "tensorboard": False,
+        },
+    }  # fmt: skip
+    from sb3_contrib import MaskablePPO
+
+    runs = [train(config_from_dict(data), tmp_path / name, log=lambda _: None) for name in "ab"]
+    a, b = (MaskablePPO.load(str(run / "model.zip"), device="cpu") for run in runs)
+    for (name, x), (_, y) in zip(
+        a.policy.state_dict().items(), b.policy.state_dict().items(), strict=True
+    ):
+        assert torch.equal(x, y), name
