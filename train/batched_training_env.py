@@ -139,9 +139,8 @@ class BatchedOpponentPool:
                 self._by_spec[entry.spec] = self._add(
                     make_batched_agent(entry.spec, game, num_players)
                 )
-        self.random_id = self._by_spec.get("random")
-        if self.random_id is None:
-            self.random_id = self._add(BatchedRandom())
+        found = self._by_spec.get("random")
+        self.random_id: int = self._add(BatchedRandom()) if found is None else found
         self.snapshots: list[tuple[str, int]] = []  # (path, agent id), oldest first
 
     def _add(self, agent: BatchedAgent) -> int:
@@ -469,11 +468,11 @@ class BatchedSingleSeatVecEnv(VecEnv):
         legal[in_range] = self._mask[self._rows[in_range], acts[in_range]]
         terminal_obs = self._out.copy()
         self._ended = {}
-        for i in np.flatnonzero(~legal):
-            seat = self.seats[int(self._learner[i])]
+        for bad in np.flatnonzero(~legal):
+            seat = self.seats[int(self._learner[bad])]
             info = {"seat": seat, "illegal_action": True}
-            self._ended[int(i)] = _Ended(self.illegal_reward, False, info, illegal=True)
-            self._draining[i] = True
+            self._ended[int(bad)] = _Ended(self.illegal_reward, False, info, illegal=True)
+            self._draining[bad] = True
         if self.baseline is not None:
             check = np.flatnonzero(legal & ~self._deviated)
             if check.size:
@@ -491,20 +490,19 @@ class BatchedSingleSeatVecEnv(VecEnv):
         self._observe()
         rewards = self._acc.copy()
         dones = np.zeros(N, dtype=bool)
-        for i in ended:
-            dones[i] = True
+        dones[list(ended)] = True
         going = ~dones
         self._episode_return[going] += rewards[going]
         self._acc[going] = 0.0
         infos: list[dict[str, Any]] = [{} for _ in range(N)]
         if self.repeat_penalty:
-            for i in range(N):
-                key = self._position_key(i)
-                if going[i] and key in self._positions[i]:
-                    rewards[i] -= self.repeat_penalty
-                self._positions[i].add(key)
+            for k in range(N):
+                key = self._position_key(k)
+                if going[k] and key in self._positions[k]:
+                    rewards[k] -= self.repeat_penalty
+                self._positions[k].add(key)
         baselines = self._baseline_results(ended) if self.baseline is not None else {}
-        for i, end in ended.items():
+        for game, end in ended.items():
             info = end.info
             truncated = False
             reward = end.reward
@@ -516,14 +514,14 @@ class BatchedSingleSeatVecEnv(VecEnv):
                     truncated = False
                 if end.shadow is not None:
                     own = end.shadow[-1] + reward
-                    baseline = baselines.get(i, own)
+                    baseline = baselines.get(game, own)
                     info["baseline_return"] = baseline
                     reward -= baseline
             info["TimeLimit.truncated"] = truncated
-            info["terminal_observation"] = terminal_obs[i]
-            rewards[i] = reward
-            infos[i] = info
-            self.reset_infos[i] = {"seat": self.seats[int(self._learner[i])]}
+            info["terminal_observation"] = terminal_obs[game]
+            rewards[game] = reward
+            infos[game] = info
+            self.reset_infos[game] = {"seat": self.seats[int(self._learner[game])]}
         return self._out.copy(), rewards.astype(np.float32), dones, infos
 
     def _baseline_results(self, ended: dict[int, _Ended]) -> dict[int, float]:
