@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--config", help="config name under configs/<game>/", default="ppo_full")
     parser.add_argument("--steps", type=int, default=16384, help="learner decisions per line")
-    parser.add_argument("--n-envs", type=int, nargs="+", default=[16, 64, 256])
+    parser.add_argument("--n-envs", type=int, nargs="+", default=[16, 64, 128, 256])
     args = parser.parse_args(argv)
     header = (
         f"{'game':<10} {'engine':<8} {'n_envs':>6} {'n_steps':>7} {'steps':>7} {'steps/s':>8} "
