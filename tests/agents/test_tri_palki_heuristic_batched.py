@@ -289,3 +289,15 @@ def test_empty_mask_row_is_named():
     mask[5] = 0
     with pytest.raises(ValueError, match="row 5: the action mask has no legal action"):
         BatchedTriPalkiHeuristic(4).act(obs, mask)
+
+
+def test_other_dtypes_give_the_same_answers():
+    """float64 observations and bool / float masks (the per-game agent takes any of them)."""
+    obs, mask = _sample_observations(7, 100, seed=11)
+    batched = BatchedTriPalkiHeuristic(7)
+    expected = batched.act(obs, mask)
+    assert np.array_equal(batched.act(obs.astype(np.float64), mask.astype(bool)), expected)
+    assert np.array_equal(batched.act(obs, mask.astype(np.float32)), expected)
+    assert np.array_equal(
+        tri_palki_actions_batch(obs.astype(np.float64)), tri_palki_actions_batch(obs)
+    )
