@@ -72,7 +72,8 @@ _NEUMAIER_SUM = sys.version_info >= (3, 12)
     K_LEVEL_TRUMP,
 ) = range(26)  # fmt: skip
 K_LEVEL_FACTOR = K_LEVEL_TRUMP + NUM_LEVELS
-K_SIZE = K_LEVEL_FACTOR + NUM_LEVELS
+K_TERN = K_LEVEL_FACTOR + NUM_LEVELS  # 256 entries: a rank mask's bits as base-3 digits
+K_SIZE = K_TERN + 256
 
 _COLS = len(ph._MIN_GE[0])  # the split tables are indexed [outstanding cards, count]
 F_MIN_GE = 0
@@ -95,7 +96,11 @@ _PARAM_FIELDS = (
     F_BID_MARGIN, F_BEST_SPADES_MARGIN, F_TWO_SIGMA, F_SOLE_SIGMA, F_ALL_PASS_BONUS,
     F_OTHER_WHIST_PROB, F_WHIST_MARGIN,
 ) = range(F_SOLE_TABLE + len(ph._SOLE_DEF), F_SOLE_TABLE + len(ph._SOLE_DEF) + 12)  # fmt: skip
-F_SIZE = F_WHIST_MARGIN + 1
+# suit_tricks of every (held, outstanding) pair of disjoint rank masks, as trumps (variant 0)
+# and as a side suit under trump control 0..4 (variants 1..5): see _suit_tricks
+F_SUIT = F_WHIST_MARGIN + 1
+SUIT_PAIRS = 3**8
+F_SIZE = F_SUIT + 6 * SUIT_PAIRS
 
 
 def _tables(params: PastonParams) -> tuple[np.ndarray, np.ndarray]:
@@ -109,6 +114,7 @@ def _tables(params: PastonParams) -> tuple[np.ndarray, np.ndarray]:
         PASS, BID_BASE, CONTRACT_BASE, SURRENDER, WHIST, NUM_LEVELS, BEST_SPADES,
         len(PHASE_NAMES), AUCTION, DISCARD, CONTRACT, DEFENCE, PLAY,
         *LEVEL_TRUMP, *LEVEL_FACTOR,
+        *(sum(3**r for r in range(8) if bits >> r & 1) for bits in range(256)),
     ]  # fmt: skip
     floats = [
         *(x for row in ph._MIN_GE for x in row),
@@ -118,10 +124,12 @@ def _tables(params: PastonParams) -> tuple[np.ndarray, np.ndarray]:
         *ph.SOLE_DEFENCE_WEIGHTS, ph.SOLE_DEFENCE_CONSTANT,
         *ph._TWO_DEF, *ph._SOLE_DEF,
         *astuple(params),
+        *np.zeros(6 * SUIT_PAIRS),
     ]  # fmt: skip
     K = np.array(ints, dtype=np.int64)
     F = np.array(floats, dtype=np.float64)
     assert K.shape == (K_SIZE,) and F.shape == (F_SIZE,)
+    _fill_suit_table(K, F)
     return K, F
 
 
@@ -197,7 +205,7 @@ def _trump_control(mine: int, out: int) -> int:
 
 
 @njit(cache=True)
-def _suit_tricks(
+def _suit_tricks_direct(
     mine: int, out: int, trump: bool, control: int, K: np.ndarray, F: np.ndarray
 ) -> float:
     n = _popcount(mine)
@@ -226,9 +234,33 @@ def _suit_tricks(
     return total
 
 
+@njit(cache=True)
+def _fill_suit_table(K: np.ndarray, F: np.ndarray) -> None:
+    for mine in range(256):
+        for out in range(256):
+            if mine & out:
+                continue
+            at = F_SUIT + K[K_TERN + mine] + 2 * K[K_TERN + out]
+            F[at] = _suit_tricks_direct(mine, out, True, 2, K, F)
+            for control in range(5):
+                F[at + (1 + control) * SUIT_PAIRS] = _suit_tricks_direct(
+                    mine, out, False, control, K, F
+                )
+
+
+@njit(cache=True)
+def _suit_tricks(
+    mine: int, out: int, trump: bool, control: int, K: np.ndarray, F: np.ndarray
+) -> float:
+    """``suit_tricks`` from the table (``mine`` and ``out`` are disjoint rank masks)."""
+    variant = 0 if trump else 1 + control
+    return F[F_SUIT + variant * SUIT_PAIRS + K[K_TERN + mine] + 2 * K[K_TERN + out]]
+
+
 def suit_tricks_batched(mine: int, out: int, trump: bool, control: int = 2) -> float:
-    """:func:`~folkcards.agents.paston_heuristic.suit_tricks` in the compiled form (for tests)."""
-    return _suit_tricks(mine, out, trump, control, *_DEFAULT_TABLES)
+    """:func:`~folkcards.agents.paston_heuristic.suit_tricks` as the compiled code gets it (a
+    table lookup; for tests)."""
+    return float(_suit_tricks(mine, out, trump, control, *_DEFAULT_TABLES))
 
 
 @njit(cache=True)
