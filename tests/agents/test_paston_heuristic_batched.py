@@ -231,3 +231,48 @@ def test_a_row_without_legal_action_is_named():
         PastonHeuristicAgent().act({"observation": obs[4], "action_mask": mask[4]})
     with pytest.raises(ValueError, match="mask must be a bool or integer array"):
         BatchedPastonHeuristic().act(obs, mask.astype(str))
+
+
+def test_trick_estimates_bit_for_bit():
+    """The compiled estimates equal the per-game ones exactly (the order of every float sum, as
+    CPython's ``sum`` does it on this Python version), on random hands."""
+    from folkcards.agents import paston_heuristic_batched as pb
+
+    tables = pb._DEFAULT_TABLES
+    rng = np.random.default_rng(4)
+    for _ in range(3000):
+        cards = rng.permutation(32)
+        hand = sum(1 << int(c) for c in cards[:10])
+        gone = sum(1 << int(c) for c in cards[10 : 10 + int(rng.integers(0, 12))])
+        trump = int(rng.integers(4))
+        assert pb._declarer_tricks(hand, gone, trump, *tables) == ph.declarer_tricks(
+            hand, gone, trump
+        )
+        for sole in (False, True):
+            assert pb._defence_tricks(hand, trump, sole, *tables) == ph.defence_tricks(
+                hand, trump, sole
+            )
+        mean, sigma = float(rng.uniform(-2, 12)), float(rng.uniform(0.5, 2))
+        level, factor = int(rng.integers(NUM_LEVELS)), int(rng.integers(1, 5))
+        assert pb._contract_value(mean, level, sigma, *tables) == ph.contract_value(
+            mean, level, sigma
+        )
+        for sole in (False, True):
+            assert pb._defence_value(mean, sigma, sole, factor, *tables) == ph.defence_value(
+                mean, sigma, sole, factor
+            )
+
+
+def test_rows_outside_the_deal_get_the_first_legal_action():
+    """A row whose phase is "over" (or absent): the per-game agent falls back to its first legal
+    action, and so does the batched one."""
+    vec = paston_v0.vector_env(16)
+    obs, mask, _ = vec.reset(seed=9)
+    obs = obs.copy()
+    phase = slice(OFFSETS["phase"], OFFSETS["phase"] + len(PHASE_NAMES))
+    obs[:, phase] = 0
+    obs[::2, OFFSETS["phase"] + len(PHASE_NAMES) - 1] = 1  # "over" on every other row
+    agent = PastonHeuristicAgent()
+    want = [agent.act({"observation": o, "action_mask": m}) for o, m in zip(obs, mask, strict=True)]
+    np.testing.assert_array_equal(BatchedPastonHeuristic().act(obs, mask), want)
+    assert want == [int(np.flatnonzero(m)[0]) for m in mask]
