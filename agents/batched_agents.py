@@ -32,6 +32,7 @@ with ``run.engine: aec`` against them).
 from __future__ import annotations
 
 import importlib
+import warnings
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -283,7 +284,12 @@ def batched_heuristic(game: str, num_players: int) -> BatchedAgent:
     module_name, class_name = _HEURISTICS[game]
     try:
         cls = getattr(importlib.import_module(module_name), class_name)
-    except (ImportError, AttributeError):
+    except (ImportError, AttributeError) as error:
+        warnings.warn(
+            f"{module_name}.{class_name} is unavailable ({error}): the {game} heuristic "
+            "plays row by row (slow)",
+            stacklevel=2,
+        )
         return PerRowHeuristicFallback(game, num_players)
     heuristic = cls(num_players) if game == "tri_palki" else cls()
     return _HeuristicAdapter(heuristic)

@@ -21,6 +21,13 @@
 ``state.json``              steps done, the latest checkpoint, whether the run finished
 ==========================  ===========================================================
 
+**Engines.** ``run.engine: aec`` (the default) steps ``n_envs``
+:class:`~folkcards.train.single_seat.SingleSeatEnv`'s (``vec_env``, ``n_workers``);
+``run.engine: batched`` plays ``n_envs`` games on one batched engine with batched opponents
+(:class:`~folkcards.train.batched_training_env.BatchedSingleSeatVecEnv`, the same rewards,
+opponent pool, self-play snapshots and duplicate baseline), for the games, options and opponent
+kinds it supports (the config refuses the others).
+
 **Before PPO.** With ``pretrain.expert`` set, a new run first clones the expert's decisions
 (:mod:`.pretrain`); a resumed run does not repeat it.
 
