@@ -434,3 +434,23 @@ def test_same_config_same_trained_weights(tmp_path: Path) -> None:
         a.policy.state_dict().items(), b.policy.state_dict().items(), strict=True
     ):
         assert torch.equal(x, y), name
+
+
+def test_pool_draws_by_weight_per_seat_or_per_game() -> None:
+    from folkcards.train.batched_training_env import BatchedOpponentPool
+
+    pool = BatchedOpponentPool("tri_palki", [("random", 3.0), ("heuristic", 1.0)], 4)
+    rng = np.random.default_rng(0)
+    ids = pool.draw(rng, 4000, 3)
+    labels = np.array([[pool.label(int(x)) for x in row] for row in ids])
+    share = (labels == "random").mean()
+    assert abs(share - 0.75) < 0.02
+    mixed = (labels != labels[:, :1]).any(axis=1).mean()
+    assert mixed > 0.3  # seats drawn independently
+    together = BatchedOpponentPool(
+        "tri_palki", [("random", 1.0), ("heuristic", 1.0)], 4, per_seat=False
+    )
+    ids = together.draw(rng, 2000, 3)
+    assert (ids == ids[:, :1]).all() and 0.45 < (ids[:, 0] == ids[0, 0]).mean() < 0.55
+    with pytest.raises(ValueError, match="weight"):
+        BatchedOpponentPool("paston", [("random", -1.0)], 3)
