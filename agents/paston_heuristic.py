@@ -346,6 +346,34 @@ def defence_value(tricks: float, sigma: float, sole: bool, factor: int) -> float
     return factor * sum(p * s for p, s in zip(probs, table, strict=True))
 
 
+def defence_call(
+    hand: int,
+    level: int,
+    *,
+    all_pass: bool,
+    first_speaker: bool,
+    other_whisted: bool,
+    params: PastonParams | None = None,
+) -> bool:
+    """Whether the heuristic whists with this 10-card ``hand`` (mask) against ``level``.
+
+    ``first_speaker``: the declarer's left, who speaks before the other defender (and guesses
+    that they whist with ``other_whist_prob``); otherwise ``other_whisted`` is what the first
+    speaker said. ``all_pass``: the declarer was designated after all three passed.
+    """
+    p = params or PastonParams()
+    trump = LEVEL_TRUMP[level]
+    factor = LEVEL_FACTOR[level]
+    bonus = p.all_pass_bonus if all_pass else 0.0  # a forced declarer is weaker
+    two = defence_value(defence_tricks(hand, trump) + bonus, p.two_sigma, False, factor)
+    sole = defence_value(defence_tricks(hand, trump, True) + bonus, p.sole_sigma, True, factor)
+    if first_speaker:
+        value = p.other_whist_prob * two + (1.0 - p.other_whist_prob) * sole
+    else:
+        value = two if other_whisted else sole
+    return value > p.whist_margin * factor
+
+
 class PastonHeuristicAgent(RuleBasedAgent):
     """Rule-based Paston player; see the module docstring for the rules it follows."""
 
@@ -492,23 +520,18 @@ class PastonHeuristicAgent(RuleBasedAgent):
     def _defence(self, view: PastonView, legal: list[int]) -> int:
         if view.contract is None or view.declarer is None:
             return PASS
-        hand = cards_to_mask(view.hand)
-        trump = view.trump
-        factor = LEVEL_FACTOR[view.contract]
-        p = self.params
-        bonus = p.all_pass_bonus if view.all_pass else 0.0  # a forced declarer is weaker
-        two = defence_value(defence_tricks(hand, trump) + bonus, p.two_sigma, False, factor)
-        sole = defence_value(defence_tricks(hand, trump, True) + bonus, p.sole_sigma, True, factor)
-        # the declarer's left speaks first: relative seat 2 is the declarer then
+        # the declarer's left speaks first: relative seat 2 is the declarer then, and my right
+        # (relative seat 2) is the declarer's left when the declarer is my left
         first_speaker = view.declarer == 2
-        if first_speaker:
-            value = p.other_whist_prob * two + (1.0 - p.other_whist_prob) * sole
-        else:
-            other = 2  # my right is the declarer's left (declarer is my left)
-            value = two if view.whist[other] else sole
-        if value > p.whist_margin * factor and WHIST in legal:
-            return WHIST
-        return PASS
+        whists = defence_call(
+            cards_to_mask(view.hand),
+            view.contract,
+            all_pass=view.all_pass,
+            first_speaker=first_speaker,
+            other_whisted=not first_speaker and view.whist[2],
+            params=self.params,
+        )
+        return WHIST if whists and WHIST in legal else PASS
 
     # --- play --------------------------------------------------------------------------------
 

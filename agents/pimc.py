@@ -16,31 +16,44 @@ score* for its own seat (the score table of ``docs/rules/paston.md``, via the ru
   it plays last to a trick: then each card's trick is credited to whoever it makes win it
   (the solver counts the partner's tricks as the agent's). Ties go to the
   most tricks for the agent's side, then the lowest card.
+- **The defence in a world** (``defence_model``). Declaring is worth an automatic win when
+  both others pass, so the declarer's value of a contract in a world is not just the open-hand
+  result against two defenders: each defender whists or passes as the Paston heuristic would
+  with its hand in that world (:func:`folkcards.agents.paston_heuristic.defence_call`: the
+  declarer's left first, the right knowing that call); both passing scores the automatic win
+  (``declarer_score(10, level)``), one whisting is solved as a sole defence (the passer's cards
+  out of play), both as two defenders. ``defence_model=1`` (default) uses this at the discard
+  and contract decisions, ``2`` in the auction too, ``0`` always assumes two defenders.
 - **Auction** (``bid_samples`` worlds, each with an unknown prikup): the agent takes the
   world's prikup, discards greedily (the two lowest non-trump cards, the shorter suit first)
-  for each trump it could still name, solves the full deal against two defenders, and scores
-  each reachable contract level as the mean of ``max(declarer_score, -10)`` (surrender, -10,
-  is open once the prikup is seen). It bids when the best level's value exceeds
-  ``bid_margin`` (passing counts as 0).
+  for each trump it could still name, and scores each reachable contract level as the mean of
+  ``max(score, -10)`` (surrender, -10, is open once the prikup is seen), the score solved as
+  above. It bids when the best level's value exceeds ``bid_margin`` (passing counts as 0).
 - **Discards** (``discard_samples`` worlds, the opponents' hands): candidate pairs are the
   pairs among the ``discard_candidates`` lowest non-trump cards for each trump still
   nameable, plus the greedy pair; each pair is scored as the contract decision below would
   score it, and the best pair is discarded, the second card at the next decision.
-- **Contract / surrender** (``bid_samples`` worlds): each legal contract's mean
-  ``declarer_score`` against two defenders, surrender -10; the best is named.
-- **Whist / pass** (``bid_samples`` worlds, inferred): pass scores 0; whist scores the mean
-  of the two-defender value (partner whisted) and the sole-defender value (partner passed),
-  the average of both while the partner has not yet spoken. Uniform worlds give the declarer
-  a random hand, far weaker than the hands that win auctions, so here ``infer * bid_samples``
+- **Contract / surrender** (``bid_samples`` worlds): each legal contract's mean score as
+  above, surrender -10; the best is named.
+- **Whist / pass** (``bid_samples`` worlds, inferred): pass scores 0; whist scores the
+  two-defender value if the partner whists and the sole-defender value if it passes. The
+  solver gives the two defenders' tricks together; this seat's share is in proportion to the
+  heuristic's trick estimates of the two hands (``defence_split=1``; ``0``: half each, which
+  made a hand with no tricks whist beside a strong partner). When the
+  partner speaks after this seat, its call in each world is the heuristic's with its hand
+  (``partner_model=1``; ``0`` averages the two values). Uniform worlds give the declarer a
+  random hand, far weaker than the hands that win auctions, so here ``infer * bid_samples``
   worlds are drawn and resampled to ``bid_samples`` by the likelihood of the others' public
   calls (auction, contract, defence; rebuilt from the observation by :func:`public_prefix`)
   under the Paston heuristic as their model
-  (:func:`folkcards.search.paston_belief.weight_worlds`, epsilon 0.1). Measured: without it
-  the agent whisted 82 times in 37 duplicate deals and lost 9.2 points per defence.
+  (:func:`folkcards.search.paston_belief.weight_worlds`, each call's probability mixed with a
+  uniform choice by ``infer_epsilon``). Measured: without inference the agent whisted 82
+  times in 37 duplicate deals and lost 9.2 points per defence.
 
 Parameters come from the spec, e.g. ``pimc:samples=64,bid_samples=16,seed=3`` (the
 :class:`PimcParams` fields: ``samples`` 48, ``bid_samples`` 16, ``discard_samples`` 8,
 ``discard_candidates`` 4, ``bid_margin`` 0, ``bid_floor`` 1, ``whist_margin`` 0, ``infer`` 4,
+``infer_epsilon`` 0.4, ``defence_model`` 1, ``defence_split`` 1, ``partner_model`` 1,
 ``time`` 0);
 ``time=SECONDS`` (default 0, no limit) caps the card-play sampling by the clock, which makes
 the agent's choices depend on the machine's speed (not deterministic); without it the agent is
@@ -75,6 +88,7 @@ from ..envs.paston.rules import (
     trick_winner,
 )
 from .base import Agent, legal_actions
+from .paston_heuristic import defence_call, defence_tricks
 
 SURRENDER_SCORE = -10
 _SUIT = 0xFF
@@ -95,6 +109,15 @@ class PimcParams:
     whist_margin: float = 0.0  # whist when its value exceeds this (passing scores 0)
     infer: int = 4  # whist: draw infer * bid_samples worlds, weight them by the heuristic
     # as a model of the others' bids and contract, keep bid_samples (1 = no weighting)
+    defence_model: int = 1  # declaring: the defenders whist or pass in each world as the
+    # heuristic would with their hands (both passing is an automatic win) at the contract and
+    # discard decisions (1) and in the auction too (2); 0 = both always whist
+    infer_epsilon: float = 0.4  # whist inference: each modelled call's probability is mixed
+    # with a uniform choice by this much (1 = no inference)
+    defence_split: int = 1  # whist: this seat's share of two defenders' tricks in a world is
+    # in proportion to the heuristic's estimates of the two hands (1) or half (0)
+    partner_model: int = 1  # whist as the first speaker: 1 = the partner's call in each world
+    # is the heuristic's with its hand, 0 = half the worlds each way
 
 
 _INT_KEYS = {
@@ -104,9 +127,13 @@ _INT_KEYS = {
     "discard_candidates",
     "infer",
     "bid_floor",
+    "defence_model",
+    "partner_model",
+    "defence_split",
     "seed",
 }
-_FLOAT_KEYS = {"bid_margin", "whist_margin", "time"}
+_FLOAT_KEYS = {"bid_margin", "whist_margin", "time", "infer_epsilon"}
+_ZERO_OK = {"seed", "bid_floor", "defence_model", "partner_model", "defence_split"}
 
 
 def parse_spec(arg: str | None) -> tuple[PimcParams, int | None]:
@@ -129,8 +156,10 @@ def parse_spec(arg: str | None) -> tuple[PimcParams, int | None]:
             value: Any = int(text) if key in _INT_KEYS else float(text)
         except ValueError:
             raise ValueError(f"pimc parameter {key} needs a number, got {text.strip()!r}") from None
-        if key in _INT_KEYS and key not in ("seed", "bid_floor") and value < 1:
+        if key in _INT_KEYS and key not in _ZERO_OK and value < 1:
             raise ValueError(f"pimc parameter {key} must be at least 1, got {value}")
+        if key == "infer_epsilon" and not 0 <= value <= 1:
+            raise ValueError(f"pimc parameter infer_epsilon must be in [0, 1], got {value}")
         if key == "time" and value < 0:
             raise ValueError(f"pimc parameter time must be >= 0 seconds, got {value}")
         if key == "seed":
@@ -287,7 +316,12 @@ class PimcAgent(Agent):
         if self.params.infer <= 1:
             return self._worlds(vector, view, n)
         worlds = self._worlds(vector, view, n * self.params.infer)
-        weights = weight_worlds(worlds, self._heuristic(), epsilon=0.1, history=public_prefix(view))
+        weights = weight_worlds(
+            worlds,
+            self._heuristic(),
+            epsilon=self.params.infer_epsilon,
+            history=public_prefix(view),
+        )
         return resample(worlds, weights, n, self.rng)
 
     # --- card play -------------------------------------------------------------------------
@@ -349,19 +383,58 @@ class PimcAgent(Agent):
 
         return self.solver.solve(Position.first_lead(hands, trump, 0, defenders))
 
-    def _contract_values(self, hand: int, worlds: list[Any], levels: list[int]) -> list[float]:
-        """Mean declarer score of each contract level with this 10-card ``hand`` (seat 0) in
-        every world (opponents' hands from the world), against two defenders."""
-        by_trump: dict[int, list[int]] = {}
-        for level in levels:
-            trump = LEVEL_TRUMP[level]
-            if trump not in by_trump:
-                by_trump[trump] = [
-                    self._declarer_tricks([hand, w.hands[1], w.hands[2]], trump, [1, 2])
-                    for w in worlds
-                ]
+    def _defenders(
+        self, hands: list[int], level: int, all_pass: bool, auction: bool
+    ) -> tuple[int, ...]:
+        """The seats that defend against this seat's ``level`` in a world: both, or as the
+        heuristic would call with their hands (see ``defence_model``)."""
+        if self.params.defence_model < (2 if auction else 1):
+            return (1, 2)
+        left = defence_call(
+            hands[1], level, all_pass=all_pass, first_speaker=True, other_whisted=False
+        )
+        right = defence_call(
+            hands[2], level, all_pass=all_pass, first_speaker=False, other_whisted=left
+        )
+        return tuple(seat for seat, whists in ((1, left), (2, right)) if whists)
+
+    def _declaring_score(
+        self,
+        hands: list[int],
+        level: int,
+        all_pass: bool,
+        solved: dict[tuple[Any, ...], int],
+        key: Any,
+        auction: bool = False,
+    ) -> float:
+        """This seat's score for declaring ``level`` with ``hands[0]`` in one world: the
+        defence calls (:meth:`_defenders`), then an automatic win or the open-hand result.
+        ``solved`` caches trick counts under ``(key, trump, defenders)``."""
+        defenders = self._defenders(hands, level, all_pass, auction)
+        if not defenders:
+            return float(declarer_score(NUM_TRICKS, level))  # both passed: automatic win
+        trump = LEVEL_TRUMP[level]
+        if (key, trump, defenders) not in solved:
+            solved[key, trump, defenders] = self._declarer_tricks(hands, trump, list(defenders))
+        return float(declarer_score(solved[key, trump, defenders], level))
+
+    def _contract_values(
+        self, hand: int, worlds: list[Any], levels: list[int], all_pass: bool
+    ) -> list[float]:
+        """Mean score of declaring each contract level with this 10-card ``hand`` (seat 0) over
+        ``worlds`` (opponents' hands from the world)."""
+        solved: dict[tuple[Any, ...], int] = {}
         return [
-            float(np.mean([declarer_score(t, level) for t in by_trump[LEVEL_TRUMP[level]]]))
+            float(
+                np.mean(
+                    [
+                        self._declaring_score(
+                            [hand, w.hands[1], w.hands[2]], level, all_pass, solved, i
+                        )
+                        for i, w in enumerate(worlds)
+                    ]
+                )
+            )
             for level in levels
         ]
 
@@ -376,17 +449,13 @@ class PimcAgent(Agent):
         worlds = self._worlds(vector, view, self.params.bid_samples)
         hand = sum(1 << c for c in view.hand)
         values = dict.fromkeys(levels, 0.0)
-        tricks: dict[tuple[int, int], int] = {}
+        solved: dict[tuple[Any, ...], int] = {}
         for i, world in enumerate(worlds):
             twelve = hand | world.prikup
             for lv in levels:
-                trump = LEVEL_TRUMP[lv]
-                if (i, trump) not in tricks:
-                    kept = twelve & ~greedy_discard(twelve, trump)
-                    tricks[i, trump] = self._declarer_tricks(
-                        [kept, world.hands[1], world.hands[2]], trump, [1, 2]
-                    )
-                score = declarer_score(tricks[i, trump], lv)
+                kept = twelve & ~greedy_discard(twelve, LEVEL_TRUMP[lv])
+                hands = [kept, world.hands[1], world.hands[2]]
+                score = self._declaring_score(hands, lv, False, solved, i, auction=True)
                 if self.params.bid_floor:
                     score = max(score, SURRENDER_SCORE)
                 values[lv] += score / len(worlds)
@@ -416,12 +485,13 @@ class PimcAgent(Agent):
                     hand & ~self._greedy(hand, trump, need),
                     worlds,
                     [lv for lv in levels if LEVEL_TRUMP[lv] == trump],
+                    view.all_pass,
                 )
             ),
         )
         trump_levels = [lv for lv in levels if LEVEL_TRUMP[lv] == best_trump]
         scored = [
-            (max(self._contract_values(hand & ~mask, worlds, trump_levels)), -mask)
+            (max(self._contract_values(hand & ~mask, worlds, trump_levels, view.all_pass)), -mask)
             for mask in self._candidate_discards(hand, best_trump, need)
         ]
         mask = -max(scored)[1]
@@ -458,7 +528,7 @@ class PimcAgent(Agent):
             return SURRENDER
         worlds = self._worlds(vector, view, self.params.bid_samples)
         hand = sum(1 << c for c in view.hand)
-        values = self._contract_values(hand, worlds, levels)
+        values = self._contract_values(hand, worlds, levels, view.all_pass)
         i = int(np.argmax(values))
         if SURRENDER in legal and values[i] < SURRENDER_SCORE:
             return SURRENDER
@@ -476,11 +546,21 @@ class PimcAgent(Agent):
         total = 0.0
         for world in worlds:
             hands = [world.hands[0], world.hands[1], world.hands[2]]
+            if not partner_passed and not partner_whists and self.params.partner_model:
+                # the partner speaks after this seat's whist: its call as the heuristic's
+                partner_whists = defence_call(
+                    hands[partner],
+                    level,
+                    all_pass=view.all_pass,
+                    first_speaker=False,
+                    other_whisted=True,
+                )
+                partner_passed = not partner_whists
             value = 0.0
             weight = 0.0
             if not partner_passed:
                 t = self.solver.solve(_first_lead(hands, trump, declarer, [0, partner]))
-                own = 0.5 * (NUM_TRICKS - t)
+                own = (NUM_TRICKS - t) * self._defence_share(hands[0], hands[partner], trump)
                 value += _defender_value(own, False) * factor
                 weight += 1
             if not partner_whists:
@@ -488,7 +568,21 @@ class PimcAgent(Agent):
                 value += defender_score(NUM_TRICKS - t, True) * factor
                 weight += 1
             total += value / weight
+            partner_whists = view.whist[partner]
+            partner_passed = view.defence_pass[partner]
         return WHIST if total / len(worlds) > self.params.whist_margin else PASS
+
+    def _defence_share(self, mine: int, partner: int, trump: int) -> float:
+        """This seat's share of the two defenders' tricks: in proportion to the heuristic's
+        trick estimates of the two hands (``defence_split=1``), or half (``0``)."""
+        if not self.params.defence_split:
+            return 0.5
+        own = max(defence_tricks(mine, trump), _MIN_ESTIMATE)
+        other = max(defence_tricks(partner, trump), _MIN_ESTIMATE)
+        return own / (own + other)
+
+
+_MIN_ESTIMATE = 0.1  # tricks: no hand's share of the defence is ever quite zero
 
 
 def public_prefix(view: obs_mod.PastonView) -> list[int | None]:

@@ -261,3 +261,109 @@ def _hide_discards(deal) -> list:
         cards += hidden
         out.append(None if hidden else action)
     return out
+
+
+# --- the defence in a world -----------------------------------------------------------------
+
+
+def _random_hands(rng: np.random.Generator) -> list[int]:
+    deck = rng.permutation(32)
+    return [sum(1 << int(c) for c in deck[10 * k : 10 * k + 10]) for k in range(3)]
+
+
+def test_defence_call_is_the_heuristic_defence():
+    """defence_call reproduces the heuristic agent's whist/pass at real defence decisions."""
+    from folkcards.agents.paston_heuristic import defence_call
+
+    heuristic = make_agent("heuristic", "paston")
+    env = paston_v0.raw_env()
+    checked = 0
+    for seed in range(300):
+        env.reset(seed=seed)
+        while env.agents and checked < 400:
+            name = env.agent_selection
+            if env.terminations[name] or env.truncations[name]:
+                env.step(None)
+                continue
+            obs = env.observe(name)
+            view = paston_obs.decode(np.asarray(obs["observation"]))
+            if view.phase == "defence":
+                first = view.declarer == 2  # the declarer's left is the declarer's next seat
+                expected = heuristic.act(obs) == WHIST
+                hand = sum(1 << c for c in view.hand)
+                assert expected == defence_call(
+                    hand,
+                    view.contract,
+                    all_pass=view.all_pass,
+                    first_speaker=first,
+                    other_whisted=not first and view.whist[2],
+                )
+                checked += 1
+            env.step(heuristic.act(obs))
+    assert checked >= 100
+
+
+def test_declaring_score_counts_an_automatic_win_when_both_would_pass():
+    """defence_model=1: where the heuristic defenders both pass, declaring is the automatic win
+    (+10 x factor) whatever the open-hand result; defence_model=0 solves two defenders."""
+    from folkcards.agents.paston_heuristic import defence_call
+    from folkcards.search.paston_solver import Position, solve
+
+    rng = np.random.default_rng(3)
+    modelled = make_agent("pimc", "paston").__class__(params=parse_spec("defence_model=1")[0])
+    both = make_agent("pimc", "paston").__class__(params=parse_spec("defence_model=0")[0])
+    seen = {"auto": 0, "sole": 0, "two": 0}
+    for _ in range(400):
+        hands = _random_hands(rng)
+        level = int(rng.integers(0, 5))
+        trump = 0 if level in (SPADES, BEST_SPADES) else level
+        left = defence_call(
+            hands[1], level, all_pass=False, first_speaker=True, other_whisted=False
+        )
+        right = defence_call(
+            hands[2], level, all_pass=False, first_speaker=False, other_whisted=left
+        )
+        defenders = [s for s, w in ((1, left), (2, right)) if w]
+        got = modelled._declaring_score(hands, level, False, {}, 0)
+        if not defenders:
+            seen["auto"] += 1
+            assert got == (10.0 if level == BEST_SPADES else 10.0 * [1, 2, 3, 4, 4][level])
+        else:
+            seen["sole" if len(defenders) == 1 else "two"] += 1
+            tricks = solve(Position.first_lead(hands, trump, 0, defenders))
+            assert got == modelled_score(tricks, level)
+        two = solve(Position.first_lead(hands, trump, 0, [1, 2]))
+        assert both._declaring_score(hands, level, False, {}, 0) == modelled_score(two, level)
+    assert min(seen.values()) >= 10, seen
+
+
+def modelled_score(tricks: int, level: int) -> float:
+    """The declarer's score from the score table (docs/rules/paston.md §7)."""
+    factor = [1, 2, 3, 4, 4][level]
+    if tricks >= 6:
+        return 10.0 if level == BEST_SPADES else 10.0 * factor
+    return -10.0 * factor
+
+
+def test_new_parameters_are_checked():
+    assert (
+        make_agent("pimc:defence_model=0,infer_epsilon=0.5", "paston").params.infer_epsilon == 0.5
+    )
+    for arg in ("infer_epsilon=2", "infer_epsilon=-0.1", "partner_model=x"):
+        with pytest.raises(ValueError) as info:
+            make_agent(f"pimc:{arg}", "paston")
+        assert "\n" not in str(info.value) and "pimc" in str(info.value)
+
+
+def test_defence_share_follows_the_hands():
+    """Split in proportion to the two hands' trick estimates: a hand with nothing gets a small
+    share beside a strong partner; defence_split=0 gives half."""
+    split = make_agent("pimc", "paston")
+    half = make_agent("pimc:defence_split=0", "paston")
+    weak, strong = _mask(WEAK), _mask(STRONG)
+    assert split._defence_share(weak, strong, 0) < 0.1
+    assert split._defence_share(strong, weak, 0) > 0.9
+    assert split._defence_share(weak, strong, 0) + split._defence_share(strong, weak, 0) == (
+        pytest.approx(1.0)
+    )
+    assert half._defence_share(weak, strong, 0) == 0.5
