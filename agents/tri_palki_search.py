@@ -52,9 +52,12 @@ class TriPalkiSearchParams:
     samples: int = 32  # worlds per decision
     horizon: int = 60  # actions per rollout before the hands are scored as they stand
     rollout: str = "fast"  # "fast" (engine-level copy of the heuristic's core) or "heuristic"
+    infer: int = 4  # draw infer * samples worlds and keep samples, resampled by how likely
+    # the passes just made before this seat are under the rollout policy (1 = no inference)
+    infer_epsilon: float = 0.1  # each modelled pass counts (1 - eps) * [policy passes] + eps / n
 
 
-_KEYS = ("samples", "horizon", "rollout", "seed")
+_KEYS = ("samples", "horizon", "rollout", "infer", "infer_epsilon", "seed")
 ROLLOUTS = ("fast", "heuristic")
 
 
@@ -74,6 +77,19 @@ def parse_spec(arg: str | None) -> tuple[TriPalkiSearchParams, int | None]:
                 f"Tri Palki pimc parameter {item!r} is not key=value with a key of: "
                 f"{', '.join(_KEYS)}"
             )
+        if key == "infer_epsilon":
+            try:
+                eps = float(text)
+            except ValueError:
+                raise ValueError(
+                    f"Tri Palki pimc parameter infer_epsilon needs a number, got {text.strip()!r}"
+                ) from None
+            if not 0 < eps <= 1:
+                raise ValueError(
+                    f"Tri Palki pimc parameter infer_epsilon must be in (0, 1], got {eps}"
+                )
+            params = replace(params, infer_epsilon=eps)
+            continue
         if key == "rollout":
             if text.strip() not in ROLLOUTS:
                 raise ValueError(f"Tri Palki pimc rollout must be one of {ROLLOUTS}, got {text!r}")
@@ -197,6 +213,32 @@ def fast_policy(rnd: TriPalkiRound) -> int:
     return best_action if best_score > keep + _MIN_GAIN else PASS
 
 
+def pass_likelihood(rnd: TriPalkiRound, epsilon: float) -> float:
+    """How likely the run of passes just before ``rnd.to_act`` is under :func:`fast_policy`.
+
+    A pass changes nothing on the table, so each of the last ``rnd.passes`` players passed
+    holding the hand it holds now, facing the same centre, with fewer passes before it. Each
+    pass counts ``(1 - epsilon) * [the policy passes there] + epsilon / legal moves``."""
+    likelihood = 1.0
+    seat = rnd.to_act
+    for k in range(rnd.passes, 0, -1):
+        seat = _previous_alive(seat, rnd.alive)
+        then = copy_round(rnd)
+        then.to_act, then.passes, then.phase = seat, k - 1, ACTION
+        legal = then.legal_bits().bit_count()
+        passes = fast_policy(then) == PASS
+        likelihood *= (1 - epsilon) * passes + epsilon / legal
+    return likelihood
+
+
+def _previous_alive(seat: int, alive: tuple[bool, ...]) -> int:
+    n = len(alive)
+    seat = (seat - 1) % n
+    while not alive[seat]:
+        seat = (seat - 1) % n
+    return seat
+
+
 class TriPalkiSearchAgent(Agent):
     """Tri Palki PIMC agent with heuristic rollouts (see the module docstring)."""
 
@@ -219,15 +261,12 @@ class TriPalkiSearchAgent(Agent):
         legal = legal_actions(observation)
         if len(legal) == 1:
             return legal[0]
-        from ..search.tri_palki_belief import sample_worlds
-
         vector = np.asarray(observation["observation"])
         view = obs_mod.decode(vector)
         preferred = self._policy.act(observation)
-        worlds = sample_worlds(vector, self.params.samples, self.rng, observer=0)
+        bases = self._worlds(vector, view)
         sticks = np.zeros(len(legal))
-        for world in worlds:
-            base = engine_from_world(world, view)
+        for world, base in bases:
             for i, action in enumerate(legal):
                 rnd = copy_round(base)
                 rnd.apply(action)
@@ -236,6 +275,28 @@ class TriPalkiSearchAgent(Agent):
             range(len(legal)), key=lambda i: (sticks[i], legal[i] != preferred, legal[i])
         )
         return legal[order[0]]
+
+    def _worlds(
+        self, vector: np.ndarray, view: obs_mod.TriPalkiView
+    ) -> list[tuple[Any, TriPalkiRound]]:
+        """``samples`` worlds with their engine rounds; with ``infer`` > 1 drawn from
+        ``infer * samples`` uniform ones in proportion to :func:`pass_likelihood`."""
+        from ..search.belief import resample
+        from ..search.tri_palki_belief import sample_worlds
+
+        p = self.params
+        if (
+            p.infer <= 1
+            or not view.passes
+            or view.phase == "announce"
+            or view.announcer is not None
+        ):
+            worlds = sample_worlds(vector, p.samples, self.rng, observer=0)
+            return [(w, engine_from_world(w, view)) for w in worlds]
+        worlds = sample_worlds(vector, p.samples * p.infer, self.rng, observer=0)
+        pairs = [(w, engine_from_world(w, view)) for w in worlds]
+        weights = [pass_likelihood(rnd, p.infer_epsilon) for _, rnd in pairs]
+        return resample(pairs, weights, p.samples, self.rng)
 
     def _rollout(self, rnd: TriPalkiRound, sticks: list[int]) -> int:
         """Play ``rnd`` to its end with the heuristic in every seat; 1 if seat 0 gets a stick."""

@@ -15,6 +15,7 @@ from folkcards.agents.tri_palki_search import (
     copy_round,
     engine_from_world,
     fast_policy,
+    pass_likelihood,
 )
 from folkcards.envs import tri_palki_v0
 from folkcards.envs.tri_palki import observation as obs_mod
@@ -183,3 +184,83 @@ def test_legal_over_thousands_of_decisions():
     for num_players in (2, 4, 7):
         decisions += len(_actions(num_players, 11, 120))
     assert decisions >= 2000
+
+
+def _fast_policy_positions(num_players: int, rounds: int, seed: int):
+    """(env, true round) at player_0's turns (action phase, no announcement, after at least one
+    pass) when every seat plays :func:`fast_policy` on the true round."""
+    env = tri_palki_v0.raw_env(num_players=num_players)
+    for r in range(rounds):
+        env.reset(seed=seed + r)
+        while env.agents:
+            name = env.agent_selection
+            if env.terminations[name] or env.truncations[name]:
+                env.step(None)
+                continue
+            rnd = env.unwrapped.state_round()
+            turn = name == "player_0" and rnd.phase != ANNOUNCE_DECISION
+            if turn and rnd.announcer < 0 and rnd.passes > 0:
+                yield env, rnd
+            env.step(fast_policy(copy_round(rnd)))
+
+
+def test_pass_likelihood_of_passes_the_policy_made():
+    """Every pass just made by fast_policy players counts (1 - eps) + eps / 11 (11 legal moves
+    on a turn): the true table scores exactly that to the power of the run of passes."""
+    eps = 0.2
+    seen = 0
+    for _, rnd in _fast_policy_positions(4, 60, seed=5):
+        expected = ((1 - eps) + eps / 11) ** rnd.passes
+        assert pass_likelihood(copy_round(rnd), eps) == pytest.approx(expected)
+        seen += 1
+    assert seen >= 20
+
+
+def test_pass_likelihood_of_a_pass_the_policy_would_not_make():
+    """Give the player who just passed a hand with which the policy swaps: that pass counts
+    eps / 11 only."""
+    eps = 0.1
+    checked = 0
+    for _, rnd in _fast_policy_positions(3, 60, seed=9):
+        if rnd.passes != 1:
+            continue
+        passer = (rnd.to_act - 1) % 3
+        # the worst hand for the passer: the three lowest cards of three different suits not
+        # on the table elsewhere (6, 7, 8 of three suits is a normal hand worth at most 8)
+        used = rnd.centre | sum(rnd.hands[s] for s in range(3) if s != passer)
+        low = [c for c in range(36) if not used >> c & 1 and c % 9 <= 3]
+        by_suit: dict[int, int] = {}
+        for c in low:
+            by_suit.setdefault(c // 9, c)
+        if len(by_suit) < 3:
+            continue
+        weak = copy_round(rnd)
+        weak.hands = list(weak.hands)
+        weak.hands[passer] = sum(1 << c for c in list(by_suit.values())[:3])
+        then = copy_round(weak)
+        then.to_act, then.passes = passer, 0
+        if fast_policy(then) == PASS:
+            continue
+        assert pass_likelihood(weak, eps) == pytest.approx(eps / 11)
+        checked += 1
+    assert checked >= 5
+
+
+def test_inferred_worlds_give_passers_stronger_hands():
+    """With inference the hands of the players who just passed are better on average than in
+    uniform worlds (the policy passes with good hands)."""
+    from folkcards.envs.tri_palki.rules import TRIPLES
+
+    uniform, inferred = [], []
+    for env, rnd in _fast_policy_positions(4, 40, seed=21):
+        passer = (rnd.to_act - 1) % 4
+        obs = env.observe("player_0")
+        view = obs_mod.decode(np.asarray(obs["observation"]))
+        vector = np.asarray(obs["observation"])
+        rel = (passer - 0) % 4
+        for infer, out in ((1, uniform), (8, inferred)):
+            agent = make_agent(f"pimc:samples=16,infer={infer},seed=1", "tri_palki")
+            worlds = agent._worlds(vector, view)  # type: ignore[attr-defined]
+            out.extend(TRIPLES[w.hands[rel]].value for w, _ in worlds)
+    assert len(uniform) >= 200
+    assert np.mean(inferred) > np.mean(uniform) + 1.0
