@@ -196,7 +196,12 @@ def _batched_feature_function(name: str) -> Callable[[np.ndarray], np.ndarray] |
 
 
 class BatchedPolicy:
-    """A :class:`~folkcards.agents.ppo_agent.NumpyPolicy` acting on a whole batch."""
+    """A :class:`~folkcards.agents.ppo_agent.NumpyPolicy` acting on a whole batch.
+
+    The forward pass runs in torch when it is installed (its matrix products are several times
+    faster than numpy's multi-threaded BLAS on a loaded machine), else in numpy; the logits are
+    the same up to float rounding.
+    """
 
     def __init__(
         self,
@@ -218,6 +223,34 @@ class BatchedPolicy:
         self.rng = np.random.default_rng(seed)
         name = policy.meta.get("features")
         self.features = get_feature_set(str(name), game) if name else None
+        self._torch: Any = None
+        try:
+            import torch
+
+            self._torch = (
+                torch,
+                [torch.from_numpy(np.ascontiguousarray(w.T)) for w in policy.weights],
+                [torch.from_numpy(b) for b in policy.biases],
+                {"tanh": torch.tanh, "relu": torch.relu, "identity": lambda x: x}[
+                    policy.activation
+                ],
+            )
+        except (ImportError, KeyError, AttributeError):
+            self._torch = None
+
+    def logits(self, x: np.ndarray) -> np.ndarray:
+        """The policy's unmasked logits for input rows ``x``."""
+        if self._torch is None:
+            return np.asarray(self.policy.logits(x))
+        torch, weights, biases, activation = self._torch
+        with torch.no_grad():
+            h = torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32))
+            last = len(weights) - 1
+            for k, (w, b) in enumerate(zip(weights, biases, strict=True)):
+                h = h @ w + b
+                if k < last:
+                    h = activation(h)
+            return h.numpy()
 
     def inputs(self, obs: np.ndarray) -> np.ndarray:
         """The network's input rows for plain observation rows (feature set applied)."""
@@ -235,7 +268,7 @@ class BatchedPolicy:
     ) -> np.ndarray:
         obs, mask = _check_batch(obs, mask)
         _check_streams(streams, mask.shape[0])
-        logits = self.policy.logits(self.inputs(obs))
+        logits = self.logits(self.inputs(obs))
         return masked_logits_choice(logits, mask, self.deterministic, self.rng, streams)
 
 
