@@ -1,7 +1,8 @@
 """Training throughput of each game's config on the AEC path and on the batched path, one run.
 
 For each game this trains MaskablePPO from ``configs/<game>/ppo_full.yaml`` (no behaviour
-cloning, evaluations, checkpoints or snapshots) for ``--steps`` learner decisions per line:
+cloning, evaluations or checkpoints; ``self`` in the opponent pool plays one snapshot of the
+new model) for ``--steps`` learner decisions per line:
 
 - ``aec``: the config as it is (``run.engine: aec``, its ``n_envs``, ``vec_env: auto``);
 - ``batched``: ``run.engine: batched`` with ``N`` games on one batched engine, for every ``N`` of
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def measure(config_path: Path, steps: int, engine: str, n_envs: int | None) -> dict[str, Any]:
+    from folkcards.agents.ppo_agent import NumpyPolicy
     from folkcards.train.config import load_config
     from folkcards.train.ppo import make_model, make_vec_env, set_determinism, timed_vec_env
 
@@ -41,12 +44,14 @@ def measure(config_path: Path, steps: int, engine: str, n_envs: int | None) -> d
         config.run.n_envs = n_envs
         config.algorithm.n_steps = max(1, rollout // n_envs)
     config.run.progress_bar = False
-    config.opponents.snapshot_every = 0
-    config.opponents.pool = [e for e in config.opponents.pool if e.spec != "self"]
     set_determinism(config)
     venv = timed_vec_env(make_vec_env(config))
     try:
         model = make_model(config, venv, None)
+        with tempfile.TemporaryDirectory() as tmp:  # "self" plays a snapshot of the new model
+            path = Path(tmp) / "snapshot.npz"
+            NumpyPolicy.from_sb3(model, {"features": config.env.features}).save(path)
+            venv.env_method("add_snapshot", str(path))
         model.learn(total_timesteps=1)  # warm-up: processes, compilation, first update
         venv.env_seconds = 0.0
         model.timings = {"rollout": 0.0, "train": 0.0}
