@@ -264,3 +264,31 @@ def test_inferred_worlds_give_passers_stronger_hands():
             out.extend(TRIPLES[w.hands[rel]].value for w, _ in worlds)
     assert len(uniform) >= 200
     assert np.mean(inferred) > np.mean(uniform) + 1.0
+
+
+def test_choose_action_keeps_the_policy_move_without_clear_evidence():
+    """The policy's move stays unless another beats it by more than `confidence` standard errors
+    of the paired difference; confidence 0 takes the plain minimum."""
+    from folkcards.agents.tri_palki_search import choose_action
+
+    legal = [PASS, 3, 7]
+    rng = np.random.default_rng(0)
+    # 32 worlds: action 3 is a little better than the policy's PASS, not clearly
+    outcomes = rng.random((32, 3)) < 0.4
+    outcomes[:, 0] = outcomes[:, 1]
+    outcomes[:4, 0], outcomes[:4, 1] = True, False  # PASS worse in 4 worlds
+    outcomes[4:6, 0], outcomes[4:6, 1] = False, True  # better in 2
+    outcomes[:, 2] = True
+    outcomes = outcomes.astype(float)
+    diff = outcomes[:, 0] - outcomes[:, 1]
+    assert diff.mean() < 1.5 * diff.std(ddof=1) / np.sqrt(32)  # the premise
+    assert choose_action(outcomes, legal, PASS, 1.5) == PASS
+    assert choose_action(outcomes, legal, PASS, 0.0) == 3
+    # clearly better: the policy's move gets a stick in every world, action 7 in none
+    clear = np.zeros((32, 3))
+    clear[:, 0] = 1.0
+    clear[:, 1] = 1.0
+    assert choose_action(clear, legal, PASS, 1.5) == 7
+    # ties in the mean go to the policy's move
+    assert choose_action(np.zeros((8, 3)), legal, 7, 1.5) == 7
+    assert choose_action(np.zeros((8, 3)), legal, 7, 0.0) == 7
