@@ -247,6 +247,8 @@ class PimcAgent(Agent):
         self._first_dealer: int | None = None
         self._other_dealer_seen = False
         self.fallbacks = 0
+        self.last_estimate: float | None = None  # the value behind the last auction or
+        # whist decision (mean score of bidding / whisting; for analysis)
 
     def reset(self) -> None:
         self._planned_discard = None
@@ -460,6 +462,7 @@ class PimcAgent(Agent):
                     score = max(score, SURRENDER_SCORE)
                 values[lv] += score / len(worlds)
         best = max(values.values())
+        self.last_estimate = best
         return bids[0] if best > self.params.bid_margin else PASS
 
     # --- discards --------------------------------------------------------------------------
@@ -570,7 +573,8 @@ class PimcAgent(Agent):
             total += value / weight
             partner_whists = view.whist[partner]
             partner_passed = view.defence_pass[partner]
-        return WHIST if total / len(worlds) > self.params.whist_margin else PASS
+        self.last_estimate = total / len(worlds)
+        return WHIST if self.last_estimate > self.params.whist_margin else PASS
 
     def _defence_share(self, mine: int, partner: int, trump: int) -> float:
         """This seat's share of the two defenders' tricks: in proportion to the heuristic's
