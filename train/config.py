@@ -399,8 +399,30 @@ def _check_table_size(config: TrainConfig, source: str) -> None:
 
 
 def load_config(path: str | os.PathLike[str]) -> TrainConfig:
-    """Read and validate a YAML config file."""
-    return config_from_dict(load_yaml(path), source=str(path))
+    """Read and validate a YAML config file (``extends: OTHER.yaml`` starts from another
+    config, its path relative to this file; the keys given here replace that file's)."""
+    return config_from_dict(resolve_extends(path), source=str(path))
+
+
+def resolve_extends(path: str | os.PathLike[str], seen: tuple[Path, ...] = ()) -> dict[str, Any]:
+    """The mapping of a config file with its ``extends:`` chain merged in, group by group."""
+    here = Path(path).resolve()
+    if here in seen:
+        chain = " -> ".join(p.name for p in (*seen, here))
+        raise ConfigError(f"{path}: extends goes round in a circle ({chain})")
+    data = load_yaml(path)
+    base_name = data.pop("extends", None)
+    if base_name is None:
+        return data
+    if not isinstance(base_name, str):
+        raise ConfigError(f"{path}: extends must be a file name, got {base_name!r}")
+    base = resolve_extends(here.parent / base_name, (*seen, here))
+    for group, values in data.items():
+        if isinstance(values, dict) and isinstance(base.get(group), dict):
+            base[group] = {**base[group], **values}
+        else:
+            base[group] = values
+    return base
 
 
 def with_overrides(config: TrainConfig, **overrides: Any) -> TrainConfig:

@@ -111,6 +111,9 @@ def test_malformed_yaml_is_one_clear_line(tmp_path: Path, capsys) -> None:
 def test_shipped_configs_hold_only_what_differs_from_the_defaults(path: Path) -> None:
     defaults = TrainConfig().to_dict()
     data = yaml.safe_load(path.read_text())
+    base_name = data.pop("extends", None)
+    if base_name is not None:  # differs from the config it extends, not from the defaults
+        defaults = yaml.safe_load((path.parent / base_name).read_text())
     same = [
         f"{group}.{key}"
         for group, values in data.items()
@@ -143,3 +146,55 @@ def test_print_config_prints_the_resolved_config_and_exits(tmp_path: Path, capsy
         {**yaml.safe_load(small.read_text()), "run": {"total_steps": 1000, "seed": 7}}
     )
     assert not (tmp_path / "r").exists()  # nothing trained
+
+
+def test_extends_starts_from_another_config(tmp_path: Path) -> None:
+    """``extends:`` takes the other file's settings; the keys given replace its keys one by one
+    (the rest of a group stays); chains work; paths are relative to the extending file."""
+    from folkcards.train.config import load_config
+
+    (tmp_path / "base.yaml").write_text(
+        "env:\n  game: tri_palki\n  num_players: 5\nrun:\n  total_steps: 5000\n  n_envs: 4\n"
+    )
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    (sub / "mid.yaml").write_text("extends: ../base.yaml\nrun:\n  n_envs: 8\n")
+    (sub / "top.yaml").write_text("extends: mid.yaml\nalgorithm:\n  n_steps: 64\n")
+    config = load_config(sub / "top.yaml").to_dict()
+    assert config["env"]["game"] == "tri_palki" and config["env"]["num_players"] == 5
+    assert config["run"]["total_steps"] == 5000 and config["run"]["n_envs"] == 8
+    assert config["algorithm"]["n_steps"] == 64
+
+
+def test_extends_errors_are_one_line(tmp_path: Path) -> None:
+    from folkcards.evaluate.config import ConfigError
+    from folkcards.train.config import load_config
+
+    (tmp_path / "a.yaml").write_text("extends: b.yaml\n")
+    (tmp_path / "b.yaml").write_text("extends: a.yaml\n")
+    (tmp_path / "c.yaml").write_text("extends: [a.yaml]\n")
+    (tmp_path / "d.yaml").write_text("extends: missing.yaml\n")
+    for name, words in (
+        ("a.yaml", "circle"),
+        ("c.yaml", "file name"),
+        ("d.yaml", "not found"),
+    ):
+        with pytest.raises(ConfigError) as info:
+            load_config(tmp_path / name)
+        assert words in str(info.value) and "\n" not in str(info.value)
+
+
+def test_batched_configs_are_the_full_ones_on_the_batched_engine() -> None:
+    """configs/<game>/ppo_full_batched.yaml: the full recipe, with the batched engine and the
+    same rollout size (n_envs x n_steps)."""
+    from folkcards.train.config import load_config
+
+    root = Path(__file__).resolve().parents[2] / "configs"
+    for game in ("paston", "tri_palki"):
+        full = load_config(root / game / "ppo_full.yaml").to_dict()
+        batched = load_config(root / game / "ppo_full_batched.yaml").to_dict()
+        assert batched["run"]["engine"] == "batched" and full["run"]["engine"] == "aec"
+        rollout = [c["run"]["n_envs"] * c["algorithm"]["n_steps"] for c in (full, batched)]
+        assert rollout[0] == rollout[1]
+        for group in ("env", "opponents", "pretrain"):
+            assert batched[group] == full[group]
