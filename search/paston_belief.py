@@ -161,10 +161,10 @@ class PastonWorld:
         return options
 
     def solver_position(self) -> Any:
-        """The open-hand solver's ``folkcards.search.paston_solver.Position`` of this world
+        """The open-hand solver's ``folkcards.envs.paston.solver.Position`` of this world
         (play phase only): current hands, trump, declarer, active seats, leader, trick so far
         and the declarer's tricks. Built from the world's fields, without a replay."""
-        from .paston_solver import Position
+        from ..envs.paston.solver import Position
 
         if self.phase != "play" or self.declarer is None or self.trump is None:
             raise ValueError(f"a solver position needs the play phase, not {self.phase!r}")

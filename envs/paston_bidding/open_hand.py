@@ -13,7 +13,7 @@ PettingZoo-free. Used by :mod:`folkcards.envs.paston_bidding_v0`, whose page exp
   an odd one going to the defender with the larger guarantee, on equal guarantees to the
   declarer's left.
 
-The solver (``folkcards.search.paston_solver``) is imported at the first call; the rules of the
+The solver (:mod:`folkcards.envs.paston.solver`) is imported at the first call; the rules of the
 score table are in ``docs/rules/paston.md`` §7.
 """
 
@@ -33,7 +33,7 @@ from ..paston.rules import (
 )
 
 if TYPE_CHECKING:
-    from folkcards.search.paston_solver import Position
+    from ..paston.solver import Position
 
 Solve = Callable[["Position"], int]
 
@@ -50,7 +50,7 @@ class OpenHandResult:
 
 def new_solver() -> Solve:
     """A fresh solver's ``solve`` (one per env: a solver object is not thread-safe)."""
-    from folkcards.search.paston_solver import PastonSolver
+    from ..paston.solver import PastonSolver
 
     return PastonSolver(tt_bits=16).solve
 
@@ -63,7 +63,7 @@ def credit_tricks(position: Position, solve: Solve | None = None) -> OpenHandRes
     """
     if position.trick or position.declarer_tricks or position.leader != position.declarer:
         raise ValueError("credit_tricks needs a position before its first lead by the declarer")
-    from folkcards.search.paston_solver import Position
+    from ..paston.solver import Position
 
     solve = solve or new_solver()
     declarer = position.declarer
@@ -107,7 +107,7 @@ def first_lead_result(
     solve: Solve | None = None,
 ) -> OpenHandResult:
     """:func:`credit_tricks` of a full deal: ten cards in each playing hand, the discards out."""
-    from folkcards.search.paston_solver import Position
+    from ..paston.solver import Position
 
     return credit_tricks(Position.first_lead(hands, trump, declarer, defenders), solve)
 

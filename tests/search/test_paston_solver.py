@@ -22,7 +22,7 @@ from folkcards.envs.paston.rules import (
     PastonDeal,
     random_deal,
 )
-from folkcards.search.paston_solver import (
+from folkcards.envs.paston.solver import (
     PastonSolver,
     Position,
     best_moves,
@@ -30,7 +30,7 @@ from folkcards.search.paston_solver import (
     move_values,
     solve,
 )
-from folkcards.search.paston_solver_reference import reference_move_values, reference_solve
+from folkcards.envs.paston.solver_reference import reference_move_values, reference_solve
 
 VECTORS = Path(__file__).resolve().parents[1] / "vectors" / "paston_episodes.jsonl"
 

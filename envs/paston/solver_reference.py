@@ -7,10 +7,9 @@ endings of a few tricks; far too slow for full deals.
 
 from __future__ import annotations
 
-from folkcards.envs.cards import mask_to_cards
-from folkcards.envs.paston.rules import trick_winner
-
-from .paston_solver import Position
+from ..cards import mask_to_cards
+from .rules import trick_winner
+from .solver import Position
 
 _SUIT = 0xFF
 
