@@ -65,7 +65,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -289,23 +289,36 @@ def _check_card_pieces(vector: np.ndarray) -> None:
         raise ValueError("the observation's card pieces must be 0 or 1")
 
 
-def _plan(vector: np.ndarray, history: Any, observer: Any, first_deal: Any) -> _Plan:
-    o = check_seat(observer, NUM_SEATS)
-    _check_card_pieces(vector)
-    view = obs_mod.decode(vector)
+class _Slots(NamedTuple):
+    """What one case of :func:`_plan` fixes: the hidden slots and the observer's known cards."""
 
-    def absolute(rel: int) -> int:
-        return (o + rel) % NUM_SEATS
+    case: str  # "auction", "declarer", "defender"
+    sampler: PartitionSampler
+    own_dealt: int
+    others: tuple[int, ...]  # seats of the sampler's hand slots
+    prikup: int = 0
+    discards: int = 0
 
-    dealer = absolute(view.dealer)
-    first_bidder = absolute(view.first_bidder)
-    game = view.totals is not None
-    totals = None
-    if view.totals is not None:
-        totals = tuple(int(round(view.totals[(s - o) % NUM_SEATS])) for s in range(NUM_SEATS))
+
+def _absolute(observer: int, rel: int) -> int:
+    return (observer + rel) % NUM_SEATS
+
+
+def _absolute_totals(view: obs_mod.PastonView, o: int) -> tuple[int, ...] | None:
+    """Game mode totals by absolute seat (``None`` in deal mode)."""
+    if view.totals is None:
+        return None
+    return tuple(int(round(view.totals[(s - o) % NUM_SEATS])) for s in range(NUM_SEATS))
+
+
+def _first_deal_flag(
+    first_deal: Any, dealer: int, first_bidder: int, totals: tuple[int, ...] | None
+) -> bool:
+    """Whether this is a game's first deal: ``first_deal`` checked against the observation, or
+    inferred from it where it tells (a first bidder other than the dealer's left, or a score)."""
     if first_deal is not None and not isinstance(first_deal, (bool, np.bool_)):
         raise ValueError(f"first_deal must be True, False or None, got {first_deal!r}")
-    if not game:
+    if totals is None:
         if first_deal:
             raise ValueError(
                 "first_deal=True applies to game mode only (a deal-mode deal never is)"
@@ -317,7 +330,7 @@ def _plan(vector: np.ndarray, history: Any, observer: Any, first_deal: Any) -> _
             raise ValueError("first_deal=False, but the first bidder is not the dealer's left")
     elif first_bidder != left_of(dealer):
         is_first = True
-    elif totals is not None and any(totals):
+    elif any(totals):
         is_first = False
     else:
         raise ValueError(
@@ -326,133 +339,173 @@ def _plan(vector: np.ndarray, history: Any, observer: Any, first_deal: Any) -> _
         )
     if not is_first and first_bidder != left_of(dealer):
         raise ValueError("the first bidder is not the dealer's left on a later deal")
+    return is_first
 
+
+def _observed_cards(
+    view: obs_mod.PastonView, o: int
+) -> tuple[tuple[int, int, int], list[int], int]:
+    """Cards played and suit voids by absolute seat, and the observer's hand; checks that no
+    card is shown twice."""
     played: list[int] = [0, 0, 0]
     voids = [0, 0, 0]
     for r in range(NUM_SEATS):
-        played[absolute(r)] = _bits(view.played[r])
-        voids[absolute(r)] = sum(1 << s for s in range(4) if view.voids[r][s])
+        played[_absolute(o, r)] = _bits(view.played[r])
+        voids[_absolute(o, r)] = sum(1 << s for s in range(4) if view.voids[r][s])
     hand_o = _bits(view.hand)
     seen = hand_o
     for mask in played:
         if seen & mask:
             raise ValueError("the observation shows a card both in hand and played")
         seen |= mask
-    played3 = (played[0], played[1], played[2])
-    declarer = absolute(view.declarer) if view.declarer is not None else None
-    items = _history_items(history) if history is not None else None
-    base = {
+    return (played[0], played[1], played[2]), voids, hand_o
+
+
+def _public_fields(
+    view: obs_mod.PastonView,
+    o: int,
+    played: tuple[int, int, int],
+    history: Any,
+    items: list[tuple[int | None, Any]] | None,
+) -> dict[str, Any]:
+    """The :class:`PastonWorld` fields every world of the observation shares, apart from the
+    deal's dealer, first bidder, first-deal flag and totals."""
+    declarer = _absolute(o, view.declarer) if view.declarer is not None else None
+    fields: dict[str, Any] = {
         "observer": o,
         "phase": view.phase,
-        "dealer": dealer,
-        "first_bidder": first_bidder,
-        "first_deal": is_first,
-        "totals": totals,
-        "played": played3,
-        "trick": tuple((absolute(r), c) for r, c in view.trick),
+        "played": played,
+        "trick": tuple((_absolute(o, r), c) for r, c in view.trick),
         "declarer": declarer,
         "trump": view.trump,
         "active": (),
-        "to_act": absolute(view.to_act) if view.to_act is not None else None,
+        "to_act": _absolute(o, view.to_act) if view.to_act is not None else None,
         "tricks": tuple(view.tricks[(s - o) % NUM_SEATS] for s in range(NUM_SEATS)),
         "history": tuple(history) if history is not None else None,
         "parsed_history": tuple(items) if items is not None else None,
     }
     if view.phase == "play" or (view.phase == "over" and any(view.whist)):
-        whisters = [absolute(r) for r in range(NUM_SEATS) if view.whist[r]]
+        whisters = [_absolute(o, r) for r in range(NUM_SEATS) if view.whist[r]]
         if declarer is not None:
-            base["active"] = tuple(sorted([declarer, *whisters]))
+            fields["active"] = tuple(sorted([declarer, *whisters]))
+    return fields
+
+
+def _auction_slots(
+    view: obs_mod.PastonView, o: int, played: tuple[int, int, int], hand_o: int
+) -> _Slots:
+    """No declarer yet: the two other hands and the prikup are all unknown."""
+    if any(played) or view.phase not in ("auction", "over"):
+        raise ValueError("the observation has no declarer but is past the auction")
+    if _popcount(hand_o) != 10:
+        raise ValueError(f"the observer holds {_popcount(hand_o)} cards in the auction, not 10")
+    sampler = PartitionSampler(mask_to_cards(ALL_CARDS & ~hand_o), [10, 10, 2], [0, 0, 0], 8)
+    return _Slots("auction", sampler, hand_o, (left_of(o), right_of(o)))
+
+
+def _declarer_slots(
+    view: obs_mod.PastonView, o: int, played: tuple[int, int, int], voids: list[int], hand_o: int
+) -> _Slots:
+    """The observer declares: it knows the prikup and its discards; the defenders' unplayed
+    cards are unknown."""
     x, y = left_of(o), right_of(o)
-    if declarer is None:
-        if any(played) or view.phase not in ("auction", "over"):
-            raise ValueError("the observation has no declarer but is past the auction")
-        if _popcount(hand_o) != 10:
-            raise ValueError(f"the observer holds {_popcount(hand_o)} cards in the auction, not 10")
-        sampler = PartitionSampler(mask_to_cards(ALL_CARDS & ~hand_o), [10, 10, 2], [0, 0, 0], 8)
-        return _Plan(
-            o,
-            dealer,
-            first_bidder,
-            is_first,
-            view.all_pass,
-            None,
-            "auction",
-            sampler,
-            hand_o,
-            hand_o,
-            played3,
-            0,
-            0,
-            (x, y),
-            base,
+    seen = hand_o | played[0] | played[1] | played[2]
+    prikup = _bits(view.prikup)
+    discards = _bits(view.discards)
+    if _popcount(prikup) != 2:
+        raise ValueError("the declarer's observation must show the two prikup cards")
+    if discards & (hand_o | seen) or prikup & ~(hand_o | played[o] | discards):
+        raise ValueError("the declarer's prikup and discards contradict the hand")
+    own_dealt = (hand_o | played[o] | discards) & ~prikup
+    if _popcount(own_dealt) != 10:
+        raise ValueError("the declarer's hand, plays and discards do not add up to 12 cards")
+    unknown = ALL_CARDS & ~(hand_o | discards | played[0] | played[1] | played[2])
+    sizes = [10 - _popcount(played[x]), 10 - _popcount(played[y])]
+    sampler = PartitionSampler(mask_to_cards(unknown), sizes, [voids[x], voids[y]], 8)
+    return _Slots("declarer", sampler, own_dealt, (x, y), prikup, discards)
+
+
+def _discards_made(view: obs_mod.PastonView, items: list[tuple[int | None, Any]] | None) -> int:
+    """How many cards the declarer has discarded (2 once past the discard phase)."""
+    if view.phase != "discard":
+        return 2
+    if items is None:
+        raise ValueError(
+            "in the discard phase the history is needed to tell how many cards the "
+            "declarer has discarded"
         )
-    if declarer == o:
-        prikup = _bits(view.prikup)
-        discards = _bits(view.discards)
-        if _popcount(prikup) != 2:
-            raise ValueError("the declarer's observation must show the two prikup cards")
-        if discards & (hand_o | seen) or prikup & ~(hand_o | played[o] | discards):
-            raise ValueError("the declarer's prikup and discards contradict the hand")
-        own_dealt = (hand_o | played[o] | discards) & ~prikup
-        if _popcount(own_dealt) != 10:
-            raise ValueError("the declarer's hand, plays and discards do not add up to 12 cards")
-        unknown = ALL_CARDS & ~(hand_o | discards | played[0] | played[1] | played[2])
-        sizes = [10 - _popcount(played[x]), 10 - _popcount(played[y])]
-        sampler = PartitionSampler(mask_to_cards(unknown), sizes, [voids[x], voids[y]], 8)
-        return _Plan(
-            o,
-            dealer,
-            first_bidder,
-            is_first,
-            view.all_pass,
-            declarer,
-            "declarer",
-            sampler,
-            own_dealt,
-            hand_o,
-            played3,
-            prikup,
-            discards,
-            (x, y),
-            base,
-        )
-    d = declarer
+    k = sum(1 for _, a in items if a is None or (isinstance(a, (int, np.integer)) and a < 32))
+    if k > 1:
+        raise ValueError("history has the declarer's discards finished but the phase is discard")
+    return k
+
+
+def _defender_slots(
+    view: obs_mod.PastonView,
+    o: int,
+    d: int,
+    played: tuple[int, int, int],
+    voids: list[int],
+    hand_o: int,
+    items: list[tuple[int | None, Any]] | None,
+) -> _Slots:
+    """Another seat ``d`` declares: the other non-declarer's hand, the declarer's hand and its
+    ``k`` discards so far are unknown (which 2 of the declarer's 12 were the prikup is drawn
+    later)."""
+    x, y = left_of(o), right_of(o)
     other = x if d == y else y
-    if view.phase == "discard":
-        if items is None:
-            raise ValueError(
-                "in the discard phase the history is needed to tell how many cards the "
-                "declarer has discarded"
-            )
-        k = sum(1 for _, a in items if a is None or (isinstance(a, (int, np.integer)) and a < 32))
-        if k > 1:
-            raise ValueError(
-                "history has the declarer's discards finished but the phase is discard"
-            )
-    else:
-        k = 2
+    k = _discards_made(view, items)
     own_dealt = hand_o | played[o]
     if _popcount(own_dealt) != 10:
         raise ValueError("the observer's hand and plays do not add up to 10 cards")
     unknown = ALL_CARDS & ~(hand_o | played[0] | played[1] | played[2])
     sizes = [10 - _popcount(played[other]), 12 - k - _popcount(played[d]), k]
     sampler = PartitionSampler(mask_to_cards(unknown), sizes, [voids[other], voids[d], 0], 8)
+    return _Slots("defender", sampler, own_dealt, (other, d))
+
+
+def _plan(vector: np.ndarray, history: Any, observer: Any, first_deal: Any) -> _Plan:
+    """Check one observation and fix everything its worlds share: the sampler of the unknown
+    cards and the known fields."""
+    o = check_seat(observer, NUM_SEATS)
+    _check_card_pieces(vector)
+    view = obs_mod.decode(vector)
+    dealer = _absolute(o, view.dealer)
+    first_bidder = _absolute(o, view.first_bidder)
+    totals = _absolute_totals(view, o)
+    is_first = _first_deal_flag(first_deal, dealer, first_bidder, totals)
+    played, voids, hand_o = _observed_cards(view, o)
+    items = _history_items(history) if history is not None else None
+    base = {
+        "dealer": dealer,
+        "first_bidder": first_bidder,
+        "first_deal": is_first,
+        "totals": totals,
+        **_public_fields(view, o, played, history, items),
+    }
+    declarer = base["declarer"]
+    if declarer is None:
+        slots = _auction_slots(view, o, played, hand_o)
+    elif declarer == o:
+        slots = _declarer_slots(view, o, played, voids, hand_o)
+    else:
+        slots = _defender_slots(view, o, declarer, played, voids, hand_o, items)
     return _Plan(
-        o,
-        dealer,
-        first_bidder,
-        is_first,
-        view.all_pass,
-        d,
-        "defender",
-        sampler,
-        own_dealt,
-        hand_o,
-        played3,
-        0,
-        0,
-        (other, d),
-        base,
+        observer=o,
+        dealer=dealer,
+        first_bidder=first_bidder,
+        first_deal=is_first,
+        all_pass=view.all_pass,
+        declarer=declarer,
+        case=slots.case,
+        sampler=slots.sampler,
+        own_dealt=slots.own_dealt,
+        hand_o=hand_o,
+        played=played,
+        prikup=slots.prikup,
+        discards=slots.discards,
+        others=slots.others,
+        base=base,
     )
 
 
