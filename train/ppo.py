@@ -151,9 +151,10 @@ def timed_vec_env(venv: Any) -> Any:
 # --- construction -------------------------------------------------------------------------------
 
 
-def env_factory(config: TrainConfig, snapshots: tuple[str, ...] = ()) -> SingleSeatEnvFactory:
+def _single_seat_kwargs(config: TrainConfig, snapshots: tuple[str, ...]) -> dict[str, Any]:
+    """The settings both single-seat training envs (per game and batched) take from a config."""
     opp = config.opponents
-    return SingleSeatEnvFactory(
+    return dict(
         game=config.env.game,
         env_kwargs=dict(config.env.kwargs),
         opponents=tuple((o.spec, o.weight) for o in opp.pool),
@@ -169,25 +170,16 @@ def env_factory(config: TrainConfig, snapshots: tuple[str, ...] = ()) -> SingleS
     )
 
 
+def env_factory(config: TrainConfig, snapshots: tuple[str, ...] = ()) -> SingleSeatEnvFactory:
+    return SingleSeatEnvFactory(**_single_seat_kwargs(config, snapshots))
+
+
 def batched_vec_env(config: TrainConfig, snapshots: tuple[str, ...] = ()) -> Any:
     """The ``run.engine: batched`` training env: ``n_envs`` games on one batched engine."""
     from .batched_training_env import BatchedSingleSeatVecEnv
 
-    opp = config.opponents
     return BatchedSingleSeatVecEnv(
-        game=config.env.game,
-        num_envs=config.resolved_n_envs(),
-        env_kwargs=dict(config.env.kwargs),
-        opponents=tuple((o.spec, o.weight) for o in opp.pool),
-        max_snapshots=opp.max_snapshots,
-        snapshot_deterministic=opp.snapshot_deterministic,
-        per_seat=opp.per_seat,
-        illegal_reward=config.env.illegal_reward,
-        snapshots=snapshots,
-        truncation_reward=config.env.truncation_reward,
-        features=config.env.features,
-        duplicate_baseline=config.env.duplicate_baseline,
-        repeat_penalty=config.env.repeat_penalty,
+        num_envs=config.resolved_n_envs(), **_single_seat_kwargs(config, snapshots)
     )
 
 
