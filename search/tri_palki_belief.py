@@ -53,7 +53,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -387,6 +387,118 @@ def public_context(env: Any, observer: int | str) -> dict[str, Any]:
 # --- the sampler -------------------------------------------------------------------------------
 
 
+class _Seen(NamedTuple):
+    """The cards and seats an observation shows, by absolute seat."""
+
+    alive: list[bool]
+    sticks: list[int]
+    known: list[int]  # cards each seat is publicly known to hold
+    hand_o: int
+    centre: int
+    washed: int
+
+
+def _decode(vector: np.ndarray, observer: Any) -> tuple[obs_mod.TriPalkiView, int, int]:
+    """The decoded view, the number of players and the observer's seat; checks the card
+    pieces are 0 or 1."""
+    num = _VALID_SIZES[vector.shape[0]]
+    o = check_seat(observer, num)
+    card_end = obs_mod.observation_offsets(num)["reserve_count"]
+    if not np.all((vector[:card_end] == 0) | (vector[:card_end] == 1)):
+        raise ValueError("the observation's card pieces must be 0 or 1")
+    return obs_mod.decode(vector.astype(np.float32), num), num, o
+
+
+def _seen(view: obs_mod.TriPalkiView, o: int, num: int) -> _Seen:
+    """The view's seats turned absolute and its cards turned into masks."""
+    alive = [True] * num
+    sticks = [0] * num
+    known = [0] * num
+    for r in range(num):
+        s = (o + r) % num
+        alive[s] = not view.eliminated[r]
+        sticks[s] = view.sticks[r]
+        known[s] = _bits(view.known[r])
+    return _Seen(alive, sticks, known, _bits(view.hand), _bits(view.centre), _bits(view.washed))
+
+
+def _hidden_places(seen: _Seen, o: int, num: int, reserve_count: int) -> tuple[int, list[int]]:
+    """The unseen cards (mask) and the other surviving seats, whose unknown cards with the
+    reserve take them; checks that the observation's cards fit together."""
+    known = seen.known
+    shown = 0
+    for mask in (seen.hand_o, seen.centre, seen.washed, *(known[s] for s in range(num) if s != o)):
+        if shown & mask:
+            raise ValueError("the observation shows a card in two places")
+        shown |= mask
+    if _popcount(seen.centre) != 3 or (seen.alive[o] and _popcount(seen.hand_o) != 3):
+        raise ValueError("the observation needs a three-card centre and a three-card own hand")
+    if known[o] & ~seen.hand_o:
+        raise ValueError("the observer is known to hold a card not in its hand")
+    others = [s for s in range(num) if s != o and seen.alive[s]]
+    for s in range(num):
+        if s != o and not seen.alive[s] and known[s]:
+            raise ValueError(f"eliminated player_{s} is shown holding cards")
+        if _popcount(known[s]) > 3:
+            raise ValueError(f"player_{s} is known to hold more than 3 cards")
+    unknown = ALL_CARDS & ~shown
+    sizes = [3 - _popcount(known[s]) for s in others]
+    if sum(sizes) + reserve_count != _popcount(unknown):
+        raise ValueError(
+            f"{_popcount(unknown)} unseen cards cannot fill {sum(sizes)} hidden hand places "
+            f"and a reserve of {reserve_count}"
+        )
+    return unknown, others
+
+
+def _announcer_completions(
+    view: obs_mod.TriPalkiView, seen: _Seen, unknown: int, o: int, num: int
+) -> tuple[int | None, list[int]]:
+    """The announcer's absolute seat (or ``None``) and, when it is another seat, the unseen
+    cards that can complete its known cards to a normal 31."""
+    announcer = (o + view.announcer) % num if view.announcer is not None else None
+    if announcer is not None and not seen.alive[announcer]:
+        raise ValueError("the announcer is an eliminated player")
+    completions: list[int] = []
+    if announcer is not None and announcer != o:
+        k = seen.known[announcer]
+        completions = [h & ~k for h in NORMAL_31_HANDS if h & k == k and (h & ~k) & ~unknown == 0]
+        if not completions:
+            raise ValueError(f"the announcer player_{announcer} cannot hold a normal 31")
+    elif announcer == o and not TRIPLES[seen.hand_o].normal_31:
+        raise ValueError("the observer announced without a normal 31")
+    return announcer, completions
+
+
+def _draw_world(
+    rng: np.random.Generator,
+    seen: _Seen,
+    o: int,
+    announcer: int | None,
+    completions: list[int],
+    unknown_cards: np.ndarray,
+    slot_seats: list[int],
+    base: dict[str, Any],
+) -> TriPalkiWorld:
+    """One world: the announcer's completion (if any), then one shuffle of the remaining unseen
+    cards into the hidden hand places (in seat order) and the reserve."""
+    hands = list(seen.known)
+    hands[o] = seen.hand_o
+    pool = unknown_cards
+    if completions:
+        extra = completions[int(rng.integers(len(completions)))]
+        hands[announcer] |= extra  # type: ignore[index]
+        pool = pool[[not extra >> int(c) & 1 for c in pool]]
+    order = pool[rng.permutation(len(pool))].tolist()
+    start = 0
+    for seat in slot_seats:
+        need = 3 - _popcount(hands[seat])
+        for card in order[start : start + need]:
+            hands[seat] |= 1 << card
+        start += need
+    return TriPalkiWorld(hands=tuple(hands), reserve=tuple(order[start:]), **base)
+
+
 def sample_worlds(
     observation: Any,
     n: int,
@@ -410,68 +522,18 @@ def sample_worlds(
     vector = observation_vector(observation, lambda s: s in _VALID_SIZES, "Tri Palki")
     n = check_count(n)
     rng = check_rng(rng)
-    num = _VALID_SIZES[vector.shape[0]]
-    o = check_seat(observer, num)
-    card_end = obs_mod.observation_offsets(num)["reserve_count"]
-    if not np.all((vector[:card_end] == 0) | (vector[:card_end] == 1)):
-        raise ValueError("the observation's card pieces must be 0 or 1")
-    view = obs_mod.decode(vector.astype(np.float32), num)
-
-    def absolute(rel: int) -> int:
-        return (o + rel) % num
-
-    alive = [True] * num
-    sticks = [0] * num
-    known = [0] * num
-    for r in range(num):
-        alive[absolute(r)] = not view.eliminated[r]
-        sticks[absolute(r)] = view.sticks[r]
-        known[absolute(r)] = _bits(view.known[r])
-    hand_o = _bits(view.hand)
-    centre = _bits(view.centre)
-    washed = _bits(view.washed)
-    seen = 0
-    for mask in (hand_o, centre, washed, *(known[s] for s in range(num) if s != o)):
-        if seen & mask:
-            raise ValueError("the observation shows a card in two places")
-        seen |= mask
-    if _popcount(centre) != 3 or (alive[o] and _popcount(hand_o) != 3):
-        raise ValueError("the observation needs a three-card centre and a three-card own hand")
-    if known[o] & ~hand_o:
-        raise ValueError("the observer is known to hold a card not in its hand")
-    others = [s for s in range(num) if s != o and alive[s]]
-    for s in range(num):
-        if s != o and not alive[s] and known[s]:
-            raise ValueError(f"eliminated player_{s} is shown holding cards")
-        if _popcount(known[s]) > 3:
-            raise ValueError(f"player_{s} is known to hold more than 3 cards")
-    unknown = ALL_CARDS & ~seen
-    sizes = [3 - _popcount(known[s]) for s in others]
-    if sum(sizes) + view.reserve_count != _popcount(unknown):
-        raise ValueError(
-            f"{_popcount(unknown)} unseen cards cannot fill {sum(sizes)} hidden hand places "
-            f"and a reserve of {view.reserve_count}"
-        )
-    announcer = absolute(view.announcer) if view.announcer is not None else None
-    if announcer is not None and not alive[announcer]:
-        raise ValueError("the announcer is an eliminated player")
-    completions: list[int] = []
-    if announcer is not None and announcer != o:
-        k = known[announcer]
-        completions = [h & ~k for h in NORMAL_31_HANDS if h & k == k and (h & ~k) & ~unknown == 0]
-        if not completions:
-            raise ValueError(f"the announcer player_{announcer} cannot hold a normal 31")
-    elif announcer == o and not TRIPLES[hand_o].normal_31:
-        raise ValueError("the observer announced without a normal 31")
-
+    view, num, o = _decode(vector, observer)
+    seen = _seen(view, o, num)
+    unknown, others = _hidden_places(seen, o, num, view.reserve_count)
+    announcer, completions = _announcer_completions(view, seen, unknown, o, num)
     base = {
         "num_players": num,
         "observer": o,
-        "dealer": absolute(view.dealer),
-        "alive": tuple(alive),
-        "sticks": tuple(sticks),
-        "centre": centre,
-        "washed": washed,
+        "dealer": (o + view.dealer) % num,
+        "alive": tuple(seen.alive),
+        "sticks": tuple(seen.sticks),
+        "centre": seen.centre,
+        "washed": seen.washed,
         "announcer": announcer,
         "observer_deciding": view.phase == "announce",
         "history": tuple(history) if history is not None else None,
@@ -479,25 +541,10 @@ def sample_worlds(
         "env_kwargs": dict(env_kwargs) if env_kwargs else None,
     }
     unknown_cards = np.array(mask_to_cards(unknown), dtype=np.int64)
-    slot_seats = others
-    worlds: list[TriPalkiWorld] = []
-    for _ in range(n):
-        hands = list(known)
-        hands[o] = hand_o
-        pool = unknown_cards
-        if completions:
-            extra = completions[int(rng.integers(len(completions)))]
-            hands[announcer] |= extra  # type: ignore[index]
-            pool = pool[[not extra >> int(c) & 1 for c in pool]]
-        order = pool[rng.permutation(len(pool))].tolist()
-        start = 0
-        for seat in slot_seats:
-            need = 3 - _popcount(hands[seat])
-            for card in order[start : start + need]:
-                hands[seat] |= 1 << card
-            start += need
-        worlds.append(TriPalkiWorld(hands=tuple(hands), reserve=tuple(order[start:]), **base))
-    return worlds
+    return [
+        _draw_world(rng, seen, o, announcer, completions, unknown_cards, others, base)
+        for _ in range(n)
+    ]
 
 
 # --- policy weighting --------------------------------------------------------------------------
