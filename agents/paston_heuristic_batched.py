@@ -61,7 +61,7 @@ from ..envs.paston.vocabulary import (
     WHIST,
 )
 from . import paston_heuristic as ph
-from .paston_heuristic import PastonParams
+from .paston_heuristic import PastonParams, trump_control
 
 # CPython's sum() of floats adds left to right before 3.12 and with Neumaier's compensation
 # from 3.12 on. Numba's cache is per Python version, so this global may be baked in.
@@ -196,17 +196,7 @@ def _popcount(x: int) -> int:
 # --- trick estimates (paston_heuristic.suit_tricks, declarer_tricks, ...) ---------------------
 
 
-@njit(cache=True)
-def _trump_control(mine: int, out: int) -> int:
-    if out == 0:
-        return 0
-    if mine >= out + 2:
-        return 1
-    if mine >= out:
-        return 2
-    if mine >= out - 2:
-        return 3
-    return 4
+_trump_control = njit(cache=True)(trump_control)  # the per-game function, compiled
 
 
 @njit(cache=True)

@@ -108,7 +108,10 @@ def parse_spec(arg: str | None) -> tuple[TriPalkiSearchParams, int | None]:
                 )
             if key == "confidence" and number < 0:
                 raise ValueError(f"Tri Palki pimc parameter confidence must be >= 0, got {number}")
-            params = replace(params, **{key: number})
+            if key == "confidence":
+                params = replace(params, confidence=number)
+            else:
+                params = replace(params, infer_epsilon=number)
             continue
         if key == "rollout":
             if text.strip() not in ROLLOUTS:
