@@ -51,8 +51,8 @@ score* for its own seat (the score table of ``docs/rules/paston.md``, via the ru
   times in 37 duplicate deals and lost 9.2 points per defence.
 
 Parameters come from the spec, e.g. ``pimc:samples=64,bid_samples=16,seed=3`` (the
-:class:`PimcParams` fields: ``samples`` 48, ``bid_samples`` 16, ``discard_samples`` 8,
-``discard_candidates`` 4, ``bid_margin`` 0, ``bid_floor`` 1, ``whist_margin`` 0, ``infer`` 4,
+:class:`PimcParams` fields: ``samples`` 128, ``bid_samples`` 16, ``discard_samples`` 8,
+``discard_candidates`` 4, ``bid_margin`` -2, ``bid_floor`` 1, ``whist_margin`` 0, ``infer`` 4,
 ``infer_epsilon`` 0.4, ``defence_model`` 1, ``defence_split`` 1, ``partner_model`` 1,
 ``time`` 0);
 ``time=SECONDS`` (default 0, no limit) caps the card-play sampling by the clock, which makes
@@ -98,11 +98,13 @@ _SUIT = 0xFF
 class PimcParams:
     """The search budget and thresholds of :class:`PimcAgent` (spec keys of the same names)."""
 
-    samples: int = 48  # worlds per card-play decision
+    samples: int = 128  # worlds per card-play decision
     bid_samples: int = 16  # worlds for the auction, contract and whist decisions
     discard_samples: int = 8  # worlds for the discard decision
     discard_candidates: int = 4  # lowest non-trump cards per trump whose pairs are tried
-    bid_margin: float = 0.0  # bid when the best reachable contract is worth more than this
+    bid_margin: float = -2.0  # bid when the best reachable contract is worth more than this
+    # (below 0: the estimate assumes both others defend, which makes it pessimistic; replaying
+    # stored deals with the call flipped, bidding from estimates just below 0 gained points)
     time: float = 0.0  # seconds of card-play sampling per decision; 0 = no clock limit
     bid_floor: int = 1  # auction: 1 = floor each world's score at surrender's -10 (the
     # prikup is seen before the contract), 0 = no floor (each world counts its full loss)
