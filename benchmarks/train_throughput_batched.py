@@ -32,7 +32,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def measure(config_path: Path, steps: int, engine: str, n_envs: int | None) -> dict[str, Any]:
+def measure(
+    config_path: Path, steps: int, engine: str, n_envs: int | None, torch_threads: int | None = None
+) -> dict[str, Any]:
     from folkcards.agents.ppo_agent import NumpyPolicy
     from folkcards.train.config import load_config
     from folkcards.train.ppo import make_model, make_vec_env, set_determinism, timed_vec_env
@@ -44,6 +46,8 @@ def measure(config_path: Path, steps: int, engine: str, n_envs: int | None) -> d
         config.run.n_envs = n_envs
         config.algorithm.n_steps = max(1, rollout // n_envs)
     config.run.progress_bar = False
+    if torch_threads is not None:
+        config.run.torch_threads = torch_threads
     set_determinism(config)
     venv = timed_vec_env(make_vec_env(config))
     try:
@@ -64,6 +68,7 @@ def measure(config_path: Path, steps: int, engine: str, n_envs: int | None) -> d
     return {
         "n_envs": config.resolved_n_envs(),
         "n_steps": config.algorithm.n_steps,
+        "threads": config.run.torch_threads,
         "steps": done,
         "steps_per_s": done / busy,
         "env_s": venv.env_seconds,
@@ -81,9 +86,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", help="config name under configs/<game>/", default="ppo_full")
     parser.add_argument("--steps", type=int, default=16384, help="learner decisions per line")
     parser.add_argument("--n-envs", type=int, nargs="+", default=[16, 64, 128, 256])
+    parser.add_argument(
+        "--torch-threads",
+        type=int,
+        nargs="+",
+        default=[1],
+        help="torch threads for the batched lines, one line per value (the aec line keeps the "
+        "config's: its env workers use the cores while the policy runs)",
+    )
     args = parser.parse_args(argv)
     header = (
-        f"{'game':<10} {'engine':<8} {'n_envs':>6} {'n_steps':>7} {'steps':>7} {'steps/s':>8} "
+        f"{'game':<10} {'engine':<8} {'n_envs':>6} {'n_steps':>7} {'torch':>5} {'steps':>7} "
+        f"{'steps/s':>8} "
         f"{'speed-up':>8} {'env':>12} {'infer':>12} {'update':>12}"
     )
     print(header)
@@ -91,15 +105,18 @@ def main(argv: list[str] | None = None) -> int:
     for game in args.games:
         path = ROOT / "configs" / game / f"{args.config}.yaml"
         base = None
-        for engine, n_envs in [("aec", None), *(("batched", n) for n in args.n_envs)]:
-            r = measure(path, args.steps, engine, n_envs)
+        lines: list[tuple[str, int | None, int | None]] = [("aec", None, None)]
+        lines += [("batched", n, t) for n in args.n_envs for t in args.torch_threads]
+        for engine, n_envs, threads in lines:
+            r = measure(path, args.steps, engine, n_envs, threads)
             base = base or r["steps_per_s"]
 
             def share(key: str, r: dict[str, Any] = r) -> str:
                 return f"{r[key]:5.1f}s {r[key] / r['busy']:4.0%}"
 
             print(
-                f"{game:<10} {engine:<8} {r['n_envs']:>6} {r['n_steps']:>7} {r['steps']:>7} "
+                f"{game:<10} {engine:<8} {r['n_envs']:>6} {r['n_steps']:>7} {r['threads']:>5} "
+                f"{r['steps']:>7} "
                 f"{r['steps_per_s']:>8.0f} {r['steps_per_s'] / base:>7.1f}x {share('env_s'):>12} "
                 f"{share('infer_s'):>12} {share('update_s'):>12}",
                 flush=True,
