@@ -545,13 +545,14 @@ class PimcAgent(Agent):
         partner = 3 - declarer  # relative seats: the agent is 0, the others 1 and 2
         trump = LEVEL_TRUMP[level]
         factor = LEVEL_FACTOR[level]
-        partner_whists = view.whist[partner]
-        partner_passed = view.defence_pass[partner]
+        said_whist = bool(view.whist[partner])
+        said_pass = bool(view.defence_pass[partner])
         worlds = self._inferred_worlds(vector, view, self.params.bid_samples)
         total = 0.0
         for world in worlds:
             hands = [world.hands[0], world.hands[1], world.hands[2]]
-            if not partner_passed and not partner_whists and self.params.partner_model:
+            partner_whists, partner_passed = said_whist, said_pass
+            if not said_whist and not said_pass and self.params.partner_model:
                 # the partner speaks after this seat's whist: its call as the heuristic's
                 partner_whists = defence_call(
                     hands[partner],
@@ -573,8 +574,6 @@ class PimcAgent(Agent):
                 value += defender_score(NUM_TRICKS - t, True) * factor
                 weight += 1
             total += value / weight
-            partner_whists = view.whist[partner]
-            partner_passed = view.defence_pass[partner]
         self.last_estimate = total / len(worlds)
         return WHIST if self.last_estimate > self.params.whist_margin else PASS
 

@@ -70,6 +70,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from .opponents import SELF, OpponentEntry, parse_entries
+from .single_seat import learner_observation_space, seat_index
 
 BATCHED_GAMES = ("paston", "tri_palki")
 MAX_OPPONENT_ROUNDS = 100_000
@@ -231,13 +232,10 @@ class BatchedSingleSeatVecEnv(VecEnv):
         self.num_actions = int(self.vec.num_actions)
         self.features = None if features is None else get_feature_set(features, self.game)
         aec = self.game_spec.raw_env(**self.env_kwargs)
-        box = aec.observation_space(aec.possible_agents[0])["observation"]
-        if self.features is None:
-            observation_space = spaces.Box(box.low, box.high, box.shape, np.float32)
-        else:
-            size = self.features.size(box.shape[0])
-            observation_space = spaces.Box(-np.inf, np.inf, (size,), np.float32)
-        self.fixed_seat = None if seat is None else self._seat_index(seat)
+        observation_space = learner_observation_space(
+            aec.observation_space(aec.possible_agents[0])["observation"], self.features
+        )
+        self.fixed_seat = None if seat is None else seat_index(seat, self.seats)
         self.pool = BatchedOpponentPool(
             self.game, opponents, P, max_snapshots, snapshot_deterministic, per_seat
         )
@@ -284,19 +282,6 @@ class BatchedSingleSeatVecEnv(VecEnv):
         )
 
     # --- helpers ---------------------------------------------------------------------------
-
-    def _seat_index(self, seat: int | str) -> int:
-        if isinstance(seat, str) and seat in self.seats:
-            return self.seats.index(seat)
-        if (
-            isinstance(seat, (int, np.integer))
-            and not isinstance(seat, bool)
-            and 0 <= seat < self.num_players
-        ):
-            return int(seat)
-        raise ValueError(
-            f"seat must be one of {self.seats} or an index below {self.num_players}, got {seat!r}"
-        )
 
     def _begin(self, games: np.ndarray) -> None:
         """A new game started in ``games``: draw the learner's seat and the opponents."""

@@ -91,6 +91,29 @@ class _Leg:
     info: dict[str, Any] = field(default_factory=dict)
 
 
+def seat_index(seat: int | str, seats: Sequence[str]) -> int:
+    """The index of ``seat``, given by name or by index; ``ValueError`` naming the choices."""
+    if isinstance(seat, str) and seat in seats:
+        return list(seats).index(seat)
+    if (
+        isinstance(seat, (int, np.integer))
+        and not isinstance(seat, bool)
+        and 0 <= seat < len(seats)
+    ):
+        return int(seat)
+    raise ValueError(
+        f"seat must be one of {list(seats)} or an index below {len(seats)}, got {seat!r}"
+    )
+
+
+def learner_observation_space(box: spaces.Box, features: Any) -> spaces.Box:
+    """The learner's observation space: the env's observation box, or with a feature set its
+    longer unbounded vector."""
+    if features is None:
+        return spaces.Box(box.low, box.high, box.shape, np.float32)
+    return spaces.Box(-np.inf, np.inf, (features.size(box.shape[0]),), np.float32)
+
+
 class SingleSeatEnv(gym.Env):
     """One seat of a folkcards AEC game as a Gymnasium env; see the module docstring."""
 
@@ -160,25 +183,14 @@ class SingleSeatEnv(gym.Env):
         self._shadow: Any = None
 
     def _observation_space(self) -> spaces.Box:
-        box = self.aec.observation_space(self.seats[0])["observation"]
-        if self.features is None:
-            return spaces.Box(box.low, box.high, box.shape, np.float32)
-        return spaces.Box(-np.inf, np.inf, (self.features.size(box.shape[0]),), np.float32)
+        return learner_observation_space(
+            self.aec.observation_space(self.seats[0])["observation"], self.features
+        )
 
     # --- helpers ----------------------------------------------------------------------------
 
     def _seat_name(self, seat: int | str) -> str:
-        if isinstance(seat, str) and seat in self.seats:
-            return seat
-        if (
-            isinstance(seat, (int, np.integer))
-            and not isinstance(seat, bool)
-            and 0 <= seat < len(self.seats)
-        ):
-            return self.seats[int(seat)]
-        raise ValueError(
-            f"seat must be one of {self.seats} or an index below {len(self.seats)}, got {seat!r}"
-        )
+        return self.seats[seat_index(seat, self.seats)]
 
     def _learner_finished(self, aec: Any) -> bool:
         learner = self.learner
