@@ -39,7 +39,10 @@ KEYS = (
     "out",
     "db",
     "num_players",
+    "seating",
 )
+SEATINGS = ("auto", "permutations", "rotations")  # the ``seating`` key's values
+SEATING_RULES = {"permutations": "all permutations", "rotations": "cyclic rotations"}
 COUNT_KEYS = {"deals": False, "rounds": False, "games": True, "matches": True}  # key -> multi
 MAX_PERMUTED_SEATS = 4  # up to this many seats every seat assignment is played; beyond, rotations
 MAX_UNITS = 50_000_000
@@ -69,6 +72,7 @@ class TournamentConfig:
     workers: int = field(default_factory=lambda: default_workers())
     out: Path = Path("results")
     db: Path | None = None
+    seating: str = "auto"  # auto: permutations up to MAX_PERMUTED_SEATS seats, else rotations
 
     @property
     def db_path(self) -> Path:
@@ -80,6 +84,8 @@ class TournamentConfig:
 
     @property
     def seating_rule(self) -> str:
+        if self.seating != "auto":
+            return SEATING_RULES[self.seating]
         if self.seats <= MAX_PERMUTED_SEATS:
             return "all permutations"
         return "cyclic rotations"
@@ -91,11 +97,12 @@ class TournamentConfig:
     def seatings(self) -> list[tuple[int, ...]]:
         """Seat assignments of a line-up: ``seating[seat]`` is a position in the line-up.
 
-        All permutations for up to 4 seats; for more seats the cyclic rotations (every entrant
-        sits in every seat once per deal, their clockwise order fixed).
+        All permutations for up to 4 seats; for more seats, or with ``seating="rotations"``, the
+        cyclic rotations (every entrant sits in every seat once per deal, their clockwise order
+        fixed).
         """
         n = self.seats
-        if n <= MAX_PERMUTED_SEATS:
+        if self.seating_rule == "all permutations":
             return list(permutations(range(n)))
         return [tuple((seat + shift) % n for seat in range(n)) for shift in range(n)]
 
@@ -352,7 +359,12 @@ def resolve(data: dict[str, Any], source: str = "") -> TournamentConfig:
 
     out = _path(data["out"], "out") if data.get("out") is not None else Path("results") / spec.name
     db = _path(data["db"], "db") if data.get("db") is not None else None
-    config = TournamentConfig(spec.name, mode, count, seed, agents, num_players, workers, out, db)
+    seating = data.get("seating") or "auto"
+    if seating not in SEATINGS:
+        raise ConfigError(f"'seating' must be one of {', '.join(SEATINGS)}, got {seating!r}")
+    config = TournamentConfig(
+        spec.name, mode, count, seed, agents, num_players, workers, out, db, seating
+    )
     check_folder(config.out, f"out {str(config.out)!r}")
     check_folder(config.db_path.parent, f"db {str(config.db_path)!r}")
     if config.total_units > MAX_UNITS:
@@ -376,6 +388,7 @@ def from_identity(identity: dict[str, Any], db: Path) -> TournamentConfig:
             workers=1,
             out=db.parent,
             db=db,
+            seating=_stored_seating(identity),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ConfigError(f"{db}: the stored tournament config is malformed ({exc})") from None
@@ -385,6 +398,17 @@ def from_identity(identity: dict[str, Any], db: Path) -> TournamentConfig:
             f"(format {identity.get('format')!r}, this version {FORMAT_VERSION})"
         )
     return config
+
+
+def _stored_seating(identity: dict[str, Any]) -> str:
+    """The ``seating`` value that writes the stored seating rule ("auto" where it is the default
+    for the table size, so that databases written before the key existed still match)."""
+    rule = identity.get("seating")
+    num_players = int(identity.get("num_players", 0))
+    default = "all permutations" if num_players <= MAX_PERMUTED_SEATS else "cyclic rotations"
+    if rule == default:
+        return "auto"
+    return {v: k for k, v in SEATING_RULES.items()}.get(rule, "auto")
 
 
 def load_config(

@@ -631,6 +631,15 @@ OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
         },
     ),
     (("--address",), {"metavar": "HOST:PORT", "help": "with --backend ray: the Ray cluster"}),
+    (
+        ("--seating",),
+        {
+            "choices": ("auto", "permutations", "rotations"),
+            "help": "seat assignments per deal: every permutation, or the cyclic rotations "
+            "(every entrant in every seat once, clockwise order fixed; n instead of n! "
+            "seatings); auto (default): permutations up to 4 seats, rotations above",
+        },
+    ),
     (("--no-progress",), {"action": "store_true", "help": "no progress bar"}),
     (("--no-plot",), {"action": "store_true", "help": "do not write the PNG plots"}),
     (
@@ -695,7 +704,18 @@ class OneLineParser(argparse.ArgumentParser):
         raise ArgumentLineError(message)
 
 
-OVERRIDES = ("game", "agents", "deals", "games", "seed", "workers", "db", "out", "num_players")
+OVERRIDES = (
+    "game",
+    "agents",
+    "deals",
+    "games",
+    "seed",
+    "workers",
+    "db",
+    "out",
+    "num_players",
+    "seating",
+)
 
 
 def config_from_args(args: argparse.Namespace) -> TournamentConfig:

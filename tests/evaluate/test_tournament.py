@@ -101,6 +101,57 @@ def test_cyclic_rotations_beyond_four_seats(tmp_path: Path) -> None:
         assert sorted(s[seat] for s in seatings) == list(range(5))
 
 
+@pytest.mark.parametrize(
+    ("game", "agents"), [("tri_palki", ["a", "b", "c", "d"]), ("paston", ["a", "b", "c"])]
+)
+def test_rotations_seat_every_entrant_once_per_seat_in_clockwise_order(
+    tmp_path: Path, game: str, agents: list[str]
+) -> None:
+    specs = ["heuristic", "random", "heuristic", "random"][: len(agents)]
+    config = _config(tmp_path, game=game, agents=specs, deals=1, seating="rotations")
+    n = len(agents)
+    assert config.seating_rule == "cyclic rotations" and len(config.seatings()) == n
+    assert config.total_units == n
+    seen = [tour.seat_entrants(config, 0, s) for s in range(n)]
+    for seat in range(n):  # every entrant sits in every seat exactly once
+        assert sorted(entrants[seat] for entrants in seen) == list(range(n))
+    for entrants in seen:  # the clockwise order of the entrants never changes
+        start = entrants.index(0)
+        assert [entrants[(start + k) % n] for k in range(n)] == list(range(n))
+
+
+def test_permutations_can_be_asked_beyond_four_seats(tmp_path: Path) -> None:
+    config = _config(
+        tmp_path, game="tri_palki", agents=["random"] * 5, deals=1, seating="permutations"
+    )
+    assert config.seating_rule == "all permutations" and len(config.seatings()) == 120
+
+
+def test_bad_seating_is_one_clear_line(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="'seating' must be one of auto, permutations, rotations"):
+        _config(tmp_path, seating="shuffled")
+
+
+def test_rotations_tournament_resumes_from_its_database(tmp_path: Path) -> None:
+    config = _config(
+        tmp_path, game="tri_palki", agents=["heuristic", "random"] * 2, deals=2, seating="rotations"
+    )
+    first = tour.run(config, progress=False)
+    assert first["units_stored"] == 2 * 4
+    units, seats = _rows(config.db_path)
+    again = tour.run(config, progress=False)  # resume: nothing replayed, same stored rows
+    assert _rows(config.db_path) == (units, seats)
+    assert again["units_stored"] == first["units_stored"]
+    # the stored config is read back with its seating rule: the database alone verifies
+    assert tour.main(["--db", str(config.db_path), "--verify", "--no-progress"]) == 0
+    # the same database under the default rule (24 permutations) is another tournament
+    with pytest.raises(ConfigError):
+        tour.run(
+            _config(tmp_path, game="tri_palki", agents=["heuristic", "random"] * 2, deals=2),
+            progress=False,
+        )
+
+
 def test_seeds_are_stable_and_distinct() -> None:
     seeds = [tour.deal_seed(1, d) for d in range(100)]
     assert len(set(seeds)) == 100 and all(0 <= s < 2**63 for s in seeds)
