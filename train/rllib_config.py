@@ -10,6 +10,8 @@ differs from the defaults below. Groups:
   and how many seats the learner plays per episode.
 - ``algorithm``: RLlib PPO's hyper-parameters and the network.
 - ``resources``: env runners (Ray actors), envs per runner, CPUs, the Ray address.
+- ``pretrain``: optional behaviour cloning of an expert before the first PPO iteration, the
+  SB3 path's group with the same keys and meaning (:mod:`.rllib_pretrain`).
 - ``run``: steps, seed, checkpoints, evaluation, logging.
 """
 
@@ -23,7 +25,7 @@ import yaml
 from folkcards.evaluate.config import ConfigError, load_yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .config import check_agent_spec, env_arguments
+from .config import PretrainConfig, check_agent_spec, env_arguments
 
 _STRICT = ConfigDict(extra="forbid", strict=True)
 
@@ -187,7 +189,21 @@ class RLlibTrainConfig(BaseModel):
     policies: PoliciesConfig = Field(default_factory=PoliciesConfig)
     algorithm: RLlibAlgorithmConfig = Field(default_factory=RLlibAlgorithmConfig)
     resources: ResourcesConfig = Field(default_factory=ResourcesConfig)
+    pretrain: PretrainConfig = Field(default_factory=PretrainConfig)
     run: RLlibRunConfig = Field(default_factory=RLlibRunConfig)
+
+    @model_validator(mode="after")
+    def _expert_fits_the_table(self) -> RLlibTrainConfig:
+        if self.pretrain.expert is not None:
+            from folkcards.agents.table_sizes import check_table
+            from folkcards.envs.registry import game_spec
+
+            players = self.env.kwargs.get("num_players", game_spec(self.game).default_players)
+            try:
+                check_table([self.pretrain.expert], self.game, players)
+            except ValueError as exc:
+                raise ValueError(f"pretrain.expert: {exc}") from None
+        return self
 
     @property
     def game(self) -> str:
@@ -212,7 +228,7 @@ def _message(error: Any) -> str:
         return f"unknown key {key!r}"
     message = str(error["msg"]).removeprefix("Value error, ")
     if error["type"] == "value_error":
-        return message if message.startswith("unknown") else f"{key}: {message}"
+        return message if message.startswith("unknown") or not key else f"{key}: {message}"
     return f"{key}: {message}, got {error['input']!r}"
 
 

@@ -15,12 +15,18 @@ A run directory ``<runs_dir>/<game>-rllib-<seed>-<YYYYmmdd-HHMMSS>/`` holds:
 ``eval.csv``                the periodic evaluation vs ``run.eval_opponent``
 ``learning_curve.png``      evaluation score, paired advantage and training score vs steps
 ``state.json``              steps done, the latest checkpoint, whether the run finished
+``pretrain.json``           with ``pretrain.expert``: the behaviour cloning's losses and
+                            agreement with the expert (:mod:`.rllib_pretrain`)
 ==========================  ===========================================================
 
 The env is :class:`~folkcards.train.rllib_env.FolkcardsMultiAgentEnv` (turn-based, rewards to
 every seat), the module :class:`~folkcards.train.rllib_module.MaskedPPOModule` (masked logits).
 Steps are env steps: decisions of the learner's seats (env-internal opponents do not count),
 the unit of the SB3 path's ``total_steps`` too.
+
+**Before PPO.** With ``pretrain.expert`` set, a new run first clones the expert's decisions
+into the learner's policies (:mod:`.rllib_pretrain`), saves them as checkpoint 0 and evaluates
+them (the ``step`` 0 row of ``eval.csv``); a resumed run restores a checkpoint instead.
 
 **Resume.** ``train_rllib(config, run_dir, resume=True)`` restores the newest checkpoint
 (weights, optimiser, counters) and continues to ``run.total_steps``; CSV rows after the
@@ -342,6 +348,13 @@ def _loop(algo: Any, config: RLlibTrainConfig, path: Path, resume: bool, log: An
         for name, fields in (("train_log.csv", TRAIN_FIELDS), ("eval.csv", EVAL_FIELDS)):
             truncate_csv(path / name, fields, steps)
         log(f"resumed from {restored} at {steps} steps")
+    elif config.pretrain.expert is not None:  # a new run: clone the expert first
+        from .rllib_pretrain import pretrain_rllib
+
+        pretrain_rllib(algo, config, path, log)
+        checkpoint = _save_checkpoint(algo, config, path, 0)  # resume restores the clone
+        write_state(path, 0, checkpoint, complete=False)
+        _evaluate(config, path, 0, log)
     scale = float(config.env.kwargs.get("reward_scale", 1.0))
     writer = _tensorboard(path, run.tensorboard)
     next_checkpoint = _next(steps, run.checkpoint_every)
