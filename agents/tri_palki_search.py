@@ -68,13 +68,14 @@ class TriPalkiSearchParams:
     samples: int = 32  # worlds per decision
     horizon: int = 60  # actions per rollout before the hands are scored as they stand
     rollout: str = "fast"  # "fast" (engine-level copy of the heuristic's core) or "heuristic"
-    infer: int = 1  # draw infer * samples worlds and keep samples, resampled by how likely
+    infer: int = 8  # draw infer * samples worlds and keep samples, resampled by how likely
     # the passes just made before this seat are under the rollout policy (1 = no inference)
-    confidence: float = 1.5  # leave the rollout policy's own move only when another is better
+    confidence: float = 0.0  # leave the rollout policy's own move only when another is better
     # by more than this many standard errors over the worlds (0: the plain minimum)
     infer_epsilon: float = 0.1  # each modelled pass counts (1 - eps) * [policy passes] + eps / n
 
 
+_MAX_HISTORIES = 32  # most reconstructions of the opponents' decisions kept per round
 _KEYS = ("samples", "horizon", "rollout", "infer", "infer_epsilon", "confidence", "seed")
 ROLLOUTS = ("fast", "heuristic")
 
@@ -196,13 +197,22 @@ def fast_policy(rnd: TriPalkiRound) -> int:
     heuristic agent."""
     if rnd.phase == ANNOUNCE_DECISION:
         return ANNOUNCE
-    hand = rnd.hands[rnd.to_act]
-    centre = rnd.centre
+    return policy_core(
+        rnd.hands[rnd.to_act],
+        rnd.centre,
+        len(rnd.reserve) - rnd.top < 3,
+        rnd.announcer >= 0,
+        rnd.passes == rnd.survivors - 1,
+    )
+
+
+def policy_core(hand: int, centre: int, reserve_low: bool, announced: bool, deciding: bool) -> int:
+    """:func:`fast_policy`'s move from the facts it reads: the hand and centre masks, fewer
+    than 3 reserve cards, an announcement made, and whether a pass would end the round."""
     th = TRIPLES[hand]
     if th.kind != NORMAL:
         return PASS
     tc = TRIPLES[centre]
-    reserve_low = len(rnd.reserve) - rnd.top < 3
     best_score = -1e9
     best_action = PASS
     best_mask = hand
@@ -223,14 +233,13 @@ def fast_policy(rnd: TriPalkiRound) -> int:
         if score > best_score:
             best_score, best_action, best_mask = score, action, new
     keep = _SCORES[hand]
-    if rnd.announcer >= 0:
+    if announced:
         return best_action if best_score > keep else PASS
     best = TRIPLES[best_mask]
     reaches_top = best.kind != NORMAL or best.value >= 31
     value = th.value
     if value >= 31 or (value >= _STRONG and not reaches_top):
         return PASS
-    deciding = rnd.passes == rnd.survivors - 1
     if deciding and value >= _END_ROUND and not reaches_top:
         return PASS
     return best_action if best_score > keep + _MIN_GAIN else PASS
@@ -297,44 +306,93 @@ class TriPalkiSearchAgent(Agent):
         super().__init__(game, seat, seed)
         self.params = params or TriPalkiSearchParams()
         self._policy = make_agent("heuristic", "tri_palki", seat)
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget the round's observations (called at the start of every episode)."""
+        self._trail: tuple[obs_mod.TriPalkiView, int] | None = None
+        self._histories: list[tuple[Any, ...]] = [()]
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
         legal = legal_actions(observation)
-        if len(legal) == 1:
-            return legal[0]
         vector = np.asarray(observation["observation"])
         view = obs_mod.decode(vector)
+        self._remember(view)
+        action = legal[0] if len(legal) == 1 else self._search(vector, view, legal, observation)
+        self._trail = (view, action)
+        return action
+
+    def _remember(self, view: obs_mod.TriPalkiView) -> None:
+        """Extend the opponents' reconstructed decisions with those since the last decision
+        (a new round, or views that do not fit together, start afresh)."""
+        from ..search.tri_palki_belief import reconstruct_opening, reconstruct_steps
+
+        steps = None
+        if self._trail is not None:
+            steps = reconstruct_steps(self._trail[0], self._trail[1], view)
+        if steps is None:  # the first decision of a round, or views that do not fit
+            self._histories = reconstruct_opening(view) or [()]
+            return
+        combined = [old + new for old in self._histories for new in steps]
+        # too many ways the round may have gone: forget it rather than keep a biased part
+        self._histories = combined if len(combined) <= _MAX_HISTORIES else [()]
+
+    def _search(
+        self,
+        vector: np.ndarray,
+        view: obs_mod.TriPalkiView,
+        legal: list[int],
+        observation: dict[str, np.ndarray],
+    ) -> int:
         preferred = self._policy.act(observation)
-        bases = self._worlds(vector, view)
+        bases, counts = self._worlds(vector, view)
         outcomes = np.zeros((len(bases), len(legal)))  # worlds x actions: 1 = a stick
         for w, (world, base) in enumerate(bases):
             for i, action in enumerate(legal):
                 rnd = copy_round(base)
                 rnd.apply(action)
                 outcomes[w, i] = self._rollout(rnd, list(world.sticks))
+        if counts is not None:
+            outcomes = np.repeat(outcomes, counts, axis=0)
         return choose_action(outcomes, legal, preferred, self.params.confidence)
 
     def _worlds(
         self, vector: np.ndarray, view: obs_mod.TriPalkiView
-    ) -> list[tuple[Any, TriPalkiRound]]:
-        """``samples`` worlds with their engine rounds; with ``infer`` > 1 drawn from
-        ``infer * samples`` uniform ones in proportion to :func:`pass_likelihood`."""
-        from ..search.belief import resample
-        from ..search.tri_palki_belief import sample_worlds
+    ) -> tuple[list[tuple[Any, TriPalkiRound]], np.ndarray | None]:
+        """``samples`` worlds with their engine rounds, and how many times each counts
+        (``None``: once each). With ``infer`` > 1, drawn from ``infer * samples`` uniform ones
+        in proportion to the likelihood of the other players' decisions this round
+        (:func:`folkcards.search.tri_palki_belief.steps_log_likelihood`), or at the first
+        decision of a round, of the passes just before it (:func:`pass_likelihood`)."""
+        from ..search.tri_palki_belief import sample_worlds, steps_log_likelihood
 
         p = self.params
-        if (
-            p.infer <= 1
-            or not view.passes
-            or view.phase == "announce"
-            or view.announcer is not None
-        ):
+        history = any(self._histories)
+        if p.infer <= 1 or view.phase == "announce" or not (history or view.passes):
             worlds = sample_worlds(vector, p.samples, self.rng, observer=0)
-            return [(w, engine_from_world(w, view)) for w in worlds]
+            return [(w, engine_from_world(w, view)) for w in worlds], None
         worlds = sample_worlds(vector, p.samples * p.infer, self.rng, observer=0)
-        pairs = [(w, engine_from_world(w, view)) for w in worlds]
-        weights = [pass_likelihood(rnd, p.infer_epsilon) for _, rnd in pairs]
-        return resample(pairs, weights, p.samples, self.rng)
+        if history:
+            cache: dict[Any, float] = {}
+            logs = np.array(
+                [
+                    steps_log_likelihood(w.hands, self._histories, p.infer_epsilon, cache)
+                    for w in worlds
+                ]
+            )
+            weights = np.exp(logs - logs.max())
+            rounds: list[TriPalkiRound | None] = [None] * len(worlds)
+        else:
+            rounds = [engine_from_world(w, view) for w in worlds]
+            weights = np.array([pass_likelihood(rnd, p.infer_epsilon) for rnd in rounds])
+        picks = self.rng.choice(len(worlds), size=p.samples, p=weights / weights.sum())
+        unique, counts = np.unique(picks, return_counts=True)
+        chosen = []
+        for i in unique:
+            rnd = rounds[int(i)]
+            world = worlds[int(i)]
+            chosen.append((world, rnd if rnd is not None else engine_from_world(world, view)))
+        return chosen, counts
 
     def _rollout(self, rnd: TriPalkiRound, sticks: list[int]) -> int:
         """Play ``rnd`` to its end with the heuristic in every seat; 1 if seat 0 gets a stick."""

@@ -46,6 +46,19 @@ action of another player (passes, swaps, announce and the private decline), the 
 ``policy`` gives it at that player's observation in the world, smoothed as
 ``(1 - epsilon) * p + epsilon / legal_count``; :func:`folkcards.search.belief.resample` draws
 from the weighted worlds.
+
+**What an agent sees.** An agent is shown the table only at its own decisions, not the public
+history. :func:`reconstruct_steps` rebuilds, from two consecutive views of one observer (and
+its move in between), every sequence of the other players' decisions that leads from one to the
+other (:class:`OpponentStep`: passes, swaps with the cards given and taken, swaps of all three,
+and the end of each turn, where a normal 31 would have been offered the announcement);
+:func:`reconstruct_opening` does the same from the deal to the observer's first decision,
+trying every three cards seen as the dealt centre. Swaps are public, so the ambiguity left is
+small (which hidden card each of two players gave, what a wash brought): every fitting history
+is kept. :func:`steps_log_likelihood` then scores a world's hands by how likely those decisions
+are under the heuristic's core rules (:func:`policy_move`), summed over the histories: walking
+backwards undoes each player's own swaps, which gives the hand it held at each decision. A
+player's factor depends only on its own hand, so it is cached per hand.
 """
 
 from __future__ import annotations
@@ -53,6 +66,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import combinations
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -95,6 +109,11 @@ __all__ = [
     "log_likelihoods",
     "resample",
     "NORMAL_31_HANDS",
+    "OpponentStep",
+    "reconstruct_steps",
+    "reconstruct_opening",
+    "policy_move",
+    "steps_log_likelihood",
 ]
 
 NORMAL_31_HANDS: tuple[int, ...] = tuple(
@@ -596,3 +615,373 @@ def weight_worlds(
     return normalise_log_weights(
         log_likelihoods(worlds, policy, epsilon=epsilon, history=history, max_turns=max_turns)
     )
+
+
+# --- the history an agent sees: observations at its own decisions ------------------------------
+
+# Step kinds of an observed opponent decision (relative seats, masks), see :class:`OpponentStep`.
+STEP_PASS, STEP_SWAP, STEP_SWAP_ALL, STEP_OFFER = "pass", "swap", "swap_all", "offer"
+_MAX_NODES = 4000  # search nodes per reconstructed interval before giving up
+_MAX_HISTORIES = 8  # more histories fitting one interval than this: too ambiguous, None
+
+
+class OpponentStep(NamedTuple):
+    """One decision of another player, as the observer could reconstruct it (relative seats).
+
+    ``kind`` is pass / swap / swap_all / offer. For a swap, ``gave`` and ``took`` are one-card
+    masks; for swap all, the whole hand given and the centre taken. ``offer`` is the end of a turn
+    without a wash: a player then holding a normal 31 (and no announcement made) is offered the
+    announcement, ``gave`` = 1 if it announced. The other fields are the public table the player
+    faced: the centre, the reserve count, the consecutive passes, whether someone had announced
+    and how many players survive."""
+
+    seat: int
+    kind: str
+    gave: int
+    took: int
+    centre: int
+    reserve: int
+    passes: int
+    announced: bool
+    survivors: int
+
+
+class _Public(NamedTuple):
+    """The public table between two of the observer's decisions (relative seats)."""
+
+    centre: int
+    known: tuple[int, ...]
+    hidden: tuple[int, ...]  # unknown cards in each hand
+    washed: int
+    reserve: int
+    passes: int
+    to_act: int
+    announcer: int  # -1: none
+    final_left: int
+    own: int  # the observer's hand
+
+
+def _view_masks(view: obs_mod.TriPalkiView) -> tuple[int, tuple[int, ...], int, int]:
+    known = tuple(_bits(k) for k in view.known)
+    return _bits(view.centre), known, _bits(view.washed), _bits(view.hand)
+
+
+def _visible(view: obs_mod.TriPalkiView) -> int:
+    centre, known, washed, hand = _view_masks(view)
+    mask = centre | washed | hand
+    for k in known:
+        mask |= k
+    return mask
+
+
+def _next_seat(seat: int, alive: Sequence[bool]) -> int:
+    n = len(alive)
+    for step in range(1, n + 1):
+        if alive[(seat + step) % n]:
+            return (seat + step) % n
+    return seat
+
+
+def _after_own_action(view: obs_mod.TriPalkiView, action: int) -> _Public | None:
+    """The public table when the observer's turn has ended after ``action`` at ``view``, or
+    ``None`` if the observer acts again (a wash, an announcement offer) or the round ends."""
+    alive = [not e for e in view.eliminated]
+    survivors = sum(alive)
+    centre, known, washed, hand = _view_masks(view)
+    known_l = list(known)
+    announcer = -1 if view.announcer is None else view.announcer
+    final_left = sum(view.final_turn_pending)
+    passes = view.passes if announcer < 0 else 0
+    announced_now = False
+    if view.phase == "announce":
+        if action == ANNOUNCE:
+            announcer, final_left, announced_now = 0, survivors - 1, True
+    elif action == PASS:
+        passes += 1
+        if announcer < 0 and passes >= survivors:
+            return None
+        if announcer < 0 and TRIPLES[hand].normal_31:
+            return None
+    elif SWAP_BASE <= action <= SWAP_ALL:
+        passes = 0
+        if action == SWAP_ALL:
+            hand, centre = centre, hand
+            known_l[0] = hand
+        else:
+            h, c = divmod(action - SWAP_BASE, 3)
+            gave, took = TRIPLES[hand].bits[h], TRIPLES[centre].bits[c]
+            hand, centre = hand ^ gave ^ took, centre ^ gave ^ took
+            known_l[0] = known_l[0] & ~gave | took
+        if TRIPLES[centre].one_suit or (announcer < 0 and TRIPLES[hand].normal_31):
+            return None
+    else:
+        return None
+    if announcer >= 0 and not announced_now:
+        final_left -= 1
+        if final_left <= 0:
+            return None
+    hidden = tuple(
+        3 - _popcount(known_l[s]) if alive[s] and s != 0 else 0 for s in range(len(alive))
+    )
+    return _Public(
+        centre, tuple(known_l), hidden, washed, view.reserve_count, passes,
+        _next_seat(0, alive), announcer, final_left, hand,
+    )  # fmt: skip
+
+
+def reconstruct_steps(
+    before: obs_mod.TriPalkiView, action: int, after: obs_mod.TriPalkiView
+) -> list[tuple[OpponentStep, ...]] | None:
+    """Every sequence of other players' decisions that leads from the observer's decision
+    ``before`` (where it played ``action``) to its next decision ``after`` (both views of the
+    same observer; relative seats).
+
+    Swaps are public, but the observer sees the table only at its own turns, so some details
+    can be ambiguous (which hidden card a player gave when two players gave one each; which
+    cards a wash brought): every public history that fits both views is returned (``None``
+    when more than 8 fit). ``[()]`` if nobody else acted (the observer acts again after a wash or an offer to
+    announce); ``None`` if the views do not fit one round (a new round began) or the search
+    gave up."""
+    if before.num_players != after.num_players or after.phase == "over":
+        return None
+    if after.to_act != 0 or before.turn_fraction > after.turn_fraction:
+        return None
+    start = _after_own_action(before, action)
+    if start is None:
+        same = (
+            after.reserve_count <= before.reserve_count and _visible(before) & ~_visible(after) == 0
+        )
+        return [()] if same else None
+    if after.phase != "action":
+        return None
+    seen_before = start.centre | start.washed | start.own
+    for k in start.known:
+        seen_before |= k
+    seen_after = _visible(after)
+    if seen_before & ~seen_after or start.own != _bits(after.hand):
+        return None
+    return _fit([(start, seen_after & ~seen_before)], after)
+
+
+def reconstruct_opening(view: obs_mod.TriPalkiView) -> list[tuple[OpponentStep, ...]] | None:
+    """Every sequence of other players' decisions from the deal to the observer's first
+    decision ``view`` (relative seats), as :func:`reconstruct_steps`. The dealt centre is not
+    seen, so every three cards seen now (not in the observer's hand) are tried as the dealt
+    centre; ``None`` when a wash has happened (the dealt cards are then too uncertain) or the
+    search gave up; ``[()]`` when the observer deals (it acts first)."""
+    if view.phase != "action" or view.to_act != 0 or view.washed or view.announcer is not None:
+        return None
+    alive = [not e for e in view.eliminated]
+    if round(view.turn_fraction * obs_mod.TURNS_HORIZON) >= sum(alive):
+        return None  # more turns than one round of the table: not the first decision
+    if view.dealer == 0:
+        return [()]
+    hand = _bits(view.hand)
+    seen = _visible(view) & ~hand
+    n = view.num_players
+    hidden = tuple(3 if alive[s] and s != 0 else 0 for s in range(n))
+    starts = []
+    for combo in combinations(mask_to_cards(seen), 3):
+        centre = _bits(combo)
+        if TRIPLES[centre].one_suit:
+            continue
+        start = _Public(
+            centre, (0,) * n, hidden, 0, view.reserve_count, 0, view.dealer, -1, 0, hand
+        )
+        starts.append((start, seen & ~centre))
+    return _fit(starts, view)
+
+
+def _fit(
+    starts: Sequence[tuple[_Public, int]], after: obs_mod.TriPalkiView
+) -> list[tuple[OpponentStep, ...]] | None:
+    """The other players' decisions that lead from one of ``starts`` (a public table and the
+    cards still to appear) to the observer's decision ``after``."""
+    t_centre, t_known, t_washed, _ = _view_masks(after)
+    t_announcer = -1 if after.announcer is None else after.announcer
+    alive = [not e for e in after.eliminated]
+    survivors = sum(alive)
+    results: list[tuple[OpponentStep, ...]] = []
+    nodes = 0
+
+    def turn_end(ps: _Public, seat: int, path: tuple[OpponentStep, ...], pool: int) -> None:
+        if ps.known[seat] != t_known[seat]:
+            return
+        announces = ps.announcer < 0 and t_announcer == seat
+        offer = OpponentStep(
+            seat, STEP_OFFER, int(announces), 0, ps.centre, ps.reserve, ps.passes,
+            ps.announcer >= 0, survivors,
+        )  # fmt: skip
+        announcer, final_left = ps.announcer, ps.final_left
+        if announces:
+            announcer, final_left = seat, survivors - 1
+        elif announcer >= 0:
+            final_left -= 1
+            if final_left <= 0:
+                return  # the round ended
+        nxt = _next_seat(seat, alive)
+        state = ps._replace(to_act=nxt, announcer=announcer, final_left=final_left)
+        search(state, path + (offer,), pool)
+
+    def washes(ps: _Public, seat: int, path: tuple[OpponentStep, ...], pool: int) -> None:
+        """After an action of ``seat``: the turn ends, or the centre is washed (each
+        replacement is any three cards still to appear) and the same player acts again."""
+        if not TRIPLES[ps.centre].one_suit:
+            turn_end(ps, seat, path, pool)
+            return
+        if ps.reserve < 3:
+            return  # the round ended
+        for combo in combinations(mask_to_cards(pool), 3):
+            new = _bits(combo)
+            state = ps._replace(centre=new, washed=ps.washed | ps.centre, reserve=ps.reserve - 3)
+            if TRIPLES[new].one_suit:
+                washes(state, seat, path, pool & ~new)
+            else:
+                act(state, seat, path, pool & ~new)
+
+    def act(ps: _Public, seat: int, path: tuple[OpponentStep, ...], pool: int) -> None:
+        nonlocal nodes
+        nodes += 1
+        if nodes > _MAX_NODES or len(results) > _MAX_HISTORIES:
+            return
+        face = (ps.centre, ps.reserve, ps.passes if ps.announcer < 0 else 0, ps.announcer >= 0)
+        # pass
+        passes = ps.passes + 1
+        if ps.announcer >= 0 or passes < survivors:
+            step = OpponentStep(seat, STEP_PASS, 0, 0, *face, survivors)
+            turn_end(ps._replace(passes=passes), seat, path + (step,), pool)
+        known, hidden = ps.known[seat], ps.hidden[seat]
+        # one card: from the known cards, or a hidden one that shows later
+        givable = known | (pool if hidden else 0)
+        for took in TRIPLES[ps.centre].bits:
+            for gave_card in mask_to_cards(givable):
+                gave = 1 << gave_card
+                from_hidden = not known & gave
+                new_known = list(ps.known)
+                new_known[seat] = known & ~gave | took
+                new_hidden = list(ps.hidden)
+                new_hidden[seat] = hidden - from_hidden
+                state = ps._replace(
+                    centre=ps.centre & ~took | gave,
+                    known=tuple(new_known),
+                    hidden=tuple(new_hidden),
+                    passes=0,
+                )
+                step = OpponentStep(seat, STEP_SWAP, gave, took, *face, survivors)
+                washes(state, seat, path + (step,), pool & ~gave if from_hidden else pool)
+        # all three
+        for combo in combinations(mask_to_cards(pool), hidden):
+            extra = _bits(combo)
+            given = known | extra
+            new_known = list(ps.known)
+            new_known[seat] = ps.centre
+            new_hidden = list(ps.hidden)
+            new_hidden[seat] = 0
+            state = ps._replace(
+                centre=given, known=tuple(new_known), hidden=tuple(new_hidden), passes=0
+            )
+            step = OpponentStep(seat, STEP_SWAP_ALL, given, ps.centre, *face, survivors)
+            washes(state, seat, path + (step,), pool & ~extra)
+
+    def search(ps: _Public, path: tuple[OpponentStep, ...], pool: int) -> None:
+        if ps.to_act == 0:
+            t_passes = after.passes if t_announcer < 0 else 0
+            if (
+                pool == 0
+                and ps.centre == t_centre
+                and ps.washed == t_washed
+                and ps.reserve == after.reserve_count
+                and ps.announcer == t_announcer
+                and (ps.passes if ps.announcer < 0 else 0) == t_passes
+                and path not in results
+            ):
+                results.append(path)
+            return
+        act(ps, ps.to_act, path, pool)
+
+    for start, pool in starts:
+        search(start, (), pool)
+    if not results or nodes > _MAX_NODES or len(results) > _MAX_HISTORIES:
+        return None
+    return results
+
+
+def policy_move(
+    hand: int, centre: int, reserve: int, passes: int, announced: bool, survivors: int
+) -> tuple[str, int, int]:
+    """What the heuristic's core rules (:func:`folkcards.agents.tri_palki_search.fast_policy`)
+    do with ``hand`` facing a public table, as a public step: ``(kind, gave, took)``."""
+    from ..agents.tri_palki_search import policy_core
+
+    action = policy_core(hand, centre, reserve < 3, announced, passes == survivors - 1)
+    if action == PASS:
+        return STEP_PASS, 0, 0
+    if action == SWAP_ALL:
+        return STEP_SWAP_ALL, hand, centre
+    h, c = divmod(action - SWAP_BASE, 3)
+    return STEP_SWAP, TRIPLES[hand].bits[h], TRIPLES[centre].bits[c]
+
+
+def steps_log_likelihood(
+    hands: Sequence[int],
+    histories: Sequence[Sequence[OpponentStep]],
+    epsilon: float,
+    cache: dict[Any, float] | None = None,
+) -> float:
+    """Log of the probability, summed over the possible ``histories``, that the other players
+    made their reconstructed decisions under the heuristic's core rules, given their hands
+    now (``hands``, relative seats, as in a world sampled with ``observer=0``).
+
+    Walking each history backwards undoes every player's own swaps, which gives the hand it
+    held at each decision. A decision counts ``(1 - epsilon) * [the rules make it] + epsilon /
+    options`` (11 options for a move; 2 for the announcement offer, which a hand that is not a
+    normal 31 never gets and so counts 1). Each player's product depends only on its own hand
+    now, so it is cached per ``(history, seat, hand)`` in ``cache``."""
+    if not histories:
+        return 0.0
+    totals = []
+    for index, steps in enumerate(histories):
+        by_seat: dict[int, list[OpponentStep]] = {}
+        for step in steps:
+            by_seat.setdefault(step.seat, []).append(step)
+        log_total = 0.0
+        for seat, seat_steps in by_seat.items():
+            key = (index, seat, hands[seat])
+            value = cache.get(key) if cache is not None else None
+            if value is None:
+                value = _seat_log_likelihood(hands[seat], seat_steps, epsilon)
+                if cache is not None:
+                    cache[key] = value
+            log_total += value
+        totals.append(log_total)
+    top = max(totals)
+    if top == -np.inf:
+        return top
+    return float(top + np.log(sum(np.exp(t - top) for t in totals)))
+
+
+def _seat_log_likelihood(hand: int, steps: Sequence[OpponentStep], epsilon: float) -> float:
+    total = 0.0
+    for step in reversed(steps):
+        if step.kind == STEP_OFFER:
+            if step.announced or not TRIPLES[hand].normal_31:
+                continue  # no offer: nothing to explain
+            policy_announces = True
+            made = bool(step.gave)
+            total += np.log((1 - epsilon) * (made == policy_announces) + epsilon / 2)
+            continue
+        if step.kind == STEP_SWAP:
+            before = hand & ~step.took | step.gave
+        elif step.kind == STEP_SWAP_ALL:
+            before = step.gave
+        else:
+            before = hand
+        if before not in TRIPLES:
+            return -np.inf
+        move = policy_move(
+            before, step.centre, step.reserve, step.passes, step.announced, step.survivors
+        )
+        agrees = move == (step.kind, step.gave, step.took)
+        total += np.log((1 - epsilon) * agrees + epsilon / (NUM_ACTIONS - 2))
+        hand = before
+    return total
