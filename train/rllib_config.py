@@ -119,6 +119,9 @@ class RLlibAlgorithmConfig(BaseModel):
     model_config = _STRICT
 
     learning_rate: float = Field(default=3.0e-4, gt=0)
+    lr_schedule: Literal["constant", "linear"] = Field(
+        default="constant", description="linear: down to 0 at run.total_steps"
+    )
     train_batch_size: int = Field(default=4000, ge=2, description="env steps per update")
     minibatch_size: int = Field(default=512, ge=2)
     num_epochs: int = Field(default=5, ge=1)

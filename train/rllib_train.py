@@ -79,8 +79,21 @@ def env_config(config: RLlibTrainConfig, run_dir: Path) -> dict[str, Any]:
     }
 
 
-def build_algorithm(config: RLlibTrainConfig, run_dir: Path) -> Any:
-    """RLlib's PPO for ``config`` (Ray must be running)."""
+def build_algorithm(
+    config: RLlibTrainConfig, run_dir: Path, episodes_to_numpy: bool = False
+) -> Any:
+    """RLlib's PPO for ``config`` (Ray must be running); see :func:`ppo_config`."""
+    return ppo_config(config, run_dir, episodes_to_numpy).build_algo()
+
+
+def ppo_config(config: RLlibTrainConfig, run_dir: Path, episodes_to_numpy: bool = False) -> Any:
+    """RLlib's ``PPOConfig`` for ``config`` (nothing started).
+
+    ``episodes_to_numpy`` stays off: RLlib's multi-agent env runner (Ray 2.60) converts *every*
+    episode finished so far in a ``sample()`` call to numpy again each time another one
+    finishes, quadratic in the episodes per call; with Paston's ~6-decision deals that took
+    about 2/3 of the sampling time (``benchmarks/rllib_throughput.py --episodes-to-numpy``).
+    The learner's connectors take the episodes as lists just as well."""
     from ray.rllib.algorithms.ppo import PPOConfig
 
     from .rllib_env import FolkcardsMultiAgentEnv
@@ -105,10 +118,15 @@ def build_algorithm(config: RLlibTrainConfig, run_dir: Path) -> Any:
             num_envs_per_env_runner=res.num_envs_per_env_runner,
             rollout_fragment_length=res.rollout_fragment_length,
             num_cpus_per_env_runner=1,
+            episodes_to_numpy=episodes_to_numpy,
         )
         .learners(num_learners=0)
         .training(
-            lr=algo.learning_rate,
+            lr=(
+                algo.learning_rate
+                if algo.lr_schedule == "constant"
+                else [[0, algo.learning_rate], [config.run.total_steps, 0.0]]
+            ),
             train_batch_size_per_learner=algo.train_batch_size,
             minibatch_size=algo.minibatch_size,
             num_epochs=algo.num_epochs,
@@ -130,7 +148,7 @@ def build_algorithm(config: RLlibTrainConfig, run_dir: Path) -> Any:
         .rl_module(rl_module_spec=setup["module_spec"])
         .debugging(seed=config.run.seed, log_level="ERROR")
     )
-    return ppo.build_algo()
+    return ppo
 
 
 def init_ray(config: RLlibTrainConfig) -> None:
@@ -459,6 +477,7 @@ __all__ = [
     "init_ray",
     "is_rllib_config",
     "main_rllib",
+    "ppo_config",
     "resume_config",
     "train_rllib",
 ]
