@@ -83,6 +83,7 @@ from ..envs.tri_palki.rules import (
     NUM_ACTIONS,
     OVER,
     PASS,
+    SUIT_MASKS,
     SWAP_ALL,
     SWAP_BASE,
     TRIPLES,
@@ -832,6 +833,8 @@ def _fit(
         if ps.reserve < 3:
             return  # the round ended
         for combo in combinations(mask_to_cards(pool), 3):
+            if nodes > _MAX_NODES:
+                return
             new = _bits(combo)
             state = ps._replace(centre=new, washed=ps.washed | ps.centre, reserve=ps.reserve - 3)
             if TRIPLES[new].one_suit:
@@ -857,22 +860,31 @@ def _fit(
             for gave_card in mask_to_cards(givable):
                 gave = 1 << gave_card
                 from_hidden = not known & gave
+                new_centre = ps.centre & ~took | gave
+                kept = known & ~gave | took
+                if kept != t_known[seat] and not TRIPLES[new_centre].one_suit:
+                    continue  # the turn would end with the wrong known cards
                 new_known = list(ps.known)
-                new_known[seat] = known & ~gave | took
+                new_known[seat] = kept
                 new_hidden = list(ps.hidden)
                 new_hidden[seat] = hidden - from_hidden
                 state = ps._replace(
-                    centre=ps.centre & ~took | gave,
+                    centre=new_centre,
                     known=tuple(new_known),
                     hidden=tuple(new_hidden),
                     passes=0,
                 )
                 step = OpponentStep(seat, STEP_SWAP, gave, took, *face, survivors)
                 washes(state, seat, path + (step,), pool & ~gave if from_hidden else pool)
-        # all three
+        # all three (unless the turn goes on after a wash, the known cards become the centre)
+        final = ps.centre == t_known[seat]
+        if not final and sum(1 for m in SUIT_MASKS if known & m) > 1:
+            return
         for combo in combinations(mask_to_cards(pool), hidden):
             extra = _bits(combo)
             given = known | extra
+            if not final and not TRIPLES[given].one_suit:
+                continue
             new_known = list(ps.known)
             new_known[seat] = ps.centre
             new_hidden = list(ps.hidden)
@@ -935,29 +947,50 @@ def steps_log_likelihood(
     Walking each history backwards undoes every player's own swaps, which gives the hand it
     held at each decision. A decision counts ``(1 - epsilon) * [the rules make it] + epsilon /
     options`` (11 options for a move; 2 for the announcement offer, which a hand that is not a
-    normal 31 never gets and so counts 1). Each player's product depends only on its own hand
-    now, so it is cached per ``(history, seat, hand)`` in ``cache``."""
+    normal 31 never gets and so counts 1). Each player's product depends only on its own
+    decisions and its own hand now, so it is cached per (decisions, hand) in ``cache`` (a dict
+    to pass again with the same ``histories``)."""
     if not histories:
         return 0.0
+    cache = {} if cache is None else cache
+    groups = _seat_groups(histories, cache)
     totals = []
-    for index, steps in enumerate(histories):
-        by_seat: dict[int, list[OpponentStep]] = {}
-        for step in steps:
-            by_seat.setdefault(step.seat, []).append(step)
+    for history in groups:
         log_total = 0.0
-        for seat, seat_steps in by_seat.items():
-            key = (index, seat, hands[seat])
-            value = cache.get(key) if cache is not None else None
+        for seat, group, seat_steps in history:
+            key = (group, hands[seat])
+            value = cache.get(key)
             if value is None:
-                value = _seat_log_likelihood(hands[seat], seat_steps, epsilon)
-                if cache is not None:
-                    cache[key] = value
+                value = cache[key] = _seat_log_likelihood(hands[seat], seat_steps, epsilon)
             log_total += value
         totals.append(log_total)
     top = max(totals)
     if top == -np.inf:
         return top
     return float(top + np.log(sum(np.exp(t - top) for t in totals)))
+
+
+def _seat_groups(
+    histories: Sequence[Sequence[OpponentStep]], cache: dict[Any, Any]
+) -> list[list[tuple[int, int, tuple[OpponentStep, ...]]]]:
+    """Per history, ``(seat, id, steps)`` for each player's decisions; equal decision
+    sequences (of the same seat) share an id. Computed once per ``histories`` and cached."""
+    held = cache.get("groups")
+    if held is not None and held[0] is histories:
+        return held[1]
+    ids: dict[tuple[OpponentStep, ...], int] = {}
+    out = []
+    for steps in histories:
+        by_seat: dict[int, list[OpponentStep]] = {}
+        for step in steps:
+            by_seat.setdefault(step.seat, []).append(step)
+        row = []
+        for seat, seat_steps in by_seat.items():
+            key = tuple(seat_steps)
+            row.append((seat, ids.setdefault(key, len(ids)), key))
+        out.append(row)
+    cache["groups"] = (histories, out)
+    return out
 
 
 def _seat_log_likelihood(hand: int, steps: Sequence[OpponentStep], epsilon: float) -> float:
