@@ -37,6 +37,7 @@ sample on its nodes, the learner stays in the driver. Evaluation runs in the dri
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -330,10 +331,13 @@ def train_rllib(
     config: RLlibTrainConfig,
     run_dir: str | os.PathLike[str] | None = None,
     resume: bool = False,
-    log: Any = print,
+    log: Any = None,
 ) -> Path:
-    """Train (or with ``resume`` continue) a run; returns the run directory."""
+    """Train (or with ``resume`` continue) a run; returns the run directory. ``log``: a
+    ``str -> None`` (default: print, flushed, so a redirected log shows progress at once)."""
     require_ray("RLlib training")
+    if log is None:
+        log = functools.partial(print, flush=True)
     path = Path(run_dir) if run_dir is not None else new_run_dir(config)
     if resume:
         if not (path / "config.yaml").is_file():
