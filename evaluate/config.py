@@ -403,7 +403,7 @@ def from_identity(identity: dict[str, Any], db: Path) -> TournamentConfig:
 def _stored_seating(identity: dict[str, Any]) -> str:
     """The ``seating`` value that writes the stored seating rule ("auto" where it is the default
     for the table size, so that databases written before the key existed still match)."""
-    rule = identity.get("seating")
+    rule = str(identity.get("seating", ""))
     num_players = int(identity.get("num_players", 0))
     default = "all permutations" if num_players <= MAX_PERMUTED_SEATS else "cyclic rotations"
     if rule == default:
