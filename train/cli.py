@@ -33,9 +33,10 @@ def build_parser(prog: str = "folkcards train") -> argparse.ArgumentParser:
             "(eval.csv) and a learning curve (learning_curve.png)."
         ),
         epilog=(
-            "Configs: configs/<game>/ppo_quick.yaml (minutes) and ppo_full.yaml (about 2 hours "
-            "on 2 cores); configs/<game>/rllib_ppo.yaml (backend: rllib) trains on RLlib/Ray "
-            "(needs folkcards[rllib])."
+            "Configs: configs/<game>/ppo_quick.yaml (minutes), ppo_full.yaml (the committed "
+            "players' recipes, 2.5-3.5 hours on 2 cores) and ppo_full_batched.yaml (the same on "
+            "the batched engine, under an hour); configs/<game>/rllib_ppo.yaml (backend: rllib) "
+            "trains on RLlib/Ray (needs folkcards[rllib])."
         ),
     )
     source = parser.add_mutually_exclusive_group(required=True)
