@@ -383,6 +383,7 @@ class TriPalkiSearchAgent(Agent):
         in proportion to the likelihood of the other players' decisions this round
         (:func:`folkcards.search.tri_palki_belief.steps_log_likelihood`), or at the first
         decision of a round, of the passes just before it (:func:`pass_likelihood`)."""
+        from ..search.belief import resample
         from ..search.tri_palki_belief import sample_worlds, steps_log_likelihood
 
         p = self.params
@@ -405,7 +406,7 @@ class TriPalkiSearchAgent(Agent):
         else:
             rounds = [engine_from_world(w, view) for w in worlds]
             weights = np.array([pass_likelihood(rnd, p.infer_epsilon) for rnd in rounds])
-        picks = self.rng.choice(len(worlds), size=p.samples, p=weights / weights.sum())
+        picks = resample(range(len(worlds)), weights, p.samples, self.rng)
         unique, counts = np.unique(picks, return_counts=True)
         chosen = []
         for i in unique:

@@ -86,9 +86,7 @@ class TournamentConfig:
     def seating_rule(self) -> str:
         if self.seating != "auto":
             return SEATING_RULES[self.seating]
-        if self.seats <= MAX_PERMUTED_SEATS:
-            return "all permutations"
-        return "cyclic rotations"
+        return default_seating_rule(self.seats)
 
     def lineups(self) -> list[tuple[int, ...]]:
         """Every combination of ``seats`` entrants (indexes into ``agents``), in order."""
@@ -102,7 +100,7 @@ class TournamentConfig:
         fixed).
         """
         n = self.seats
-        if self.seating_rule == "all permutations":
+        if self.seating_rule == SEATING_RULES["permutations"]:
             return list(permutations(range(n)))
         return [tuple((seat + shift) % n for seat in range(n)) for shift in range(n)]
 
@@ -136,6 +134,12 @@ class TournamentConfig:
             "agents": [{"name": e.name, "spec": e.spec} for e in self.agents],
             "seating": self.seating_rule,
         }
+
+
+def default_seating_rule(seats: int) -> str:
+    """The seating rule of ``seating: auto``: every permutation up to MAX_PERMUTED_SEATS seats,
+    the cyclic rotations beyond."""
+    return SEATING_RULES["permutations" if seats <= MAX_PERMUTED_SEATS else "rotations"]
 
 
 def plural(word: str, count: int = 2) -> str:
@@ -404,9 +408,7 @@ def _stored_seating(identity: dict[str, Any]) -> str:
     """The ``seating`` value that writes the stored seating rule ("auto" where it is the default
     for the table size, so that databases written before the key existed still match)."""
     rule = str(identity.get("seating", ""))
-    num_players = int(identity.get("num_players", 0))
-    default = "all permutations" if num_players <= MAX_PERMUTED_SEATS else "cyclic rotations"
-    if rule == default:
+    if rule == default_seating_rule(int(identity.get("num_players", 0))):
         return "auto"
     return {v: k for k, v in SEATING_RULES.items()}.get(rule, "auto")
 

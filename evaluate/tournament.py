@@ -43,7 +43,15 @@ import numpy as np
 
 from . import behaviour as bh
 from . import stats as st
-from .config import ConfigError, Entrant, TournamentConfig, counted, from_identity, load_config
+from .config import (
+    SEATINGS,
+    ConfigError,
+    Entrant,
+    TournamentConfig,
+    counted,
+    from_identity,
+    load_config,
+)
 from .games import GameRunner, make_runner
 from .ray_backend import RayMissingError, require_ray
 from .storage import Store, read_config, seat_rows_of
@@ -634,7 +642,7 @@ OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (
         ("--seating",),
         {
-            "choices": ("auto", "permutations", "rotations"),
+            "choices": SEATINGS,
             "help": "seat assignments per deal: every permutation, or the cyclic rotations "
             "(every entrant in every seat once, clockwise order fixed; n instead of n! "
             "seatings); auto (default): permutations up to 4 seats, rotations above",
