@@ -41,9 +41,9 @@ replayed with the heuristic in its seat; deal seeds 50000+, used for development
 - worlds weighted by the round so far (the defaults): -0.033 [-0.058, -0.008] (1,000 rounds).
 
 Check on rounds not used for development, ``folkcards tournament --game tri_palki --num-players 3
---agents pimc ppo:tri_palki heuristic --rounds 2000 --seed 2028`` (stopped after 375 complete
-rounds, every seating; sticks per round, paired by round): pimc - heuristic -0.080 [-0.105,
--0.054], pimc - ppo:tri_palki -0.064 [-0.091, -0.037]. Decision time (CPU, 3 players,
+--agents pimc ppo:tri_palki heuristic --rounds 2000 --seed 2028`` (every seating; sticks per
+round, paired by round; report in ``docs/tournaments/tri_palki_pimc/``): pimc - heuristic
+-0.084 [-0.095, -0.073], pimc - ppo:tri_palki -0.077 [-0.089, -0.066]. Decision time (CPU, 3 players,
 ``benchmarks/agent_speed.py --game tri_palki --agent pimc --episodes 30 --players 3 --seed 7``):
 median 33 ms, 95th percentile 53 ms, slowest 80 ms.
 

@@ -165,6 +165,13 @@ class RLlibRunConfig(BaseModel):
     model_config = _STRICT
 
     total_steps: int = Field(default=200_000, ge=1, description="env steps (all learner seats)")
+    max_minutes: float | None = Field(
+        default=None,
+        gt=0,
+        description="also stop after the iteration that passes this much wall time: cloning, "
+        "PPO and the periodic evaluations, counted across resumes from the last checkpoint "
+        "(null: total_steps alone ends the run)",
+    )
     seed: int = Field(default=0, ge=0)
     runs_dir: str = Field(default="runs", min_length=1)
     checkpoint_every: int = Field(default=50_000, ge=0, description="steps (0: only the end)")
@@ -196,16 +203,20 @@ class RLlibTrainConfig(BaseModel):
     run: RLlibRunConfig = Field(default_factory=RLlibRunConfig)
 
     @model_validator(mode="after")
-    def _expert_fits_the_table(self) -> RLlibTrainConfig:
-        if self.pretrain.expert is not None:
-            from folkcards.agents.table_sizes import check_table
-            from folkcards.envs.registry import game_spec
+    def _agents_fit_the_table(self) -> RLlibTrainConfig:
+        """Refuse, before Ray starts, an agent of the config that cannot sit at its table."""
+        from folkcards.agents.table_sizes import check_table
+        from folkcards.envs.registry import game_spec
 
-            players = self.env.kwargs.get("num_players", game_spec(self.game).default_players)
+        players = self.env.kwargs.get("num_players", game_spec(self.game).default_players)
+        groups = [("policies.opponents", [o.spec for o in self.policies.opponents])]
+        groups += [("pretrain.expert", [self.pretrain.expert] if self.pretrain.expert else [])]
+        groups += [("run.eval_opponent", [self.run.eval_opponent])]
+        for group, specs in groups:
             try:
-                check_table([self.pretrain.expert], self.game, players)
+                check_table([s for s in specs if s != "self"], self.game, players)
             except ValueError as exc:
-                raise ValueError(f"pretrain.expert: {exc}") from None
+                raise ValueError(f"{group}: {exc}") from None
         return self
 
     @property
