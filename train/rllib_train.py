@@ -14,7 +14,8 @@ A run directory ``<runs_dir>/<game>-rllib-<seed>-<YYYYmmdd-HHMMSS>/`` holds:
 ``train_log.csv``           one row per RLlib iteration (``folkcards.train.run_files``)
 ``eval.csv``                the periodic evaluation vs ``run.eval_opponent``
 ``learning_curve.png``      evaluation score, paired advantage and training score vs steps
-``state.json``              steps done, the latest checkpoint, whether the run finished
+``state.json``              steps done, the latest checkpoint, whether the run finished,
+                            the wall time used (``wall_seconds``)
 ``pretrain.json``           with ``pretrain.expert``: the behaviour cloning's losses and
                             agreement with the expert (:mod:`.rllib_pretrain`)
 ==========================  ===========================================================
@@ -30,7 +31,10 @@ them (the ``step`` 0 row of ``eval.csv``); a resumed run restores a checkpoint i
 
 **Resume.** ``train_rllib(config, run_dir, resume=True)`` restores the newest checkpoint
 (weights, optimiser, counters) and continues to ``run.total_steps``; CSV rows after the
-checkpoint are dropped and written again. **Cluster.** ``resources.address`` (or
+checkpoint are dropped and written again. **Time budget.** ``run.max_minutes`` also ends the
+run after the iteration that passes that much wall time (cloning, PPO, periodic evaluations;
+a resumed run counts on from its checkpoint's ``wall_seconds``), with a checkpoint and a final
+evaluation as at ``total_steps``. **Cluster.** ``resources.address`` (or
 ``RAY_ADDRESS``) joins a running Ray cluster; ``resources.num_env_runners`` env runners then
 sample on its nodes, the learner stays in the driver. Evaluation runs in the driver.
 """
@@ -203,12 +207,15 @@ def export_policy(algo: Any, config: RLlibTrainConfig, path: Path, steps: int) -
     return save_policy_file(path, meta, states)
 
 
-def write_state(run_dir: Path, steps: int, checkpoint: Path | None, complete: bool) -> None:
+def write_state(
+    run_dir: Path, steps: int, checkpoint: Path | None, complete: bool, wall_seconds: float
+) -> None:
     state = {
         "backend": "rllib",
         "num_timesteps": steps,
         "checkpoint": None if checkpoint is None else str(checkpoint.relative_to(run_dir)),
         "complete": complete,
+        "wall_seconds": round(wall_seconds, 1),
     }
     (run_dir / "state.json").write_text(json.dumps(state, indent=2) + "\n")
 
@@ -347,18 +354,36 @@ def train_rllib(
     path.mkdir(parents=True, exist_ok=True)
     (path / "snapshots").mkdir(exist_ok=True)
     config.save(path / "config.yaml")
+    clock = _WallClock(path if resume else None)
     init_ray(config)
     import torch
 
     torch.set_num_threads(config.resources.torch_threads)
     algo = build_algorithm(config, path)
     try:
-        return _loop(algo, config, path, resume, log)
+        return _loop(algo, config, path, resume, log, clock)
     finally:
         algo.stop()
 
 
-def _loop(algo: Any, config: RLlibTrainConfig, path: Path, resume: bool, log: Any) -> Path:
+class _WallClock:
+    """Seconds of wall time the run has used: this command's, plus what ``state.json`` recorded
+    at the checkpoint a resumed run continues from."""
+
+    def __init__(self, resumed_run: Path | None) -> None:
+        self.base = 0.0
+        state_file = None if resumed_run is None else resumed_run / "state.json"
+        if state_file is not None and state_file.is_file():
+            self.base = float(json.loads(state_file.read_text()).get("wall_seconds", 0.0))
+        self.started = time.monotonic()
+
+    def seconds(self) -> float:
+        return self.base + time.monotonic() - self.started
+
+
+def _loop(
+    algo: Any, config: RLlibTrainConfig, path: Path, resume: bool, log: Any, clock: _WallClock
+) -> Path:
     run = config.run
     steps = 0
     latest = checkpoint_dirs(path)
@@ -375,14 +400,16 @@ def _loop(algo: Any, config: RLlibTrainConfig, path: Path, resume: bool, log: An
 
         pretrain_rllib(algo, config, path, log)
         checkpoint = _save_checkpoint(algo, config, path, 0)  # resume restores the clone
-        write_state(path, 0, checkpoint, complete=False)
+        write_state(path, 0, checkpoint, complete=False, wall_seconds=clock.seconds())
         _evaluate(config, path, 0, log)
     scale = float(config.env.kwargs.get("reward_scale", 1.0))
     writer = _tensorboard(path, run.tensorboard)
     next_checkpoint = _next(steps, run.checkpoint_every)
     next_eval = _next(steps, run.eval_every)
     next_snapshot = _next(steps, config.policies.snapshot_every)
-    while steps < run.total_steps:
+    budget = math.inf if run.max_minutes is None else 60.0 * run.max_minutes
+    out_of_time = False
+    while steps < run.total_steps and not out_of_time:
         started = time.perf_counter()
         result = algo.train()
         seconds = time.perf_counter() - started
@@ -394,10 +421,13 @@ def _loop(algo: Any, config: RLlibTrainConfig, path: Path, resume: bool, log: An
         if steps >= next_snapshot:
             _save_snapshot(algo, config, path, steps)
             next_snapshot = _next(steps, config.policies.snapshot_every)
-        last = steps >= run.total_steps
+        out_of_time = clock.seconds() >= budget
+        if out_of_time and steps < run.total_steps:
+            log(f"run.max_minutes ({run.max_minutes:g}) reached at {steps} steps: stopping")
+        last = steps >= run.total_steps or out_of_time
         if last or steps >= next_checkpoint:
             checkpoint = _save_checkpoint(algo, config, path, steps)
-            write_state(path, steps, checkpoint, complete=last)
+            write_state(path, steps, checkpoint, complete=last, wall_seconds=clock.seconds())
             next_checkpoint = _next(steps, run.checkpoint_every)
         if last or steps >= next_eval:
             export_policy(algo, config, path / POLICY_FILE, steps)
@@ -405,7 +435,7 @@ def _loop(algo: Any, config: RLlibTrainConfig, path: Path, resume: bool, log: An
             next_eval = _next(steps, run.eval_every)
     if checkpoint is not None:
         shutil.copy2(checkpoint / POLICY_FILE, path / POLICY_FILE)
-    write_state(path, steps, checkpoint, complete=True)
+    write_state(path, steps, checkpoint, complete=True, wall_seconds=clock.seconds())
     plot_learning_curve(path, f"{config.game} RLlib PPO")
     if writer is not None:
         writer.close()

@@ -301,6 +301,35 @@ def test_resume_continues_from_the_checkpoint(local_ray: Any, tmp_path: Path) ->
     assert [int(r.split(",")[0]) for r in rows] == sorted({int(r.split(",")[0]) for r in rows})
 
 
+def test_max_minutes_ends_the_run_early_with_a_checkpoint_and_an_evaluation(
+    local_ray: Any, tmp_path: Path
+) -> None:
+    import json
+
+    from folkcards.train.rllib_train import checkpoint_dirs, train_rllib
+    from folkcards.train.run_files import read_csv
+
+    config = _tiny("paston", tmp_path, total_steps=1_000_000, max_minutes=1e-4)
+    lines: list[str] = []
+    run_dir = train_rllib(config, tmp_path / "run", log=lines.append)
+    state = json.loads((run_dir / "state.json").read_text())
+    rows = read_csv(run_dir / "train_log.csv")
+    assert len(rows) == 1 and state["complete"]  # one iteration passes 6 ms of wall time
+    assert 0 < state["num_timesteps"] < 1_000_000 and state["wall_seconds"] > 0
+    assert [s for s, _ in checkpoint_dirs(run_dir)] == [state["num_timesteps"]]
+    assert [int(r["step"]) for r in read_csv(run_dir / "eval.csv")] == [state["num_timesteps"]]
+    assert any("max_minutes" in line for line in lines)
+
+
+def test_max_minutes_must_be_positive() -> None:
+    from folkcards.evaluate.config import ConfigError
+    from folkcards.train.rllib_config import load_rllib_config, with_rllib_overrides
+
+    config = load_rllib_config(Path("configs") / "paston" / "rllib_ppo.yaml")
+    with pytest.raises(ConfigError, match="max_minutes"):
+        with_rllib_overrides(config, max_minutes=0)
+
+
 # --- the agent ---------------------------------------------------------------------------------
 
 
