@@ -131,14 +131,7 @@ class EnvConfig(BaseModel):
 
     @model_validator(mode="after")
     def _env_arguments(self) -> EnvConfig:
-        from folkcards.envs.registry import game_spec
-
-        allowed = env_arguments(self.game)
-        for key in self.kwargs:
-            if key not in allowed:
-                known = [*type(self).model_fields, *allowed]
-                raise ValueError(_unknown(key, f"group 'env' for {self.game}", known))
-        game_spec(self.game).raw_env(**self.kwargs)  # the env checks its own arguments
+        check_env_kwargs(self.game, self.kwargs, list(type(self).model_fields))
         return self
 
     @property
@@ -331,6 +324,18 @@ class TrainConfig(BaseModel):
 GROUPS = tuple(TrainConfig.model_fields)
 
 
+def check_env_kwargs(game: str, kwargs: dict[str, Any], fields: list[str]) -> None:
+    """``ValueError`` (one line) for an ``env`` group key that is neither one of the group's
+    ``fields`` nor a ``raw_env`` argument of ``game``, or that the env itself refuses."""
+    from folkcards.envs.registry import game_spec
+
+    allowed = env_arguments(game)
+    for key in kwargs:
+        if key not in allowed:
+            raise ValueError(_unknown(key, f"group 'env' for {game}", [*fields, *allowed]))
+    game_spec(game).raw_env(**kwargs)  # the env checks its own arguments
+
+
 def _unknown(key: str, where: str, known: list[str] | tuple[str, ...]) -> str:
     close = difflib.get_close_matches(key, known, n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
@@ -446,6 +451,7 @@ __all__ = [
     "RunConfig",
     "TrainConfig",
     "check_agent_spec",
+    "check_env_kwargs",
     "config_from_dict",
     "env_arguments",
     "error_message",

@@ -25,7 +25,7 @@ import yaml
 from folkcards.evaluate.config import ConfigError, load_yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .config import PretrainConfig, check_agent_spec, env_arguments
+from .config import OpponentConfig, PretrainConfig, check_agent_spec, check_env_kwargs
 
 _STRICT = ConfigDict(extra="forbid", strict=True)
 
@@ -46,16 +46,7 @@ class RLlibEnvConfig(BaseModel):
 
     @model_validator(mode="after")
     def _env_arguments(self) -> RLlibEnvConfig:
-        from folkcards.envs.registry import game_spec
-
-        allowed = env_arguments(self.game)
-        for key in self.kwargs:
-            if key not in allowed:
-                raise ValueError(
-                    f"unknown key {key!r} in group 'env' for {self.game}; known keys: "
-                    + ", ".join(["game", *allowed])
-                )
-        game_spec(self.game).raw_env(**self.kwargs)  # the env checks its own arguments
+        check_env_kwargs(self.game, self.kwargs, ["game"])
         return self
 
     @property
@@ -64,16 +55,7 @@ class RLlibEnvConfig(BaseModel):
         return dict(self.model_extra or {})
 
 
-class RLlibOpponent(BaseModel):
-    model_config = _STRICT
-
-    spec: str = Field(description="a make_agent spec, or self (frozen learner snapshots)")
-    weight: float = Field(default=1.0, ge=0)
-
-    @field_validator("spec")
-    @classmethod
-    def _spec(cls, value: str) -> str:
-        return check_agent_spec(value, "opponent", allow_self=True)
+RLlibOpponent = OpponentConfig  # one env-internal opponent: the SB3 pool's entry
 
 
 class PoliciesConfig(BaseModel):
