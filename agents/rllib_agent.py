@@ -3,7 +3,8 @@
 The agent spec ``rllib:RUN_DIR`` loads the newest exported policy of a run directory
 (``RUN_DIR/policy.pt``, written at every checkpoint and at the end of a run;
 :mod:`folkcards.train.rllib_train`); ``rllib:FILE.pt`` loads that file (a checkpoint's or a
-self-play snapshot's export). No Ray is needed to play: the file holds the RL module's torch
+self-play snapshot's export); ``rllib:paston`` plays the policy committed with the package
+(``agents/models/paston_rllib.pt``, trained by ``configs/paston/rllib_ppo_full.yaml``). No Ray is needed to play: the file holds the RL module's torch
 weights and the network's shape, and :class:`~folkcards.agents.rllib_net.MaskedActorCritic` — the very network the RL
 module trains (:mod:`folkcards.train.rllib_module`) — is rebuilt from them with torch alone.
 
@@ -20,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from .base import Agent
+from .base import GAMES, Agent
+from .ppo_agent import MODELS_DIR
 
 POLICY_FILE = "policy.pt"
 FORMAT = "folkcards-rllib-policy-1"
@@ -33,7 +35,17 @@ def _torch() -> Any:
 
 
 def policy_path(target: str | Path) -> Path:
-    """The policy file of ``target``: a ``.pt`` file itself, or a run directory's ``policy.pt``."""
+    """The policy file of ``target``: a game name (the policy committed with the package,
+    ``agents/models/<game>_rllib.pt``), a ``.pt`` file itself, or a run directory's
+    ``policy.pt``."""
+    if isinstance(target, str) and target in GAMES:
+        path = MODELS_DIR / f"{target}_rllib.pt"
+        if not path.is_file():
+            raise ValueError(
+                f"no RLlib policy is committed for {target}; give a run directory of "
+                f"`folkcards train --config configs/{target}/rllib_ppo.yaml` (rllib:RUN_DIR)"
+            )
+        return path
     path = Path(target).expanduser()
     if path.is_dir():
         path = path / POLICY_FILE

@@ -396,6 +396,21 @@ def test_rllib_agent_bad_input_is_one_line(tmp_path: Path) -> None:
     _policy_file(tmp_path, "paston")
     with pytest.raises(ValueError, match="trained for paston, not tri_palki"):
         make_agent(f"rllib:{tmp_path / 'run'}", "tri_palki")
+    with pytest.raises(ValueError, match="no RLlib policy is committed for tri_palki"):
+        make_agent("rllib:tri_palki", "tri_palki")
+
+
+def test_the_committed_paston_policy_plays_legal_moves_as_rllib_paston() -> None:
+    from folkcards.agents.rllib_agent import MODELS_DIR, policy_path
+
+    assert policy_path("paston") == MODELS_DIR / "paston_rllib.pt"
+    env = game_spec("paston").raw_env()
+    table = [
+        make_agent("rllib:paston", "paston", a, seed=i) for i, a in enumerate(env.possible_agents)
+    ]
+    for seed in range(20):
+        run = play_episode(env, table, seed=seed)  # an illegal action would raise
+        assert run.steps > 0
 
 
 def test_ray_missing_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
