@@ -191,12 +191,14 @@ class RLlibTrainConfig(BaseModel):
         from folkcards.envs.registry import game_spec
 
         players = self.env.kwargs.get("num_players", game_spec(self.game).default_players)
-        groups = [("policies.opponents", [o.spec for o in self.policies.opponents])]
-        groups += [("pretrain.expert", [self.pretrain.expert] if self.pretrain.expert else [])]
-        groups += [("run.eval_opponent", [self.run.eval_opponent])]
-        for group, specs in groups:
+        groups = {
+            "policies.opponents": [o.spec for o in self.policies.opponents if o.spec != "self"],
+            "pretrain.expert": [self.pretrain.expert] if self.pretrain.expert else [],
+            "run.eval_opponent": [self.run.eval_opponent],
+        }
+        for group, specs in groups.items():
             try:
-                check_table([s for s in specs if s != "self"], self.game, players)
+                check_table(specs, self.game, players)
             except ValueError as exc:
                 raise ValueError(f"{group}: {exc}") from None
         return self
