@@ -53,6 +53,7 @@ from .config import (
     load_config,
 )
 from .games import GameRunner, make_runner
+from .processes import check_main_is_importable
 from .ray_backend import RayMissingError, require_ray
 from .storage import Store, read_config, seat_rows_of
 
@@ -182,6 +183,7 @@ def _results(
         for key in keys:
             yield play_unit(config, runner, key)
         return
+    check_main_is_importable()
     ctx = mp.get_context("spawn")
     workers = min(workers, len(keys))
     chunk = max(1, min(8, len(keys) // (workers * 16)))
