@@ -12,11 +12,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from folkcards.envs.registry import GAME_NAMES, game_spec
+from folkcards.envs.registry import DEFAULT_GAME, GAME_NAMES, GAMES_HELP, game_spec
 
 from .base import InputFn, WriteFn
 
-GAME_HELP = "paston or tri_palki (tri-palki also accepted)"
+GAME_HELP = GAMES_HELP
 MODE_NAMES = tuple(dict.fromkeys(m.name for name in GAME_NAMES for m in game_spec(name).modes))
 
 PLAY_DESCRIPTION = (
@@ -163,7 +163,7 @@ def watch_from_args(args: argparse.Namespace, input_fn: InputFn | None = None) -
         if args.unit is not None:
             return _error("watch", "--unit needs --db FILE")
         if not args.game:
-            return _error("watch", "name a game (paston or tri_palki), or give --record or --db")
+            return _error("watch", f"name a game ({GAME_HELP}), or give --record or --db")
         specs = args.agents or ["heuristic"]
         return watch_agents(
             args.game, specs, args.players, args.mode, args.seed, args.episodes, pacer=pacer
@@ -224,7 +224,9 @@ def _watch_db(path: str, unit: int | None, pacer: Any) -> int:
 
 
 def add_demo_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("game", nargs="?", default="paston", help=GAME_HELP + " (default paston)")
+    parser.add_argument(
+        "game", nargs="?", default=DEFAULT_GAME, help=GAME_HELP + f" (default {DEFAULT_GAME})"
+    )
     parser.add_argument("--deals", type=int, default=3, metavar="N", help="episodes (default 3)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the first deal (default 0)")
     parser.add_argument(
