@@ -170,3 +170,24 @@ def test_each_deal_and_round_ends_with_the_reasons() -> None:
     make_session("tri_palki", Driver(seed=1), out, num_players=3, mode="round", episodes=1).run()
     text = "\n".join(out)
     assert "Why:" in text and ("a stick" in text or "nobody takes a stick" in text)
+
+
+def test_paston_bidding_deal_scored_by_the_solver_is_told_not_as_a_trick() -> None:
+    """Whisting ends a paston_bidding deal with credited tricks: no trick is narrated (the
+    whist is not a card), and the result names the tricks (issue 21)."""
+    lines: list[str] = []
+    session: Session
+
+    def person(prompt: str) -> str:
+        if prompt != "your move> ":
+            return ""
+        names = session.table.legal_names(session.env.observe(session.me))
+        return "whist" if "whist" in names else names[0]
+
+    session = Session("paston_bidding", ["heuristic"], seed=3, input_fn=person, write=lines.append)
+    session.episodes = 1
+    assert session.run() == 0
+    text = "\n".join(lines)
+    assert "you: whist" in text and "Deal over: hearts played" in text
+    assert "trick:" not in text
+    assert "took 2 tricks" in text
