@@ -321,11 +321,7 @@ def model_table_size(policy: NumpyPolicy | _TorchPolicy, game: str) -> int | Non
     spec = game_spec(game)
     features = policy.meta.get("features")
     feature_set = get_feature_set(str(features), game) if features else None
-    sizes = [
-        n
-        for n in spec.table_sizes
-        if _input_size(game, n, feature_set) == policy.obs_size
-    ]
+    sizes = [n for n in spec.table_sizes if _input_size(game, n, feature_set) == policy.obs_size]
     trained = (policy.meta.get("env_kwargs") or {}).get("num_players")
     if trained is not None and trained in sizes:
         return int(trained)
