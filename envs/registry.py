@@ -322,7 +322,8 @@ GAMES: dict[str, GameSpec] = {
         base_game="paston",
         batched_engine=None,
         batched_heuristic=None,
-        agents=("random", "heuristic", "pimc", "ppo"),  # ppo: the Paston model (same inputs)
+        # ppo and rllib:paston play Paston's committed models (the same observations)
+        agents=("random", "heuristic", "pimc", "ppo", "rllib:paston"),
     ),
 }
 
