@@ -12,6 +12,7 @@ part after the first colon is passed to the agent's factory. Agents from outside
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from typing import Any
 
@@ -128,5 +129,5 @@ def make_agent(
 
 
 def _load_builtin_agents() -> None:
-    if "random" not in _FACTORIES:
-        from . import builtin  # noqa: F401  (registers the built-in kinds)
+    if "random" not in _FACTORIES:  # the built-in kinds register themselves, as plug-ins do
+        importlib.import_module(f"{__package__}.builtin")  # (by name: builtin imports base)

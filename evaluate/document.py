@@ -17,6 +17,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from folkcards.envs.registry import game_spec
+
 from .config import ConfigError, TournamentConfig, counted, plural
 from .report import behaviour_rows, format_seconds, format_stat
 from .storage import Store
@@ -84,7 +86,7 @@ def reproduce_commands(config: TournamentConfig, out: str) -> list[str]:
             f"folkcards tournament --game {config.game} --agents {agents} {count_flag} "
             f"{config.count} --seed {config.seed}"
         )
-        if config.game != "paston":
+        if not game_spec(config.game).fixed_players:
             cmd += f" --num-players {config.num_players}"
     else:
         cmd = f"folkcards tournament --config {out}/tournament.yaml"
@@ -110,7 +112,7 @@ def config_yaml(config: TournamentConfig) -> str:
     lines = [f"game: {config.game}", "agents:"]
     lines += [f"  - {{name: {e.name!r}, spec: {e.spec!r}}}" for e in config.agents]
     lines += [f"{plural(config.unit_name)}: {config.count}", f"seed: {config.seed}"]
-    if config.game != "paston":
+    if not game_spec(config.game).fixed_players:
         lines.append(f"num_players: {config.num_players}")
     return "\n".join(lines) + "\n"
 

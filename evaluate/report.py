@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from folkcards.envs.registry import game_spec
+
 from .config import TournamentConfig
 from .storage import Store
 
@@ -203,7 +205,7 @@ def _seat_table(results: dict[str, Any]) -> Any:
     effects = results.get("seat_effects") or {}
     names = [a["name"] for a in results["agents"] if a["name"] in effects]
     game = results["config"]["game"]
-    what = "deal score" if game == "paston" else "sticks per round"
+    what = game_spec(game).modes[0].metric  # "table score per deal", "sticks per round"
     table = Table(
         title=f"seat effects: mean {what} by position relative to the dealer, 95% t interval",
         title_justify="left",

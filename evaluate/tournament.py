@@ -52,7 +52,7 @@ from .config import (
     from_identity,
     load_config,
 )
-from .games import GameRunner, make_runner
+from .games import GAMES_HELP, GameRunner, make_runner
 from .processes import check_main_is_importable
 from .ray_backend import RayMissingError, require_ray
 from .storage import Store, read_config, seat_rows_of
@@ -608,7 +608,7 @@ results.json, the CSVs, the plots and report.md (rebuild it with `folkcards repo
 # (flags, keyword arguments) of every option but the two exclusive counts
 OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("--config",), {"metavar": "YAML", "help": "a tournament config (see configs/tournament/)"}),
-    (("--game",), {"help": "paston or tri_palki (tri-palki also accepted)"}),
+    (("--game",), {"help": GAMES_HELP}),
     (
         ("--agents",),
         {

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from folkcards.envs.registry import GAMES_HELP
 from folkcards.evaluate import tournament as tour
 from folkcards.evaluate.storage import SCHEMA
 
@@ -223,4 +224,4 @@ def test_help_spells_the_games_like_play(capsys) -> None:
     with pytest.raises(SystemExit):
         tour.main(["--help"])
     text = " ".join(capsys.readouterr().out.split())
-    assert "paston or tri_palki (tri-palki also accepted)" in text
+    assert GAMES_HELP in text
