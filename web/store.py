@@ -20,13 +20,18 @@ CREATE TABLE IF NOT EXISTS human_games (
     players TEXT NOT NULL,
     human_seat INTEGER NOT NULL,
     record TEXT NOT NULL,
-    text TEXT NOT NULL
+    text TEXT NOT NULL,
+    version INTEGER NOT NULL DEFAULT 0
 )
 """
 
 
 class HumanGameStore:
-    """Keeps every game a person plays (updated after each move, so nothing is lost)."""
+    """Keeps every game a person plays (updated after each move, so nothing is lost).
+
+    Each save carries the game's ``version`` (its number of moves); a save never replaces a
+    newer one, so whatever order saves land in, the row holds the latest state saved.
+    """
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
@@ -36,6 +41,9 @@ class HumanGameStore:
         self._lock = threading.Lock()
         with self._connect() as db:
             db.execute(_SCHEMA)
+            columns = {row[1] for row in db.execute("PRAGMA table_info(human_games)")}
+            if "version" not in columns:  # a store written before versions were kept
+                db.execute("ALTER TABLE human_games ADD COLUMN version INTEGER NOT NULL DEFAULT 0")
 
     def _connect(self) -> sqlite3.Connection:
         return sqlite3.connect(self.path, timeout=30)
@@ -48,13 +56,16 @@ class HumanGameStore:
         human_seat: int,
         record: dict[str, Any],
         finished: bool,
+        version: int = 0,
     ) -> None:
+        """Insert or update a game; a save older than the stored ``version`` changes nothing."""
         text = to_text(record, players=[p.replace(" ", "_") for p in players])
         with self._lock, self._connect() as db:
             db.execute(
                 "INSERT INTO human_games (id, game, created, finished, players, human_seat, "
-                "record, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
-                "finished = excluded.finished, record = excluded.record, text = excluded.text",
+                "record, text, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE "
+                "SET finished = excluded.finished, record = excluded.record, text = excluded.text, "
+                "version = excluded.version WHERE excluded.version >= human_games.version",
                 (
                     game_id,
                     game,
@@ -64,8 +75,14 @@ class HumanGameStore:
                     human_seat,
                     json.dumps(record),
                     text,
+                    version,
                 ),
             )
+
+    def delete(self, game_id: str) -> None:
+        """Forget a game (one that could not be set up)."""
+        with self._lock, self._connect() as db:
+            db.execute("DELETE FROM human_games WHERE id = ?", (game_id,))
 
     def games(self) -> list[dict[str, Any]]:
         with self._connect() as db:

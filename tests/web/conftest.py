@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from folkcards.envs.cards import PASTON_CARDS, TRI_PALKI_CARDS
 from folkcards.envs.registry import game_spec
@@ -13,9 +15,31 @@ CARDS = {"paston": PASTON_CARDS, "tri_palki": TRI_PALKI_CARDS}
 
 @pytest.fixture
 def client(tmp_path):
-    app = create_app(tmp_path / "human.sqlite", seed=5)
+    """The app with its agents in threads of this process (fast to start; tests can patch them)."""
+    app = create_app(tmp_path / "human.sqlite", seed=5, bot_workers=0)
     with TestClient(app) as test_client:
         yield test_client
+
+
+def settle(client, view, timeout=30.0):
+    """Poll the game until its agents are done (the view is no longer ``waiting``)."""
+    deadline = time.monotonic() + timeout
+    while view.get("waiting"):
+        assert time.monotonic() < deadline, "the agents did not finish in time"
+        time.sleep(0.02)
+        response = client.get(f"/api/games/{view['id']}")
+        assert response.status_code == 200, response.text
+        view = response.json()
+    return view
+
+
+def play(client, view, action):
+    """The person's move ``action`` from ``view``; the settled answer."""
+    response = client.post(
+        f"/api/games/{view['id']}/move", json={"action": action, "move": view["move"]}
+    )
+    assert response.status_code == 200, response.text
+    return settle(client, response.json())
 
 
 def hidden_cards(table_game) -> set[str]:
