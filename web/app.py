@@ -1,20 +1,36 @@
 """The web table: a Starlette app where a person plays against agents and replays stored games.
 
-``create_app(store_path, tournament_db=None, seed=None)`` builds it; ``folkcards serve`` runs it
-with uvicorn on 127.0.0.1. The JSON API (the page in ``static/`` is one client of it):
+``create_app(store_path, tournament_db=None, seed=None, bot_workers=2, move_budget=60)`` builds
+it; ``folkcards serve`` runs it with uvicorn on 127.0.0.1. The JSON API (the page in
+``static/`` is one client of it):
 
-- ``GET /api/meta``: the games, their player ranges and the agent kinds.
+- ``GET /api/meta``: the games (``unavailable``: why the table could not set one up, else
+  ``null``), their player ranges, the agent kinds and the agents' move budget.
 - ``POST /api/games`` ``{"game", "num_players", "seat", "opponents": [specs], "episode"}``: a
-  new game; the agents play until the person is to act. Returns the person's view.
+  new game (201 with the person's view).
 - ``GET /api/games/{id}?seat=k``: the view of the person's seat (any other seat: 403).
-- ``POST /api/games/{id}/move`` ``{"action": id}``: the person's move; the agents answer.
+- ``POST /api/games/{id}/move`` ``{"action": id, "move": n}``: the person's move, made from the
+  view whose ``move`` is ``n``. Applied exactly once: the same move again answers the current
+  view (200) and changes nothing; a move from an older view, or when it is not the person's
+  turn, answers 409.
 - ``GET /api/replays``: stored human games and, with a tournament database, its units.
 - ``GET /api/replays/human/{id}``, ``/api/replays/tournament/{n}``: spectator frames;
   ``/api/replays/human/{id}/text``: the game's text record.
 
+The agents think in worker processes (:mod:`folkcards.web.bots`), never on the event loop and
+never under a game's lock: a view says ``"waiting": true`` while they play, and the page polls
+``GET /api/games/{id}`` until it is the person's turn (a move or new-game request itself waits
+up to ``inline_wait`` seconds for them, so fast agents answer in the same response). Reads send
+the view published after the last move, without a lock. An agent that fails, or takes more than
+``move_budget`` seconds for a move, ends its game with a message; every game is saved under its
+lock after the person's move and when the agents stop, so the stored record is the game's.
+
 Every view is built from the seat's own observation (:mod:`folkcards.web.views`), so no other
-seat's hidden card ever reaches the page. Bad requests get a 4xx JSON ``{"error": ...}`` and
-change nothing; an agent that fails ends its game with an error message, never the server.
+seat's hidden card ever reaches the page. Bad requests get a 4xx JSON ``{"error": ...}`` of one
+short line that quotes at most :data:`ECHO` characters of the input, and change nothing: bodies
+over :data:`MAX_BODY` bytes 413, JSON that is malformed or nested deeper than :data:`MAX_DEPTH`
+400, a game the table cannot set up 422. An unexpected error is logged with its traceback and
+answered 500 with one line.
 """
 
 from __future__ import annotations
@@ -64,6 +80,10 @@ INLINE_WAIT = 1.0  # seconds a request waits for the agents before answering "wa
 SAVE_EVERY = 1.0  # seconds between saves while the agents play a long run of moves
 NEW_GAME_FIELDS = ("game", "num_players", "seat", "opponents", "episode")
 MOVE_FIELDS = ("action", "move")
+
+
+class _CannotPlay(Exception):
+    """A game the table could set up but not show."""
 
 
 class RequestError(Exception):
@@ -178,7 +198,9 @@ class TableGame:
             view = self.view()
         except Exception as exc:  # the game cannot be shown: it ends, with a view that says so
             log.exception("game %s (%s) cannot be shown", self.id, self.game)
-            self.error = self.error or one_line(f"the table cannot show this game: {exc}")
+            self.error = self.error or one_line(
+                f"the table cannot show this game ({type(exc).__name__}: {exc})"
+            )
             view = {
                 "id": self.id,
                 "game": self.game,
@@ -225,6 +247,7 @@ class Table:
             raise ValueError(f"tournament database {self.tournament_db} does not exist")
         self.rng = np.random.default_rng(seed)
         self.games: dict[str, TableGame] = {}
+        self.unavailable: dict[str, str] = {}  # games that failed to set up, with the reason
         self.lock = threading.Lock()
         self.move_budget = float(move_budget)
         self.bots: ThreadBots | ProcessBots = (
@@ -278,9 +301,9 @@ class Table:
             log.exception("could not set up a game of %s", spec.name)
             self.bots.drop(game_id)
             self.store.delete(game_id)
-            raise RequestError(
-                422, f"the web table cannot play {spec.name}: {type(exc).__name__}: {exc}"
-            ) from None
+            reason = str(exc) if isinstance(exc, _CannotPlay) else f"{type(exc).__name__}: {exc}"
+            self.unavailable[spec.name] = one_line(reason, 120)
+            raise RequestError(422, f"the web table cannot play {spec.name}: {reason}") from None
 
     def _set_up(
         self, game_id: str, spec: Any, players: int, episode: str, seat: int, opponents: list[str]
@@ -313,7 +336,7 @@ class Table:
         with table_game.lock:
             table_game.publish()
             if table_game.error is not None:  # it cannot even be shown: keep nothing
-                raise RuntimeError(table_game.error)
+                raise _CannotPlay(table_game.error)
             self._start_agents(table_game)
         with self.lock:
             self._forget_old_games()
@@ -641,6 +664,7 @@ def create_app(
                         "max_players": spec.max_players,
                         "default_players": spec.default_players,
                         "modes": list(spec.mode_names),
+                        "unavailable": table.unavailable.get(spec.name),
                     }
                     for spec in GAMES.values()
                 ],

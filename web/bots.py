@@ -27,7 +27,7 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
-from folkcards.agents import make_agent
+from folkcards.agents import agent_kinds, make_agent
 
 log = logging.getLogger("folkcards.web")
 
@@ -65,6 +65,7 @@ class ThreadBots:
     """Agents in this process, thinking in a pool of ``threads`` threads."""
 
     def __init__(self, threads: int = 8, agents_module: str | None = None):
+        agent_kinds()  # load the built-in kinds now: loading them from two threads at once races
         if agents_module:
             importlib.import_module(agents_module)
         self._pool = ThreadPoolExecutor(threads, thread_name_prefix="folkcards-bot")
@@ -104,6 +105,7 @@ def _worker_main(requests: Any, replies: Any, agents_module: str | None) -> None
     """A worker process: builds agents and answers their moves until told ``None``."""
     with contextlib.suppress(OSError):
         os.nice(WORKER_NICENESS)
+    agent_kinds()
     if agents_module:
         importlib.import_module(agents_module)
     agents: dict[Key, Any] = {}

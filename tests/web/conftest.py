@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import socket
+import threading
 import time
+from contextlib import contextmanager
 
 import pytest
+import uvicorn
 from folkcards.envs.cards import PASTON_CARDS, TRI_PALKI_CARDS
 from folkcards.envs.registry import game_spec
 from folkcards.web.app import create_app
@@ -19,6 +23,29 @@ def client(tmp_path):
     app = create_app(tmp_path / "human.sqlite", seed=5, bot_workers=0)
     with TestClient(app) as test_client:
         yield test_client
+
+
+@contextmanager
+def running_server(app):
+    """Serve ``app`` with uvicorn on a free loopback port; yields its base URL."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    for _ in range(400):
+        if server.started:
+            break
+        time.sleep(0.025)
+    assert server.started, "the test server did not start"
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
 
 
 def settle(client, view, timeout=30.0):

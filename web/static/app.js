@@ -67,7 +67,10 @@ function fillSetup() {
   meta.games.forEach((g) => {
     const opt = document.createElement("option");
     opt.value = g.name; opt.textContent = g.title; select.appendChild(opt);
+    if (g.unavailable) { opt.disabled = true; opt.title = g.unavailable; }
   });
+  const playable = meta.games.find((g) => !g.unavailable);
+  if (playable) select.value = playable.name;
   $("kinds").textContent = meta.agents.join(", ");
   select.addEventListener("change", gameChanged);
   $("num-players").addEventListener("change", playersChanged);
