@@ -78,8 +78,13 @@ MOVE_BUDGET = 60.0  # seconds an agent may take for one move (queueing included)
 SETUP_BUDGET = 120.0  # seconds to build one agent (loading a model, compiling the solver)
 INLINE_WAIT = 1.0  # seconds a request waits for the agents before answering "waiting"
 SAVE_EVERY = 1.0  # seconds between saves while the agents play a long run of moves
+PUBLISH_EVERY = 0.1  # seconds between views published while the agents play
 NEW_GAME_FIELDS = ("game", "num_players", "seat", "opponents", "episode")
 MOVE_FIELDS = ("action", "move")
+
+
+class _ServerFault(Exception):
+    """The agents' workers failed (the cause is the error): not the game's fault."""
 
 
 class _CannotPlay(Exception):
@@ -261,6 +266,7 @@ class Table:
         """Stop the agents' workers."""
         self.runs.shutdown(wait=False, cancel_futures=True)
         self.bots.close()
+        self.store.close()
 
     # --- games in play ------------------------------------------------------------------
 
@@ -297,6 +303,10 @@ class Table:
         except RequestError:
             self.bots.drop(game_id)
             raise
+        except _ServerFault as fault:
+            self.bots.drop(game_id)
+            assert fault.__cause__ is not None
+            raise fault.__cause__ from None
         except Exception as exc:  # something this game cannot do at the table
             log.exception("could not set up a game of %s", spec.name)
             self.bots.drop(game_id)
@@ -312,11 +322,14 @@ class Table:
         game_seed = int(self.rng.integers(2**62))
         names = list(opponents)
         names.insert(seat, "You")
-        builds = {
-            s: self.bots.make((game_id, s), names[s], spec.name, game_seed + s, players)
-            for s in range(players)
-            if s != seat
-        }
+        try:
+            builds = {
+                s: self.bots.make((game_id, s), names[s], spec.name, game_seed + s, players)
+                for s in range(players)
+                if s != seat
+            }
+        except Exception as exc:  # the workers, not the game: a server error
+            raise _ServerFault() from exc
         for s, future in builds.items():
             try:
                 future.result(timeout=max(SETUP_BUDGET, self.move_budget))
@@ -406,7 +419,7 @@ class Table:
     def _run_agents(self, game: TableGame) -> None:
         """The agents' moves until the person is to act or the game ends; each thinks without
         the lock, within the move budget, and the game is saved at the end."""
-        last_save = time.monotonic()
+        last_save = last_publish = time.monotonic()
         try:
             for _ in range(MAX_BOT_ACTIONS):
                 with game.lock:
@@ -436,10 +449,13 @@ class Table:
                     if failure is not None:
                         game.error = one_line(failure)
                         break
-                    game.publish()
-                    if time.monotonic() - last_save > SAVE_EVERY:
+                    now = time.monotonic()
+                    if now - last_publish > PUBLISH_EVERY:  # a slow run shows its progress
+                        game.publish()
+                        last_publish = now
+                    if now - last_save > SAVE_EVERY:
                         self._save(game)
-                        last_save = time.monotonic()
+                        last_save = now
             else:
                 with game.lock:
                     game.error = f"the agents made {MAX_BOT_ACTIONS} moves in a row"
@@ -702,7 +718,10 @@ def create_app(
     async def human_text(request: Request) -> Response:
         game_id = request.path_params["game_id"]
         table.check_finished(game_id)
-        text = await run_in_threadpool(table.store.text, game_id)
+        try:
+            text = await run_in_threadpool(table.store.text, game_id)
+        except ValueError as exc:
+            raise RequestError(422, f"this game has no text form: {exc}") from None
         if text is None:
             raise RequestError(404, f"no stored game {clip(game_id)}")
         return PlainTextResponse(text)

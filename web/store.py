@@ -1,4 +1,10 @@
-"""Human games stored in SQLite, one row per game with its JSON record and its text form."""
+"""Human games stored in SQLite, one row per game with its JSON record.
+
+One connection writes (in WAL mode, ``synchronous=NORMAL``: a save costs no disk flush, and a
+crash of the server loses nothing that was saved); reads use their own connections. The text
+form of a game is made from its record when asked for (stores written before kept it in the
+``text`` column, which new saves leave empty).
+"""
 
 from __future__ import annotations
 
@@ -39,7 +45,10 @@ class HumanGameStore:
             raise ValueError(f"{self.path} is not a file")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        with self._connect() as db:
+        self._writer = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
+        with self._lock, self._writer as db:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
             db.execute(_SCHEMA)
             columns = {row[1] for row in db.execute("PRAGMA table_info(human_games)")}
             if "version" not in columns:  # a store written before versions were kept
@@ -47,6 +56,10 @@ class HumanGameStore:
 
     def _connect(self) -> sqlite3.Connection:
         return sqlite3.connect(self.path, timeout=30)
+
+    def close(self) -> None:
+        with self._lock:
+            self._writer.close()
 
     def save(
         self,
@@ -59,8 +72,7 @@ class HumanGameStore:
         version: int = 0,
     ) -> None:
         """Insert or update a game; a save older than the stored ``version`` changes nothing."""
-        text = to_text(record, players=[p.replace(" ", "_") for p in players])
-        with self._lock, self._connect() as db:
+        with self._lock, self._writer as db:
             db.execute(
                 "INSERT INTO human_games (id, game, created, finished, players, human_seat, "
                 "record, text, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE "
@@ -74,14 +86,14 @@ class HumanGameStore:
                     json.dumps(players),
                     human_seat,
                     json.dumps(record),
-                    text,
+                    "",
                     version,
                 ),
             )
 
     def delete(self, game_id: str) -> None:
         """Forget a game (one that could not be set up)."""
-        with self._lock, self._connect() as db:
+        with self._lock, self._writer as db:
             db.execute("DELETE FROM human_games WHERE id = ?", (game_id,))
 
     def games(self) -> list[dict[str, Any]]:
@@ -113,9 +125,17 @@ class HumanGameStore:
         return None if row is None else json.loads(row[0])
 
     def text(self, game_id: str) -> str | None:
+        """The game's text record (``ValueError`` if its game has no text notation)."""
         with self._connect() as db:
-            row = db.execute("SELECT text FROM human_games WHERE id = ?", (game_id,)).fetchone()
-        return None if row is None else row[0]
+            row = db.execute(
+                "SELECT text, record, players FROM human_games WHERE id = ?", (game_id,)
+            ).fetchone()
+        if row is None:
+            return None
+        if row[0]:
+            return row[0]
+        players = [p.replace(" ", "_") for p in json.loads(row[2])]
+        return to_text(json.loads(row[1]), players=players)
 
 
 __all__ = ["HumanGameStore"]

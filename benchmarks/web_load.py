@@ -1,0 +1,278 @@
+"""Load on the web table: many people playing at once, response times of moves and reads.
+
+Starts ``folkcards serve`` in a subprocess on 127.0.0.1 (a fresh store in a temporary folder) and
+plays simulated people against it over HTTP (httpx, asyncio), in phases:
+
+- ``fast``: ``--fast-people`` people (default 50) against heuristic and random agents, half
+  Paston, half Tri Palki at 4; each thinks ``--think`` seconds (uniform) before a move;
+- ``pimc``: ``--pimc-people`` people (default 10) at Paston against two ``pimc`` agents; a
+  prober meanwhile reads each game whose agents are thinking, and ``/api/meta``, every 50 ms.
+
+Every request is timed on the client. The table gives percentiles per request kind: ``move``
+(POST move, which waits up to 1 s for the agents' answer), ``new`` (POST games), ``read`` (GET of
+a game, the page's polling), ``read-thinking`` (a GET answered ``waiting``: its agents were
+thinking) and ``meta``. ``--compare-threads`` runs the pimc phase again with ``--bot-workers 0``
+(the agents in threads of the server), to show what the worker processes are for.
+
+    python benchmarks/web_load.py                       # about three minutes
+    python benchmarks/web_load.py --fast-seconds 20 --pimc-seconds 30 --compare-threads
+
+Loopback only; every loop is bounded by its phase's duration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import httpx
+import numpy as np
+
+HOST = "127.0.0.1"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """``folkcards serve`` in a subprocess, stopped on exit."""
+
+    def __init__(self, store: Path, bot_workers: int, move_budget: float):
+        self.port = _free_port()
+        self.url = f"http://{HOST}:{self.port}"
+        command = [
+            sys.executable,
+            "-m",
+            "folkcards.cli",
+            "serve",
+            "--host",
+            HOST,
+            "--port",
+            str(self.port),
+            "--store",
+            str(store),
+            "--seed",
+            "1",
+            "--bot-workers",
+            str(bot_workers),
+            "--move-budget",
+            str(move_budget),
+        ]
+        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+
+    def wait_ready(self, timeout: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{self.url}/api/meta", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
+        raise RuntimeError("the server did not start")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+class Timings:
+    def __init__(self) -> None:
+        self.samples: dict[str, list[float]] = defaultdict(list)
+        self.statuses: dict[int, int] = defaultdict(int)
+
+    async def request(self, kind: str, call) -> httpx.Response:
+        start = time.perf_counter()
+        response = await call
+        self.samples[kind].append(time.perf_counter() - start)
+        self.statuses[response.status_code] += 1
+        return response
+
+
+async def _person(client, timings, body, until, rng, think) -> int:
+    """Play games until ``until``; the number of moves made."""
+    moves = 0
+    while time.monotonic() < until:
+        response = await timings.request("new", client.post("/api/games", json=body))
+        if response.status_code != 201:
+            return moves
+        view = response.json()
+        while not view["over"] and time.monotonic() < until:
+            if view["waiting"]:
+                await asyncio.sleep(0.2)
+                kind = "read"
+                response = await timings.request(kind, client.get(f"/api/games/{view['id']}"))
+                view = response.json()
+                continue
+            await asyncio.sleep(float(rng.uniform(*think)))
+            action = int(rng.choice([m["id"] for m in view["legal"]]))
+            response = await timings.request(
+                "move",
+                client.post(
+                    f"/api/games/{view['id']}/move", json={"action": action, "move": view["move"]}
+                ),
+            )
+            if response.status_code != 200:
+                break
+            view = response.json()
+            moves += 1
+    return moves
+
+
+async def _prober(client, timings, until, games: dict[str, bool]) -> None:
+    """Read every game whose agents are thinking, and the meta, every 50 ms."""
+    while time.monotonic() < until:
+        await asyncio.sleep(0.05)
+        await timings.request("meta", client.get("/api/meta"))
+        for game_id in [g for g, waiting in games.items() if waiting]:
+            start = time.perf_counter()
+            response = await client.get(f"/api/games/{game_id}")
+            elapsed = time.perf_counter() - start
+            timings.statuses[response.status_code] += 1
+            if response.status_code == 200 and response.json()["waiting"]:
+                timings.samples["read-thinking"].append(elapsed)
+
+
+async def _pimc_person(client, timings, until, rng, think, games) -> int:
+    body = {"game": "paston", "seat": 0, "opponents": ["pimc", "pimc"]}
+    moves = 0
+    while time.monotonic() < until:
+        response = await timings.request("new", client.post("/api/games", json=body))
+        if response.status_code != 201:
+            return moves
+        view = response.json()
+        while not view["over"] and time.monotonic() < until:
+            games[view["id"]] = view["waiting"]
+            if view["waiting"]:
+                await asyncio.sleep(0.2)
+                response = await timings.request("read", client.get(f"/api/games/{view['id']}"))
+                view = response.json()
+                continue
+            await asyncio.sleep(float(rng.uniform(*think)))
+            action = int(rng.choice([m["id"] for m in view["legal"]]))
+            response = await timings.request(
+                "move",
+                client.post(
+                    f"/api/games/{view['id']}/move", json={"action": action, "move": view["move"]}
+                ),
+            )
+            if response.status_code != 200:
+                break
+            view = response.json()
+            moves += 1
+        games.pop(view["id"], None)
+    return moves
+
+
+async def _phase(url: str, kind: str, people: int, seconds: float, think, seed: int):
+    timings = Timings()
+    rng = np.random.default_rng(seed)
+    limits = httpx.Limits(max_connections=people + 10, max_keepalive_connections=people + 10)
+    async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
+        until = time.monotonic() + seconds
+        if kind == "fast":
+            bodies = [
+                {"game": "paston", "seat": i % 3, "opponents": ["heuristic", "random"]}
+                if i % 2 == 0
+                else {
+                    "game": "tri_palki",
+                    "num_players": 4,
+                    "seat": i % 4,
+                    "opponents": ["heuristic", "random", "heuristic"],
+                }
+                for i in range(people)
+            ]
+            tasks = [
+                _person(
+                    client,
+                    timings,
+                    bodies[i],
+                    until,
+                    np.random.default_rng(rng.integers(2**32)),
+                    think,
+                )
+                for i in range(people)
+            ]
+            tasks.append(_prober(client, timings, until, {}))
+        else:
+            games: dict[str, bool] = {}
+            tasks = [
+                _pimc_person(
+                    client, timings, until, np.random.default_rng(rng.integers(2**32)), think, games
+                )
+                for _ in range(people)
+            ]
+            tasks.append(_prober(client, timings, until, games))
+        results = await asyncio.gather(*tasks)
+    return timings, sum(r for r in results if r)
+
+
+def _table(title: str, timings: Timings, moves: int, seconds: float) -> str:
+    lines = [
+        f"{title}: {moves} person moves in {seconds:.0f} s; statuses "
+        + ", ".join(f"{code}: {n}" for code, n in sorted(timings.statuses.items())),
+        f"{'request':<14}{'n':>7}{'p50 ms':>10}{'p90 ms':>10}{'p99 ms':>10}{'max ms':>10}",
+    ]
+    for kind in ("move", "new", "read", "read-thinking", "meta"):
+        values = np.array(timings.samples.get(kind, [])) * 1000
+        if len(values) == 0:
+            continue
+        p50, p90, p99 = np.percentile(values, [50, 90, 99])
+        lines.append(
+            f"{kind:<14}{len(values):>7}{p50:>10.1f}{p90:>10.1f}{p99:>10.1f}{values.max():>10.1f}"
+        )
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--fast-people", type=int, default=50)
+    parser.add_argument("--pimc-people", type=int, default=10)
+    parser.add_argument("--fast-seconds", type=float, default=40)
+    parser.add_argument("--pimc-seconds", type=float, default=60)
+    parser.add_argument("--think", type=float, nargs=2, default=(0.2, 1.0))
+    parser.add_argument("--bot-workers", type=int, default=2)
+    parser.add_argument("--compare-threads", action="store_true")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    print(f"machine: {os.cpu_count()} cores; server with --bot-workers {args.bot_workers}")
+    runs = [("fast", args.fast_people, args.fast_seconds, args.bot_workers)]
+    runs.append(("pimc", args.pimc_people, args.pimc_seconds, args.bot_workers))
+    if args.compare_threads:
+        runs.append(("pimc", args.pimc_people, args.pimc_seconds, 0))
+    for kind, people, seconds, workers in runs:
+        if people <= 0 or seconds <= 0:
+            continue
+        with tempfile.TemporaryDirectory() as folder:
+            server = Server(Path(folder) / "human.sqlite", workers, move_budget=120)
+            try:
+                server.wait_ready()
+                if kind == "pimc":  # load the solver in the workers before timing anything
+                    asyncio.run(_phase(server.url, kind, 2, 15, args.think, args.seed + 99))
+                timings, moves = asyncio.run(
+                    _phase(server.url, kind, people, seconds, args.think, args.seed)
+                )
+            finally:
+                server.stop()
+        where = f"{workers} worker processes" if workers else "agents in server threads"
+        print()
+        print(_table(f"{people} people vs {kind} agents ({where})", timings, moves, seconds))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
