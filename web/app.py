@@ -319,7 +319,8 @@ class Table:
         self, game_id: str, spec: Any, players: int, episode: str, seat: int, opponents: list[str]
     ) -> TableGame:
         env = spec.raw_env(players, episode=episode)
-        game_seed = int(self.rng.integers(2**62))
+        with self.lock:  # a numpy generator is not safe to share between threads
+            game_seed = int(self.rng.integers(2**62))
         names = list(opponents)
         names.insert(seat, "You")
         try:
@@ -371,9 +372,10 @@ class Table:
         game = self.get(game_id)
         _only(body, MOVE_FIELDS)
         action, seen = body.get("action"), body.get("move")
-        if not (_is_int(action) and _is_int(seen)):
+        if not (_is_int(action) and _is_int(seen)) or seen < 0:
             raise RequestError(
-                400, 'the body must be {"action": <action id>, "move": <the view\'s move>}'
+                400,
+                'the body must be {"action": <action id>, "move": <the view\'s move, 0 or more>}',
             )
         with game.lock:
             done = len(game.history)
@@ -409,11 +411,12 @@ class Table:
     def _start_agents(self, game: TableGame) -> None:
         """Let the agents play in a worker thread if they are to act, publish the view and save
         the game (call with ``game.lock`` held)."""
-        if game.running is None and game.next_agent() is not None:
-            game.running = self.runs.submit(self._run_agents, game)
+        agents_to_act = game.running is None and game.next_agent() is not None
         game.publish()
         self._save(game)
-        if game.over:
+        if agents_to_act:
+            game.running = self.runs.submit(self._run_agents, game)
+        elif game.over:
             self.bots.drop(game.id)
 
     def _run_agents(self, game: TableGame) -> None:

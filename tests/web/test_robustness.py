@@ -279,6 +279,7 @@ def test_bad_moves_and_ids_are_short_4xx(server):
         (b'{"action": 1' + b"0" * 400 + b', "move": ' + str(view["move"]).encode() + b"}", 400),
         (json.dumps({"action": "x" * 5000, "move": 0}).encode(), 400),
         (b'{"action": true, "move": 0}', 400),
+        (b'{"action": 32, "move": -1}', 400),
     ]
     for content, status in cases:
         response = client.post(path, content=content, headers={"content-type": "application/json"})
