@@ -4,16 +4,16 @@ Starts ``folkcards serve`` in a subprocess on 127.0.0.1 (a fresh store in a temp
 plays simulated people against it over HTTP (httpx, asyncio), in phases:
 
 - ``fast``: ``--fast-people`` people (default 50) against heuristic and random agents, half
-  Paston, half Tri Palki at 4; each thinks ``--think`` seconds (uniform) before a move;
+  Paston, half Tri Palki at 4; each thinks ``--think`` seconds (uniform, default 1 to 3) before
+  a move;
 - ``pimc``: ``--pimc-people`` people (default 10) at Paston against two ``pimc`` agents.
 
 Every request is timed on the client: ``move`` (POST move, which waits up to 1 s for the
 agents' answer), ``new`` (POST games) and ``read`` (GET of a game, the page's polling while its
 agents think). A separate prober process, one request at a time every 50 ms, times ``probe-meta``
 (``/api/meta``), ``probe-thinking`` (a game read while its agents were thinking: answered
-``waiting``) and ``probe-game`` (the other unfinished games). The simulated browsers run at a
-lower CPU priority (nice +3) than the server and the prober: on a real table they are other
-machines. ``--compare-threads`` runs the pimc phase again with ``--bot-workers 0`` (the agents
+``waiting``) and ``probe-game`` (the other unfinished games). Server, agents' workers,
+simulated browsers and prober all share this machine's cores. ``--compare-threads`` runs the pimc phase again with ``--bot-workers 0`` (the agents
 in threads of the server), to show what the worker processes are for.
 
     python benchmarks/web_load.py                       # about three minutes
@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import http.client
 import json
 import os
@@ -44,7 +43,6 @@ import httpx
 import numpy as np
 
 HOST = "127.0.0.1"
-LOAD_NICENESS = 3  # the load generator's; the server and the prober keep the usual priority
 
 
 def _free_port() -> int:
@@ -77,9 +75,7 @@ class Server:
             "--move-budget",
             str(move_budget),
         ]
-        self.process = subprocess.Popen(
-            command, stdout=subprocess.DEVNULL, preexec_fn=lambda: os.nice(-LOAD_NICENESS)
-        )
+        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
 
     def wait_ready(self, timeout: float = 60.0) -> None:
         deadline = time.monotonic() + timeout
@@ -105,9 +101,13 @@ class Timings:
         self.samples: dict[str, list[float]] = defaultdict(list)
         self.statuses: dict[int, int] = defaultdict(int)
 
-    async def request(self, kind: str, call) -> httpx.Response:
+    async def request(self, kind: str, call) -> httpx.Response | None:
         start = time.perf_counter()
-        response = await call
+        try:
+            response = await call
+        except httpx.TransportError:  # counted; the simulated person gives up that game
+            self.statuses[0] += 1
+            return None
         self.samples[kind].append(time.perf_counter() - start)
         self.statuses[response.status_code] += 1
         return response
@@ -118,7 +118,7 @@ async def _person(client, timings, body, until, rng, think) -> int:
     moves = 0
     while time.monotonic() < until:
         response = await timings.request("new", client.post("/api/games", json=body))
-        if response.status_code != 201:
+        if response is None or response.status_code != 201:
             return moves
         view = response.json()
         while not view["over"] and time.monotonic() < until:
@@ -126,6 +126,8 @@ async def _person(client, timings, body, until, rng, think) -> int:
                 await asyncio.sleep(0.2)
                 kind = "read"
                 response = await timings.request(kind, client.get(f"/api/games/{view['id']}"))
+                if response is None:
+                    break
                 view = response.json()
                 continue
             await asyncio.sleep(float(rng.uniform(*think)))
@@ -136,7 +138,7 @@ async def _person(client, timings, body, until, rng, think) -> int:
                     f"/api/games/{view['id']}/move", json={"action": action, "move": view["move"]}
                 ),
             )
-            if response.status_code != 200:
+            if response is None or response.status_code != 200:
                 break
             view = response.json()
             moves += 1
@@ -147,14 +149,23 @@ def probe(url: str, seconds: float) -> dict[str, list[float]]:
     """Read ``/api/meta`` and every unfinished game every 50 ms, one request at a time, for
     ``seconds`` (run in its own process, so its timings are not the load generator's)."""
     parsed = urlsplit(url)
-    connection = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=60)
+    connection = http.client.HTTPConnection(parsed.hostname or HOST, parsed.port, timeout=60)
     samples: dict[str, list[float]] = defaultdict(list)
 
     def get(path: str) -> tuple[float, Any]:
+        nonlocal connection
         start = time.perf_counter()
-        connection.request("GET", path)
-        response = connection.getresponse()
-        data = response.read()
+        try:
+            connection.request("GET", path)
+            response = connection.getresponse()
+            data = response.read()
+        except (OSError, http.client.HTTPException):  # the server closed an idle connection
+            connection.close()
+            connection = http.client.HTTPConnection(
+                parsed.hostname or HOST, parsed.port, timeout=60
+            )
+            samples["probe-errors"].append(0.0)
+            return 0.0, None
         elapsed = time.perf_counter() - start
         return elapsed, json.loads(data) if response.status == 200 else None
 
@@ -165,10 +176,12 @@ def probe(url: str, seconds: float) -> dict[str, list[float]]:
         time.sleep(0.05)
         if time.monotonic() - refreshed > 1.0:
             _, listed = get("/api/replays")
-            ids = [g["id"] for g in listed["human"] if not g["finished"]][-20:]
+            if listed is not None:
+                ids = [g["id"] for g in listed["human"] if not g["finished"]][-20:]
             refreshed = time.monotonic()
-        elapsed, _ = get("/api/meta")
-        samples["probe-meta"].append(elapsed)
+        elapsed, answer = get("/api/meta")
+        if answer is not None:
+            samples["probe-meta"].append(elapsed)
         for game_id in ids:
             elapsed, view = get(f"/api/games/{game_id}")
             if view is None:
@@ -182,7 +195,7 @@ async def _pimc_person(client, timings, until, rng, think, games) -> int:
     moves = 0
     while time.monotonic() < until:
         response = await timings.request("new", client.post("/api/games", json=body))
-        if response.status_code != 201:
+        if response is None or response.status_code != 201:
             return moves
         view = response.json()
         while not view["over"] and time.monotonic() < until:
@@ -190,6 +203,8 @@ async def _pimc_person(client, timings, until, rng, think, games) -> int:
             if view["waiting"]:
                 await asyncio.sleep(0.2)
                 response = await timings.request("read", client.get(f"/api/games/{view['id']}"))
+                if response is None:
+                    break
                 view = response.json()
                 continue
             await asyncio.sleep(float(rng.uniform(*think)))
@@ -200,7 +215,7 @@ async def _pimc_person(client, timings, until, rng, think, games) -> int:
                     f"/api/games/{view['id']}/move", json={"action": action, "move": view["move"]}
                 ),
             )
-            if response.status_code != 200:
+            if response is None or response.status_code != 200:
                 break
             view = response.json()
             moves += 1
@@ -253,8 +268,9 @@ async def _phase(url: str, kind: str, people: int, seconds: float, think, seed: 
 
 def _table(title: str, timings: Timings, moves: int, seconds: float) -> str:
     lines = [
-        f"{title}: {moves} person moves in {seconds:.0f} s; statuses "
-        + ", ".join(f"{code}: {n}" for code, n in sorted(timings.statuses.items())),
+        f"{title}: {moves} person moves in {seconds:.0f} s; statuses (0: connection lost) "
+        + ", ".join(f"{code}: {n}" for code, n in sorted(timings.statuses.items()))
+        + f"; prober reconnects {len(timings.samples.get('probe-errors', []))}",
         f"{'request':<14}{'n':>7}{'p50 ms':>10}{'p90 ms':>10}{'p99 ms':>10}{'max ms':>10}",
     ]
     for kind in ("move", "new", "read", "probe-meta", "probe-game", "probe-thinking"):
@@ -274,7 +290,9 @@ def main() -> int:
     parser.add_argument("--pimc-people", type=int, default=10)
     parser.add_argument("--fast-seconds", type=float, default=40)
     parser.add_argument("--pimc-seconds", type=float, default=60)
-    parser.add_argument("--think", type=float, nargs=2, default=(0.2, 1.0))
+    parser.add_argument(
+        "--think", type=float, nargs=2, default=(1.0, 3.0), help="a person's seconds per move"
+    )
     parser.add_argument("--bot-workers", type=int, default=2)
     parser.add_argument("--compare-threads", action="store_true")
     parser.add_argument("--seed", type=int, default=0)
@@ -284,8 +302,6 @@ def main() -> int:
     if args.probe:
         print(json.dumps(probe(args.probe, args.probe_seconds)))
         return 0
-    with contextlib.suppress(OSError):
-        os.nice(LOAD_NICENESS)  # the simulated browsers yield to the server (and to the prober)
     print(f"machine: {os.cpu_count()} cores; server with --bot-workers {args.bot_workers}")
     runs = [("fast", args.fast_people, args.fast_seconds, args.bot_workers)]
     runs.append(("pimc", args.pimc_people, args.pimc_seconds, args.bot_workers))
@@ -311,7 +327,6 @@ def main() -> int:
                         str(seconds),
                     ],
                     stdout=subprocess.PIPE,
-                    preexec_fn=lambda: os.nice(-LOAD_NICENESS),
                 )
                 timings, moves = asyncio.run(
                     _phase(server.url, kind, people, seconds, args.think, args.seed)

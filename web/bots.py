@@ -32,7 +32,7 @@ from folkcards.agents import agent_kinds, make_agent
 log = logging.getLogger("folkcards.web")
 
 Key = tuple[str, int]  # (game id, seat)
-WORKER_NICENESS = 10  # the workers yield the CPU to the server's requests
+WORKER_NICENESS = 5  # the workers yield the CPU to the server's requests
 
 
 class BotError(Exception):
