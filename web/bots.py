@@ -23,8 +23,10 @@ import itertools
 import logging
 import multiprocessing
 import os
+import queue
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+import time
+from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor
 from typing import Any
 
 from folkcards.agents import agent_kinds, make_agent
@@ -32,6 +34,7 @@ from folkcards.agents import agent_kinds, make_agent
 log = logging.getLogger("folkcards.web")
 
 Key = tuple[str, int]  # (game id, seat)
+WORKER_STOPPED = "the agents' worker process stopped"
 WORKER_NICENESS = 5  # the workers yield the CPU to the server's requests
 
 
@@ -123,12 +126,25 @@ def _worker_main(requests: Any, replies: Any, agents_module: str | None) -> None
                 spec, game, seed, players = payload
                 agents[key] = build_agent(spec, game, key[1], seed, players)
                 result = None
+            elif key not in agents:
+                raise BotError("this game's agents are gone (their worker was restarted)")
             else:
                 result = int(agents[key].act(payload))
             replies.put((request_id, True, result))
         except Exception as exc:
             error = _describe(exc)
             replies.put((request_id, False, (str(error)[:300], error.bad_spec)))
+
+
+def _settle(future: Future, result: Any = None, error: BaseException | None = None) -> None:
+    """Complete ``future`` unless the table already gave up on it (cancelled it)."""
+    try:
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+    except InvalidStateError:
+        pass
 
 
 class ProcessBots:
@@ -144,7 +160,7 @@ class ProcessBots:
         self._context = multiprocessing.get_context("spawn")
         self._started = False
         self._start_lock = threading.Lock()
-        self._futures: dict[int, Future] = {}
+        self._futures: dict[int, tuple[Future, int]] = {}  # request id: (future, worker)
         self._futures_lock = threading.Lock()
         self._ids = itertools.count()
         self._assigned: dict[str, int] = {}
@@ -161,45 +177,88 @@ class ProcessBots:
                 return
             self._replies = self._context.Queue()
             for _ in range(self.workers):
-                requests = self._context.Queue()
-                process = self._context.Process(
-                    target=_worker_main,
-                    args=(requests, self._replies, self.agents_module),
-                    daemon=True,
-                    name="folkcards-bots",
-                )
-                process.start()
+                requests, process = self._spawn()
                 self._requests.append(requests)
                 self._processes.append(process)
             self._reader = threading.Thread(target=self._read, daemon=True, name="bot-replies")
             self._reader.start()
             self._started = True
 
+    def _spawn(self) -> tuple[Any, Any]:
+        requests = self._context.Queue()
+        process = self._context.Process(
+            target=_worker_main,
+            args=(requests, self._replies, self.agents_module),
+            daemon=True,
+            name="folkcards-bots",
+        )
+        process.start()
+        return requests, process
+
+    def _revive(self, worker: int) -> list[Future]:
+        """Replace a worker process that died (its games' agents are lost; call with
+        ``_futures_lock`` held); the futures it held, to be failed once the lock is released."""
+        log.error(
+            "agent worker %d stopped (exit code %s); starting another",
+            worker,
+            self._processes[worker].exitcode,
+        )
+        self._requests[worker].close()
+        self._requests[worker], self._processes[worker] = self._spawn()
+        lost = [rid for rid, (_, w) in self._futures.items() if w == worker]
+        return [self._futures.pop(request_id)[0] for request_id in lost]
+
     def _read(self) -> None:
+        """Hand the workers' answers to their futures; about once a second, replace a worker
+        that died (failing the requests it held)."""
+        checked = time.monotonic()
         while True:
             try:
-                reply = self._replies.get()
-            except (EOFError, OSError):
+                reply = self._replies.get(timeout=1.0)
+            except queue.Empty:
+                reply = ()
+            except (EOFError, OSError, ValueError):
                 return
             if reply is None:
                 return
+            if time.monotonic() - checked > 1.0:
+                checked = time.monotonic()
+                lost: list[Future] = []
+                with self._futures_lock:
+                    for worker, process in enumerate(self._processes):
+                        if self._started and not process.is_alive():
+                            lost += self._revive(worker)
+                for future in lost:
+                    _settle(future, error=BotError(WORKER_STOPPED))
+            if not reply:
+                continue
             request_id, ok, result = reply
             with self._futures_lock:
-                future = self._futures.pop(request_id, None)
-            if future is None:  # the table stopped waiting (its time budget ran out)
+                entry = self._futures.pop(request_id, None)
+            if entry is None:  # the table stopped waiting (its time budget ran out)
                 continue
             if ok:
-                future.set_result(result)
+                _settle(entry[0], result=result)
             else:
-                future.set_exception(BotError(result[0], bad_spec=result[1]))
+                _settle(entry[0], error=BotError(result[0], bad_spec=result[1]))
 
     def _send(self, op: str, key: Key, payload: Any) -> Future:
         self._start()
         future: Future = Future()
         request_id = next(self._ids)
+        lost: list[Future] = []
         with self._futures_lock:
-            self._futures[request_id] = future
             worker = self._assigned.setdefault(key[0], next(self._next_worker))
+            if not self._processes[worker].is_alive():
+                lost = self._revive(worker)
+                if op == "act":  # this game's agents died with the worker
+                    lost.append(future)
+            if future not in lost:
+                self._futures[request_id] = (future, worker)
+        for stopped in lost:
+            _settle(stopped, error=BotError(WORKER_STOPPED))
+        if future in lost:
+            return future
         future.add_done_callback(lambda _f: self._forget(request_id))
         self._requests[worker].put((op, request_id, key, payload))
         return future
@@ -232,6 +291,9 @@ class ProcessBots:
         self._replies.put(None)
         if self._reader is not None:
             self._reader.join(timeout=5)
+        for q in (*self._requests, self._replies):
+            q.close()
+        self._requests, self._processes = [], []
         self._started = False
 
 

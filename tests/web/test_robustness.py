@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
+import signal
 
 import httpx
 import numpy as np
@@ -190,6 +192,32 @@ def test_an_agent_over_its_time_budget_ends_the_game_with_a_message(tmp_path, mo
         assert view["over"]
         assert "took more than 0.3 s for one move" in view["error"]
         _stored_equals_memory(app.state.table, view["id"])
+
+
+def test_a_worker_that_dies_ends_its_games_and_is_replaced(tmp_path, monkeypatch):
+    monkeypatch.setenv(GATE_ENV, str(tmp_path / "gate"))  # never opened: the agent hangs
+    app = create_app(
+        tmp_path / "human.sqlite",
+        seed=3,
+        bot_workers=1,
+        agents_module="tests.web.slow_agents",
+        inline_wait=0.05,
+    )
+    table = app.state.table
+    with TestClient(app) as client:
+        view = client.post(
+            "/api/games", json={"game": "paston", "seat": 2, "opponents": ["gate", "gate"]}
+        ).json()
+        assert view["waiting"]
+        (worker,) = table.bots._processes
+        os.kill(worker.pid, signal.SIGKILL)
+        view = settle(client, view, timeout=20)
+        assert view["over"] and "worker process stopped" in view["error"]
+        _stored_equals_memory(table, view["id"])
+        fresh = client.post("/api/games", json={"game": "paston", "opponents": ["random"] * 2})
+        assert fresh.status_code == 201, fresh.text
+        assert settle(client, fresh.json())["legal"]
+        assert table.bots._processes[0].pid != worker.pid
 
 
 # --- bad requests ---------------------------------------------------------------------------

@@ -157,11 +157,14 @@ async function waitForAgents() {
     while (current && current.id === id && current.waiting) {
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       if (!current || current.id !== id) break;
-      const view = await api(`/api/games/${id}`);
-      if (current && current.id === id) { current = view; renderTable(); }
+      try {
+        const view = await api(`/api/games/${id}`);
+        if (current && current.id === id) { current = view; renderTable(); }
+      } catch (err) { // a lost connection: keep asking; a game the server forgot: stop
+        $("move-error").textContent = err.message;
+        if (err.status) break;
+      }
     }
-  } catch (err) {
-    $("move-error").textContent = err.message;
   } finally {
     if (polling === id) polling = null;
   }
