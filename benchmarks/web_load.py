@@ -54,7 +54,7 @@ def _free_port() -> int:
 class Server:
     """``folkcards serve`` in a subprocess, stopped on exit."""
 
-    def __init__(self, store: Path, bot_workers: int, move_budget: float):
+    def __init__(self, store: Path, bot_workers: int, move_budget: float, niceness: int = 5):
         self.port = _free_port()
         self.url = f"http://{HOST}:{self.port}"
         command = [
@@ -74,6 +74,8 @@ class Server:
             str(bot_workers),
             "--move-budget",
             str(move_budget),
+            "--bot-niceness",
+            str(niceness),
         ]
         self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
 
@@ -294,6 +296,8 @@ def main() -> int:
         "--think", type=float, nargs=2, default=(1.0, 3.0), help="a person's seconds per move"
     )
     parser.add_argument("--bot-workers", type=int, default=2)
+    parser.add_argument("--bot-niceness", type=int, default=5)
+    parser.add_argument("--only", choices=("fast", "pimc"), help="run one phase")
     parser.add_argument("--compare-threads", action="store_true")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--probe", metavar="URL", help=argparse.SUPPRESS)
@@ -302,16 +306,21 @@ def main() -> int:
     if args.probe:
         print(json.dumps(probe(args.probe, args.probe_seconds)))
         return 0
-    print(f"machine: {os.cpu_count()} cores; server with --bot-workers {args.bot_workers}")
+    print(
+        f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; server with "
+        f"--bot-workers {args.bot_workers} --bot-niceness {args.bot_niceness}"
+    )
     runs = [("fast", args.fast_people, args.fast_seconds, args.bot_workers)]
     runs.append(("pimc", args.pimc_people, args.pimc_seconds, args.bot_workers))
     if args.compare_threads:
         runs.append(("pimc", args.pimc_people, args.pimc_seconds, 0))
     for kind, people, seconds, workers in runs:
-        if people <= 0 or seconds <= 0:
+        if people <= 0 or seconds <= 0 or (args.only and kind != args.only):
             continue
         with tempfile.TemporaryDirectory() as folder:
-            server = Server(Path(folder) / "human.sqlite", workers, move_budget=120)
+            server = Server(
+                Path(folder) / "human.sqlite", workers, move_budget=120, niceness=args.bot_niceness
+            )
             try:
                 server.wait_ready()
                 # start the workers (and load the solver) before timing anything

@@ -60,7 +60,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .bots import BotError, ProcessBots, ThreadBots
+from .bots import WORKER_NICENESS, BotError, ProcessBots, ThreadBots
 from .store import HumanGameStore
 from .views import public_event, replay_frames, seat_view
 
@@ -241,6 +241,7 @@ class Table:
         bot_workers: int = 2,
         move_budget: float = MOVE_BUDGET,
         agents_module: str | None = None,
+        bot_niceness: int = WORKER_NICENESS,
     ):
         if isinstance(bot_workers, bool) or not isinstance(bot_workers, int) or bot_workers < 0:
             raise ValueError(f"bot workers must be 0 or more, got {bot_workers!r}")
@@ -256,7 +257,7 @@ class Table:
         self.lock = threading.Lock()
         self.move_budget = float(move_budget)
         self.bots: ThreadBots | ProcessBots = (
-            ProcessBots(bot_workers, agents_module)
+            ProcessBots(bot_workers, agents_module, bot_niceness)
             if bot_workers
             else ThreadBots(agents_module=agents_module)
         )
@@ -658,9 +659,12 @@ def create_app(
     move_budget: float = MOVE_BUDGET,
     agents_module: str | None = None,
     inline_wait: float = INLINE_WAIT,
+    bot_niceness: int = WORKER_NICENESS,
 ) -> Starlette:
     """The web table's Starlette app (see the module docstring and :class:`Table`)."""
-    table = Table(store_path, tournament_db, seed, bot_workers, move_budget, agents_module)
+    table = Table(
+        store_path, tournament_db, seed, bot_workers, move_budget, agents_module, bot_niceness
+    )
 
     async def settled(game: TableGame) -> Response:
         """The game's view once its agents are done, or after ``inline_wait`` seconds."""

@@ -104,10 +104,12 @@ class ThreadBots:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
 
-def _worker_main(requests: Any, replies: Any, agents_module: str | None) -> None:
+def _worker_main(
+    requests: Any, replies: Any, agents_module: str | None, niceness: int = WORKER_NICENESS
+) -> None:
     """A worker process: builds agents and answers their moves until told ``None``."""
     with contextlib.suppress(OSError):
-        os.nice(WORKER_NICENESS)
+        os.nice(niceness)
     agent_kinds()
     if agents_module:
         importlib.import_module(agents_module)
@@ -150,15 +152,21 @@ def _settle(future: Future, result: Any = None, error: BaseException | None = No
 class ProcessBots:
     """Agents in ``workers`` worker processes; each game's agents stay in one process."""
 
-    def __init__(self, workers: int = 2, agents_module: str | None = None):
+    def __init__(
+        self, workers: int = 2, agents_module: str | None = None, niceness: int = WORKER_NICENESS
+    ):
         if workers < 1:
             raise ValueError(f"bot workers must be at least 1, got {workers}")
+        if not 0 <= niceness <= 19:
+            raise ValueError(f"the workers' niceness must be 0 to 19, got {niceness}")
         self.workers = workers
+        self.niceness = niceness
         self.agents_module = agents_module
         if agents_module:
             importlib.import_module(agents_module)  # fail here, not in a worker
         self._context = multiprocessing.get_context("spawn")
         self._started = False
+        self._closing = False
         self._start_lock = threading.Lock()
         self._futures: dict[int, tuple[Future, int]] = {}  # request id: (future, worker)
         self._futures_lock = threading.Lock()
@@ -188,7 +196,7 @@ class ProcessBots:
         requests = self._context.Queue()
         process = self._context.Process(
             target=_worker_main,
-            args=(requests, self._replies, self.agents_module),
+            args=(requests, self._replies, self.agents_module, self.niceness),
             daemon=True,
             name="folkcards-bots",
         )
@@ -226,7 +234,7 @@ class ProcessBots:
                 lost: list[Future] = []
                 with self._futures_lock:
                     for worker, process in enumerate(self._processes):
-                        if self._started and not process.is_alive():
+                        if self._started and not self._closing and not process.is_alive():
                             lost += self._revive(worker)
                 for future in lost:
                     _settle(future, error=BotError(WORKER_STOPPED))
@@ -282,6 +290,7 @@ class ProcessBots:
     def close(self) -> None:
         if not self._started:
             return
+        self._closing = True  # workers that now exit are not replaced
         for requests in self._requests:
             requests.put(None)
         for process in self._processes:
@@ -294,7 +303,7 @@ class ProcessBots:
         for q in (*self._requests, self._replies):
             q.close()
         self._requests, self._processes = [], []
-        self._started = False
+        self._started = self._closing = False
 
 
 __all__ = ["BotError", "ProcessBots", "ThreadBots", "build_agent"]

@@ -36,6 +36,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "which search agents slow down)",
     )
     parser.add_argument(
+        "--bot-niceness",
+        type=int,
+        default=5,
+        help="CPU niceness of the agents' workers, 0-19 (default 5: requests come first)",
+    )
+    parser.add_argument(
         "--move-budget",
         type=float,
         default=60.0,
@@ -80,6 +86,7 @@ def serve_from_args(args: argparse.Namespace) -> int:
             args.db,
             args.seed,
             bot_workers=args.bot_workers,
+            bot_niceness=args.bot_niceness,
             move_budget=args.move_budget,
             agents_module=args.agents_module,
         )

@@ -15,6 +15,7 @@ from folkcards.cli import main
         (["--move-budget", "0"], "--move-budget must be a positive"),
         (["--move-budget", "inf"], "--move-budget must be a positive"),
         (["--agents-module", "no_such_module_here"], "No module named"),
+        (["--bot-niceness", "30"], "niceness must be 0 to 19"),
     ],
 )
 def test_bad_serve_options_are_one_line(tmp_path, capsys, args, message):
