@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
 
+import anyio.to_thread
 import numpy as np
 from folkcards.agents import agent_kinds
 from folkcards.envs.registry import GAMES, game_spec
@@ -79,6 +80,7 @@ SETUP_BUDGET = 120.0  # seconds to build one agent (loading a model, compiling t
 INLINE_WAIT = 1.0  # seconds a request waits for the agents before answering "waiting"
 SAVE_EVERY = 1.0  # seconds between saves while the agents play a long run of moves
 PUBLISH_EVERY = 0.1  # seconds between views published while the agents play
+REQUEST_THREADS = 200  # threads for requests' blocking work (anyio's default is 40)
 NEW_GAME_FIELDS = ("game", "num_players", "seat", "opponents", "episode")
 MOVE_FIELDS = ("action", "move")
 
@@ -743,6 +745,10 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> Any:
+        # a new game's request waits in a thread while its agents are built in the workers:
+        # enough threads that those waits never hold up the moves of games in play
+        limiter = anyio.to_thread.current_default_thread_limiter()
+        limiter.total_tokens = max(limiter.total_tokens, REQUEST_THREADS)
         yield
         table.close()
 
