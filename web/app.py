@@ -1,46 +1,96 @@
 """The web table: a Starlette app where a person plays against agents and replays stored games.
 
-``create_app(store_path, tournament_db=None, seed=None)`` builds it; ``folkcards serve`` runs it
-with uvicorn on 127.0.0.1. The JSON API (the page in ``static/`` is one client of it):
+``create_app(store_path, tournament_db=None, seed=None, bot_workers=2, move_budget=60)`` builds
+it; ``folkcards serve`` runs it with uvicorn on 127.0.0.1. The JSON API (the page in
+``static/`` is one client of it):
 
-- ``GET /api/meta``: the games, their player ranges and the agent kinds.
+- ``GET /api/meta``: the games (``unavailable``: why the table could not set one up, else
+  ``null``), their player ranges, the agent kinds and the agents' move budget.
 - ``POST /api/games`` ``{"game", "num_players", "seat", "opponents": [specs], "episode"}``: a
-  new game; the agents play until the person is to act. Returns the person's view.
+  new game (201 with the person's view).
 - ``GET /api/games/{id}?seat=k``: the view of the person's seat (any other seat: 403).
-- ``POST /api/games/{id}/move`` ``{"action": id}``: the person's move; the agents answer.
+- ``POST /api/games/{id}/move`` ``{"action": id, "move": n}``: the person's move, made from the
+  view whose ``move`` is ``n``. Applied exactly once: the same move again answers the current
+  view (200) and changes nothing; a move from an older view, or when it is not the person's
+  turn, answers 409.
 - ``GET /api/replays``: stored human games and, with a tournament database, its units.
 - ``GET /api/replays/human/{id}``, ``/api/replays/tournament/{n}``: spectator frames;
   ``/api/replays/human/{id}/text``: the game's text record.
 
+The agents think in worker processes (:mod:`folkcards.web.bots`), never on the event loop and
+never under a game's lock: a view says ``"waiting": true`` while they play, and the page polls
+``GET /api/games/{id}`` until it is the person's turn (a move or new-game request itself waits
+up to ``inline_wait`` seconds for them, so fast agents answer in the same response). Reads send
+the view published after the last move, without a lock. An agent that fails, or takes more than
+``move_budget`` seconds for a move, ends its game with a message; every game is saved under its
+lock after the person's move and when the agents stop, so the stored record is the game's.
+
 Every view is built from the seat's own observation (:mod:`folkcards.web.views`), so no other
-seat's hidden card ever reaches the page. Bad requests get a 4xx JSON ``{"error": ...}`` and
-change nothing; an agent that fails ends its game with an error message, never the server.
+seat's hidden card ever reaches the page. Bad requests get a 4xx JSON ``{"error": ...}`` of one
+short line that quotes at most :data:`ECHO` characters of the input, and change nothing: bodies
+over :data:`MAX_BODY` bytes 413, JSON that is malformed or nested deeper than :data:`MAX_DEPTH`
+400, a game the table cannot set up 422. An unexpected error is logged with its traceback and
+answered 500 with one line.
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
+import logging
 import secrets
 import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
+import anyio.to_thread
 import numpy as np
-from folkcards.agents import agent_kinds, make_agent
+from folkcards.agents import agent_kinds
 from folkcards.envs.registry import GAMES, game_spec
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from .bots import WORKER_NICENESS, BotError, ProcessBots, ThreadBots
 from .store import HumanGameStore
 from .views import public_event, replay_frames, seat_view, unit_cards
+
+log = logging.getLogger("folkcards.web")
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_GAMES = 200  # games kept in memory; the oldest finished ones are dropped first
 MAX_BOT_ACTIONS = 100_000
+MAX_BODY = 16 * 1024  # bytes of a request body; more is answered 413
+MAX_DEPTH = 8  # nesting of a request's JSON; deeper is answered 400
+MAX_TEXT = 64  # characters of a game name, mode or agent spec
+MAX_MESSAGE = 200  # characters of an error message
+ECHO = 32  # characters of other input a message may quote (a name or spec: up to MAX_TEXT)
+MOVE_BUDGET = 60.0  # seconds an agent may take for one move (queueing included)
+SETUP_BUDGET = 120.0  # seconds to build one agent (loading a model, compiling the solver)
+INLINE_WAIT = 1.0  # seconds a request waits for the agents before answering "waiting"
+SAVE_EVERY = 1.0  # seconds between saves while the agents play a long run of moves
+PUBLISH_EVERY = 0.1  # seconds between views published while the agents play
+REQUEST_THREADS = 200  # threads for requests' blocking work (anyio's default is 40)
+NEW_GAME_FIELDS = ("game", "num_players", "seat", "opponents", "episode")
+MOVE_FIELDS = ("action", "move")
+
+
+class _ServerFault(Exception):
+    """The agents' workers failed (the cause is the error): not the game's fault."""
+
+
+class _CannotPlay(Exception):
+    """A game the table could set up but not show."""
 
 
 class RequestError(Exception):
@@ -51,18 +101,38 @@ class RequestError(Exception):
         self.status = status
 
 
+def clip(value: Any, limit: int = ECHO) -> str:
+    """``repr(value)`` cut to ``limit`` characters: how an error message quotes a client's input."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def one_line(message: str, limit: int = MAX_MESSAGE) -> str:
+    """``message`` on one line of at most ``limit`` characters."""
+    text = " ".join(str(message).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 @dataclass
 class TableGame:
-    """One game between a person and agents."""
+    """One game between a person and agents.
+
+    ``lock`` guards the env, ``history`` and ``published``; it is held only to apply a move and
+    save, never while an agent thinks. ``published`` is the person's latest view as JSON bytes:
+    reads send it without taking the lock. ``history`` holds every (seat, action) applied, so
+    ``len(history)`` is the move number a move request must name.
+    """
 
     id: str
     game: str
     env: Any
     human: int
-    agents: dict[int, Any]
     players: list[str]
     events: list[str] = field(default_factory=list)
     error: str | None = None
+    history: list[tuple[int, int]] = field(default_factory=list)
+    published: bytes = b""
+    running: Future | None = None  # the agents' run in progress
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -74,12 +144,26 @@ class TableGame:
         if event is not None:
             self.events.append(event.replace(f"P{self.human}", "You", 1))
 
-    def play_agents(self) -> None:
-        """Step the agents (and dead agents' ``None`` steps) until the person is to act."""
+    def apply(self, seat: int, action: int) -> None:
+        """Play ``seat``'s legal ``action`` (``ValueError`` if it is not legal now)."""
+        env = self.env
+        name = env.agent_selection
+        mask = env.observe(name)["action_mask"]
+        if env.possible_agents.index(name) != seat or not 0 <= action < len(mask):
+            raise ValueError(f"move {action} by P{seat} is not legal now")
+        if not mask[action]:
+            raise ValueError(f"move {env.action_to_string(action)} by P{seat} is not legal now")
+        self.note(seat, action)
+        env.step(action)
+        self.history.append((seat, action))
+
+    def next_agent(self) -> int | None:
+        """Step dead seats' ``None`` turns; the seat of the agent to act, or ``None`` when the
+        person is to act or the game is over."""
         env = self.env
         for _ in range(MAX_BOT_ACTIONS):
-            if not env.agents:
-                return
+            if self.over:
+                return None
             name = env.agent_selection
             seat = env.possible_agents.index(name)
             if env.terminations[name] or env.truncations[name]:
@@ -89,16 +173,14 @@ class TableGame:
                     self.events.append("You are out; the others play on.")
                 env.step(None)
                 continue
-            if seat == self.human:
-                return
-            try:
-                action = int(self.agents[seat].act(env.observe(name)))
-                self.note(seat, action)
-                env.step(action)
-            except Exception as exc:  # an agent's failure ends this game, not the server
-                self.error = f"agent {self.players[seat]} in seat P{seat} failed: {exc}"
-                return
-        self.error = f"the agents made {MAX_BOT_ACTIONS} moves in a row"
+            return None if seat == self.human else seat
+        self.error = f"{MAX_BOT_ACTIONS} turns were skipped in a row"
+        return None
+
+    def observation(self, seat: int) -> dict[str, Any]:
+        """A copy of ``seat``'s observation (an agent reads it while the page reads the env)."""
+        observation = self.env.observe(self.env.possible_agents[seat])
+        return {key: np.array(value, copy=True) for key, value in observation.items()}
 
     def view(self) -> dict[str, Any]:
         view = seat_view(self.game, self.env, self.human)
@@ -108,12 +190,36 @@ class TableGame:
             events=self.events[-60:],
             over=self.over,
             error=self.error,
+            move=len(self.history),
+            waiting=not self.over and not view["legal"],
         )
         if not self.env.agents or all(
             self.env.terminations.get(a) or self.env.truncations.get(a) for a in self.env.agents
         ):
             view["result"] = self.result()
         return view
+
+    def publish(self) -> None:
+        """Make the current view the one reads send (call with ``lock`` held)."""
+        try:
+            view = self.view()
+        except Exception as exc:  # the game cannot be shown: it ends, with a view that says so
+            log.exception("game %s (%s) cannot be shown", self.id, self.game)
+            self.error = self.error or one_line(
+                f"the table cannot show this game ({type(exc).__name__}: {exc})"
+            )
+            view = {
+                "id": self.id,
+                "game": self.game,
+                "names": self.players,
+                "events": self.events[-60:],
+                "over": True,
+                "error": self.error,
+                "move": len(self.history),
+                "waiting": False,
+                "legal": [],
+            }
+        self.published = json.dumps(view).encode()
 
     def result(self) -> dict[str, Any] | None:
         record = self.env.unwrapped.record()
@@ -123,34 +229,64 @@ class TableGame:
 
 
 class Table:
-    """All games in play, the store of finished ones and the replays."""
+    """All games in play, the store of finished ones and the replays.
+
+    ``bot_workers`` worker processes hold the agents (0: threads of this process); an agent has
+    ``move_budget`` seconds per move, or its game ends with a message saying so.
+    """
 
     def __init__(
         self,
         store_path: str | Path,
         tournament_db: str | Path | None = None,
         seed: int | None = None,
+        bot_workers: int = 2,
+        move_budget: float = MOVE_BUDGET,
+        agents_module: str | None = None,
+        bot_niceness: int = WORKER_NICENESS,
     ):
+        if isinstance(bot_workers, bool) or not isinstance(bot_workers, int) or bot_workers < 0:
+            raise ValueError(f"bot workers must be 0 or more, got {bot_workers!r}")
+        if not move_budget > 0:
+            raise ValueError(f"the move budget must be positive, got {move_budget!r}")
         self.store = HumanGameStore(store_path)
         self.tournament_db = Path(tournament_db) if tournament_db else None
         if self.tournament_db is not None and not self.tournament_db.is_file():
             raise ValueError(f"tournament database {self.tournament_db} does not exist")
         self.rng = np.random.default_rng(seed)
         self.games: dict[str, TableGame] = {}
+        self.unavailable: dict[str, str] = {}  # games that failed to set up, with the reason
         self.lock = threading.Lock()
+        self.move_budget = float(move_budget)
+        self.bots: ThreadBots | ProcessBots = (
+            ProcessBots(bot_workers, agents_module, bot_niceness)
+            if bot_workers
+            else ThreadBots(agents_module=agents_module)
+        )
+        self.runs = ThreadPoolExecutor(64, thread_name_prefix="folkcards-run")
+
+    def close(self) -> None:
+        """Stop the agents' workers."""
+        self.runs.shutdown(wait=False, cancel_futures=True)
+        self.bots.close()
+        self.store.close()
 
     # --- games in play ------------------------------------------------------------------
 
     def new_game(self, body: dict[str, Any]) -> TableGame:
-        game = _field(body, "game", str)
+        """Set up a game from a request body and start its agents; nothing is kept on failure."""
+        _only(body, NEW_GAME_FIELDS)
+        game = _text(body, "game")
         try:
             spec = game_spec(game)
         except ValueError as exc:
             raise RequestError(400, str(exc)) from None
         players = body.get("num_players", spec.default_players)
+        if isinstance(players, bool) or not isinstance(players, int) or abs(players) > 1000:
+            raise RequestError(400, "'num_players' must be a whole number of players")
         try:
             players = spec.check_players(players)
-            episode = spec.mode(body.get("episode", spec.modes[0].name)).name
+            episode = spec.mode(_text(body, "episode", spec.modes[0].name)).name
         except ValueError as exc:
             raise RequestError(400, str(exc)) from None
         seat = body.get("seat", 0)
@@ -159,66 +295,190 @@ class Table:
         opponents = body.get("opponents", ["heuristic"] * (players - 1))
         if not isinstance(opponents, list) or len(opponents) != players - 1:
             raise RequestError(400, f"opponents must be a list of {players - 1} agent specs")
+        for kind in opponents:
+            if not isinstance(kind, str) or not kind or len(kind) > MAX_TEXT:
+                raise RequestError(
+                    400, f"each agent spec must be a string of 1 to {MAX_TEXT} characters"
+                )
+        game_id = secrets.token_hex(8)
+        try:
+            return self._set_up(game_id, spec, players, episode, seat, opponents)
+        except RequestError:
+            self.bots.drop(game_id)
+            raise
+        except _ServerFault as fault:
+            self.bots.drop(game_id)
+            assert fault.__cause__ is not None
+            raise fault.__cause__ from None
+        except Exception as exc:  # something this game cannot do at the table
+            log.exception("could not set up a game of %s", spec.name)
+            self.bots.drop(game_id)
+            self.store.delete(game_id)
+            reason = str(exc) if isinstance(exc, _CannotPlay) else f"{type(exc).__name__}: {exc}"
+            self.unavailable[spec.name] = one_line(reason, 120)
+            raise RequestError(422, f"the web table cannot play {spec.name}: {reason}") from None
+
+    def _set_up(
+        self, game_id: str, spec: Any, players: int, episode: str, seat: int, opponents: list[str]
+    ) -> TableGame:
         env = spec.raw_env(players, episode=episode)
-        game_seed = int(self.rng.integers(2**62))
-        agents, names = {}, []
-        others = iter(opponents)
-        for s in range(players):
-            if s == seat:
-                names.append("You")
-                continue
-            kind = next(others)
+        with self.lock:  # a numpy generator is not safe to share between threads
+            game_seed = int(self.rng.integers(2**62))
+        names = list(opponents)
+        names.insert(seat, "You")
+        try:
+            builds = {
+                s: self.bots.make((game_id, s), names[s], spec.name, game_seed + s, players)
+                for s in range(players)
+                if s != seat
+            }
+        except Exception as exc:  # the workers, not the game: a server error
+            raise _ServerFault() from exc
+        for s, future in builds.items():
             try:
-                agents[s] = make_agent(str(kind), spec.name, f"player_{s}", seed=game_seed + s)
-                supports = getattr(agents[s], "supports", None)
-                if supports is not None and not supports(players):
-                    raise ValueError(f"agent {kind!r} cannot play a table of {players}")
-            except ValueError as exc:
-                raise RequestError(400, str(exc)) from None
-            except Exception as exc:  # a model file that does not load, for example
-                raise RequestError(400, f"agent {kind!r} could not be built: {exc}") from None
-            names.append(str(kind))
+                future.result(timeout=max(SETUP_BUDGET, self.move_budget))
+            except BotError as exc:
+                if exc.bad_spec:
+                    raise RequestError(400, str(exc)) from None
+                raise RequestError(
+                    400, f"agent {clip(names[s])} could not be built: {exc}"
+                ) from None
+            except FutureTimeout:
+                future.cancel()
+                raise RequestError(
+                    422, f"agent {clip(names[s])} took too long to load; try again"
+                ) from None
         env.reset(seed=game_seed)
-        for agent in agents.values():
-            agent.reset()
-        table_game = TableGame(secrets.token_hex(8), spec.name, env, seat, agents, names)
-        table_game.play_agents()
+        table_game = TableGame(game_id, spec.name, env, seat, names)
+        with table_game.lock:
+            table_game.publish()
+            if table_game.error is not None:  # it cannot even be shown: keep nothing
+                raise _CannotPlay(table_game.error)
+            self._start_agents(table_game)
         with self.lock:
             self._forget_old_games()
             self.games[table_game.id] = table_game
-        self._save(table_game)
         return table_game
 
     def get(self, game_id: str) -> TableGame:
-        with self.lock:
-            game = self.games.get(game_id)
+        game = self.games.get(game_id)
         if game is None:
-            raise RequestError(404, f"no game {game_id!r} is in play (it ended or never existed)")
+            raise RequestError(
+                404, f"no game {clip(game_id)} is in play (it ended or never existed)"
+            )
         return game
 
     def move(self, game_id: str, body: dict[str, Any]) -> TableGame:
+        """Apply the person's move, exactly once: ``body["move"]`` is the number of moves the
+        person saw (the view's ``move``); a repeat of an applied move changes nothing, a move
+        from an older view is refused (409)."""
         game = self.get(game_id)
-        action = body.get("action")
-        if isinstance(action, bool) or not isinstance(action, int):
-            raise RequestError(400, 'the body must be {"action": <action id>}')
+        _only(body, MOVE_FIELDS)
+        action, seen = body.get("action"), body.get("move")
+        if not (_is_int(action) and _is_int(seen)) or seen < 0:
+            raise RequestError(
+                400,
+                'the body must be {"action": <action id>, "move": <the view\'s move, 0 or more>}',
+            )
         with game.lock:
+            done = len(game.history)
+            if seen < done:
+                if game.history[seen] == (game.human, action):
+                    return game  # the same move again (a double click): already applied
+                raise RequestError(
+                    409, f"the game has moved on: it is at move {done}, not {seen}; refresh"
+                )
+            if seen > done:
+                raise RequestError(409, f"the game is at move {done}, not {clip(seen, 12)}")
             if game.over:
                 raise RequestError(409, "this game is over")
             env = game.env
-            name = env.agent_selection
-            if env.possible_agents.index(name) != game.human:
+            if (
+                game.running is not None
+                or env.possible_agents.index(env.agent_selection) != game.human
+                or (env.terminations[env.agent_selection] or env.truncations[env.agent_selection])
+            ):
                 raise RequestError(409, "it is not your turn")
-            mask = env.observe(name)["action_mask"]
+            mask = env.observe(env.agent_selection)["action_mask"]
             if not 0 <= action < len(mask) or not mask[action]:
                 legal = ", ".join(env.action_to_string(int(a)) for a in mask.nonzero()[0])
-                raise RequestError(400, f"illegal move {action}; legal now: {legal}")
-            game.note(game.human, action)
-            env.step(action)
-            game.play_agents()
-        self._save(game)
+                raise RequestError(400, f"illegal move {clip(action, 12)}; legal now: {legal}")
+            try:
+                game.apply(game.human, action)
+            except Exception as exc:  # the env itself failed: this game ends, not the server
+                log.exception("game %s failed on the person's move", game.id)
+                game.error = one_line(f"the table failed on this move: {exc}")
+            self._start_agents(game)
         return game
 
+    def _start_agents(self, game: TableGame) -> None:
+        """Let the agents play in a worker thread if they are to act, publish the view and save
+        the game (call with ``game.lock`` held)."""
+        agents_to_act = game.running is None and game.next_agent() is not None
+        game.publish()
+        self._save(game)
+        if agents_to_act:
+            game.running = self.runs.submit(self._run_agents, game)
+        elif game.over:
+            self.bots.drop(game.id)
+
+    def _run_agents(self, game: TableGame) -> None:
+        """The agents' moves until the person is to act or the game ends; each thinks without
+        the lock, within the move budget, and the game is saved at the end."""
+        last_save = last_publish = time.monotonic()
+        try:
+            for _ in range(MAX_BOT_ACTIONS):
+                with game.lock:
+                    seat = game.next_agent()
+                    if seat is None:
+                        break
+                    observation = game.observation(seat)
+                future = self.bots.act((game.id, seat), observation)
+                who = f"agent {game.players[seat]} in seat P{seat}"
+                failure = None
+                try:
+                    action = future.result(timeout=self.move_budget)
+                except FutureTimeout:
+                    future.cancel()
+                    failure = (
+                        f"{who} took more than {self.move_budget:g} s for one move; "
+                        "the game is stopped"
+                    )
+                except BotError as exc:
+                    failure = f"{who} failed: {exc}"
+                with game.lock:
+                    if failure is None:
+                        try:
+                            game.apply(seat, action)
+                        except ValueError as exc:
+                            failure = f"{who} failed: {exc}"
+                    if failure is not None:
+                        game.error = one_line(failure)
+                        break
+                    now = time.monotonic()
+                    if now - last_publish > PUBLISH_EVERY:  # a slow run shows its progress
+                        game.publish()
+                        last_publish = now
+                    if now - last_save > SAVE_EVERY:
+                        self._save(game)
+                        last_save = now
+            else:
+                with game.lock:
+                    game.error = f"the agents made {MAX_BOT_ACTIONS} moves in a row"
+        except Exception as exc:  # a bug in the env or the table: this game ends, not the server
+            log.exception("game %s failed while the agents played", game.id)
+            with game.lock:
+                game.error = one_line(f"the table failed: {exc}")
+        finally:
+            with game.lock:
+                game.running = None
+                game.publish()
+                self._save(game)
+                if game.over:
+                    self.bots.drop(game.id)
+
     def _save(self, game: TableGame) -> None:
+        """Store the game as it is now (call with ``game.lock`` held, so saves land in order)."""
         self.store.save(
             game.id,
             game.game,
@@ -226,6 +486,7 @@ class Table:
             game.human,
             game.env.unwrapped.record(),
             finished=game.over,
+            version=len(game.history),
         )
 
     def _forget_old_games(self) -> None:
@@ -234,6 +495,7 @@ class Table:
         finished = [gid for gid, g in self.games.items() if g.over]
         for gid in (finished or list(self.games))[: len(self.games) - MAX_GAMES + 1]:
             del self.games[gid]
+            self.bots.drop(gid)
 
     # --- replays ------------------------------------------------------------------------
 
@@ -262,8 +524,7 @@ class Table:
 
     def check_finished(self, game_id: str) -> None:
         """A game still in play is never replayed: its replay would show the others' cards."""
-        with self.lock:
-            game = self.games.get(game_id)
+        game = self.games.get(game_id)
         if game is not None and not game.over:
             raise RequestError(409, "this game is still in play; it can be replayed once over")
 
@@ -271,7 +532,7 @@ class Table:
         self.check_finished(game_id)
         record = self.store.record(game_id)
         if record is None:
-            raise RequestError(404, f"no stored game {game_id!r}")
+            raise RequestError(404, f"no stored game {clip(game_id)}")
         replay = _replay(record)
         replay["names"] = self.store.players(game_id) or replay["names"]
         return replay
@@ -302,30 +563,117 @@ def _replay(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _field(body: dict[str, Any], key: str, kind: type) -> Any:
-    value = body.get(key)
-    if not isinstance(value, kind):
-        raise RequestError(400, f"{key!r} must be given as a {kind.__name__}")
+def _is_int(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _only(body: dict[str, Any], fields: tuple[str, ...]) -> None:
+    unknown = [key for key in body if key not in fields]
+    if unknown:
+        raise RequestError(
+            400, f"unknown field {clip(unknown[0])}; the fields are {', '.join(fields)}"
+        )
+
+
+def _text(body: dict[str, Any], key: str, default: str | None = None) -> str:
+    value = body.get(key, default)
+    if not isinstance(value, str) or not value or len(value) > MAX_TEXT:
+        raise RequestError(400, f"{key!r} must be a string of 1 to {MAX_TEXT} characters")
     return value
 
 
+def _too_deep(value: Any, limit: int) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > limit:
+                return True
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return False
+
+
 async def _json_body(request: Request) -> dict[str, Any]:
+    """The request's JSON object: 413 over :data:`MAX_BODY` bytes (read no further), 400 if it
+    is not JSON, nested deeper than :data:`MAX_DEPTH` or not an object."""
+    length = request.headers.get("content-length", "")
+    if length.isdigit() and int(length) > MAX_BODY:
+        raise RequestError(413, f"the body is over {MAX_BODY} bytes")
+    data = bytearray()
+    async for chunk in request.stream():
+        data += chunk
+        if len(data) > MAX_BODY:
+            raise RequestError(413, f"the body is over {MAX_BODY} bytes")
     try:
-        body = await request.json()
+        body = json.loads(data)
+    except RecursionError:
+        raise RequestError(
+            400, f"the body's JSON is nested deeper than {MAX_DEPTH} levels"
+        ) from None
     except ValueError:
         raise RequestError(400, "the body must be JSON") from None
+    if _too_deep(body, MAX_DEPTH):
+        raise RequestError(400, f"the body's JSON is nested deeper than {MAX_DEPTH} levels")
     if not isinstance(body, dict):
         raise RequestError(400, "the body must be a JSON object")
     return body
+
+
+class CatchServerErrors:
+    """ASGI middleware: an unexpected exception is logged with its traceback and answered 500
+    with a one-line JSON message (never the traceback), instead of reaching the client."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watch(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watch)
+        except Exception:
+            log.exception("unexpected error in %s %s", scope.get("method"), scope.get("path"))
+            if started:
+                raise
+            response = JSONResponse(
+                {"error": "internal error: the server could not answer this request"},
+                status_code=500,
+            )
+            await response(scope, receive, send)
 
 
 def create_app(
     store_path: str | Path,
     tournament_db: str | Path | None = None,
     seed: int | None = None,
+    *,
+    bot_workers: int = 2,
+    move_budget: float = MOVE_BUDGET,
+    agents_module: str | None = None,
+    inline_wait: float = INLINE_WAIT,
+    bot_niceness: int = WORKER_NICENESS,
 ) -> Starlette:
-    """The web table's Starlette app (see the module docstring)."""
-    table = Table(store_path, tournament_db, seed)
+    """The web table's Starlette app (see the module docstring and :class:`Table`)."""
+    table = Table(
+        store_path, tournament_db, seed, bot_workers, move_budget, agents_module, bot_niceness
+    )
+
+    async def settled(game: TableGame) -> Response:
+        """The game's view once its agents are done, or after ``inline_wait`` seconds."""
+        running = game.running
+        if running is not None and inline_wait > 0:
+            await asyncio.wait({asyncio.wrap_future(running)}, timeout=inline_wait)
+        return Response(game.published, media_type="application/json")
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html")
@@ -341,44 +689,50 @@ def create_app(
                         "max_players": spec.max_players,
                         "default_players": spec.default_players,
                         "modes": list(spec.mode_names),
+                        "unavailable": table.unavailable.get(spec.name),
                     }
                     for spec in GAMES.values()
                 ],
                 "agents": agent_kinds(),
+                "move_budget": table.move_budget,
             }
         )
 
     async def new_game(request: Request) -> Response:
         body = await _json_body(request)
         game = await run_in_threadpool(table.new_game, body)
-        return JSONResponse(game.view(), status_code=201)
+        response = await settled(game)
+        response.status_code = 201
+        return response
 
     async def show_game(request: Request) -> Response:
         game = table.get(request.path_params["game_id"])
         seat = request.query_params.get("seat")
         if seat is not None and seat != str(game.human):
             raise RequestError(403, f"you sit in seat {game.human}; other seats' views are private")
-        with game.lock:
-            return JSONResponse(game.view())
+        return Response(game.published, media_type="application/json")
 
     async def move(request: Request) -> Response:
         body = await _json_body(request)
         game = await run_in_threadpool(table.move, request.path_params["game_id"], body)
-        with game.lock:
-            return JSONResponse(game.view())
+        return await settled(game)
 
     async def replays(request: Request) -> Response:
-        return JSONResponse(table.replays())
+        return JSONResponse(await run_in_threadpool(table.replays))
 
     async def human_replay(request: Request) -> Response:
         replay = await run_in_threadpool(table.human_replay, request.path_params["game_id"])
         return JSONResponse(replay)
 
     async def human_text(request: Request) -> Response:
-        table.check_finished(request.path_params["game_id"])
-        text = table.store.text(request.path_params["game_id"])
+        game_id = request.path_params["game_id"]
+        table.check_finished(game_id)
+        try:
+            text = await run_in_threadpool(table.store.text, game_id)
+        except ValueError as exc:
+            raise RequestError(422, f"this game has no text form: {exc}") from None
         if text is None:
-            raise RequestError(404, f"no stored game {request.path_params['game_id']!r}")
+            raise RequestError(404, f"no stored game {clip(game_id)}")
         return PlainTextResponse(text)
 
     async def tournament_replay(request: Request) -> Response:
@@ -387,7 +741,16 @@ def create_app(
 
     async def request_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RequestError)
-        return JSONResponse({"error": str(exc)}, status_code=exc.status)
+        return JSONResponse({"error": one_line(str(exc))}, status_code=exc.status)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> Any:
+        # a new game's request waits in a thread while its agents are built in the workers:
+        # enough threads that those waits never hold up the moves of games in play
+        limiter = anyio.to_thread.current_default_thread_limiter()
+        limiter.total_tokens = max(limiter.total_tokens, REQUEST_THREADS)
+        yield
+        table.close()
 
     routes = [
         Route("/", index),
@@ -401,7 +764,12 @@ def create_app(
         Route("/api/replays/tournament/{index:int}", tournament_replay),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={RequestError: request_error})
+    app = Starlette(
+        routes=routes,
+        exception_handlers={RequestError: request_error},
+        middleware=[Middleware(CatchServerErrors)],
+        lifespan=lifespan,
+    )
     app.state.table = table
     return app
 

@@ -29,6 +29,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a tournament database whose deals the Replays page lists",
     )
     parser.add_argument(
+        "--bot-workers",
+        type=int,
+        default=2,
+        help="worker processes in which the agents think (default 2; 0: threads of the server, "
+        "which search agents slow down)",
+    )
+    parser.add_argument(
+        "--bot-niceness",
+        type=int,
+        default=5,
+        help="CPU niceness of the agents' workers, 0-19 (default 5: requests come first)",
+    )
+    parser.add_argument(
+        "--move-budget",
+        type=float,
+        default=60.0,
+        help="seconds an agent may take for one move before its game is stopped (default 60)",
+    )
+    parser.add_argument(
+        "--agents-module",
+        default=None,
+        help="a module imported by the server and its workers first (to register agent kinds)",
+    )
+    parser.add_argument(
         "--seed",
         type=int,
         default=None,
@@ -43,9 +67,30 @@ def serve_from_args(args: argparse.Namespace) -> int:
     if not 0 < args.port < 65536:
         print(f"folkcards serve: error: --port must be 1–65535, got {args.port}", file=sys.stderr)
         return 2
+    if not 0 <= args.bot_workers <= 64:
+        print(
+            f"folkcards serve: error: --bot-workers must be 0–64, got {args.bot_workers}",
+            file=sys.stderr,
+        )
+        return 2
+    if not 0 < args.move_budget < float("inf"):
+        print(
+            f"folkcards serve: error: --move-budget must be a positive number of seconds, "
+            f"got {args.move_budget}",
+            file=sys.stderr,
+        )
+        return 2
     try:
-        app = create_app(args.store, args.db, args.seed)
-    except (ValueError, OSError) as exc:
+        app = create_app(
+            args.store,
+            args.db,
+            args.seed,
+            bot_workers=args.bot_workers,
+            bot_niceness=args.bot_niceness,
+            move_budget=args.move_budget,
+            agents_module=args.agents_module,
+        )
+    except (ValueError, OSError, ImportError) as exc:
         print(f"folkcards serve: error: {exc}", file=sys.stderr)
         return 2
     import uvicorn

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from folkcards.envs.notation import from_text
 
-from .conftest import hidden_cards
+from .conftest import hidden_cards, play, settle
 
 CARD = re.compile(r"\b(?:10|[6-9JQKA])[SCDH]\b")
 
@@ -23,9 +23,7 @@ def _play_out(client, view, rng, app_table, check_leaks=True):
             leaked = set(CARD.findall(json.dumps(view))) & hidden_cards(game)
             assert not leaked, f"the view shows hidden cards {leaked}"
         action = int(rng.choice([m["id"] for m in view["legal"]]))
-        response = client.post(f"/api/games/{view['id']}/move", json={"action": action})
-        assert response.status_code == 200, response.text
-        view = response.json()
+        view = play(client, view, action)
     return view
 
 
@@ -51,7 +49,7 @@ def test_whole_games_never_show_another_seats_hidden_cards(client, body, deals):
     for _ in range(deals):
         response = client.post("/api/games", json=body)
         assert response.status_code == 201, response.text
-        view = _play_out(client, response.json(), rng, table)
+        view = _play_out(client, settle(client, response.json()), rng, table)
         assert view["result"] and not view["error"]
 
 
@@ -65,15 +63,17 @@ def test_another_seats_view_is_refused(client):
 
 
 def test_illegal_and_malformed_moves_change_nothing(client):
-    view = client.post("/api/games", json={"game": "paston", "seat": 0}).json()
+    view = settle(client, client.post("/api/games", json={"game": "paston", "seat": 0}).json())
     game_id = view["id"]
     legal = {m["id"] for m in view["legal"]}
     illegal = next(a for a in range(45) if a not in legal)
     before = client.get(f"/api/games/{game_id}").json()
     for body, status in [
-        ({"action": illegal}, 400),
-        ({"action": 99}, 400),
-        ({"action": "pass"}, 400),
+        ({"action": illegal, "move": view["move"]}, 400),
+        ({"action": 99, "move": view["move"]}, 400),
+        ({"action": "pass", "move": view["move"]}, 400),
+        ({"action": min(legal)}, 400),  # no move number
+        ({"action": min(legal), "move": view["move"], "x": 1}, 400),
         ({}, 400),
         ([1, 2], 400),
     ]:
@@ -87,7 +87,7 @@ def test_illegal_and_malformed_moves_change_nothing(client):
     )
     assert response.status_code == 400
     assert client.get(f"/api/games/{game_id}").json() == before
-    assert client.post("/api/games/nope/move", json={"action": 1}).status_code == 404
+    assert client.post("/api/games/nope/move", json={"action": 1, "move": 0}).status_code == 404
 
 
 @pytest.mark.parametrize(
@@ -117,17 +117,18 @@ def test_a_failing_agent_ends_its_game_not_the_server(client, monkeypatch):
     view = client.post(
         "/api/games", json={"game": "paston", "seat": 2, "opponents": ["random", "random"]}
     ).json()
+    view = settle(client, view)
     rng = np.random.default_rng(1)
     while not view["over"]:
         action = int(rng.choice([m["id"] for m in view["legal"]]))
-        view = client.post(f"/api/games/{view['id']}/move", json={"action": action}).json()
-    assert "failed: boom" in view["error"]
+        view = play(client, view, action)
+    assert "failed" in view["error"] and "boom" in view["error"]
     assert client.get("/api/meta").status_code == 200
 
 
 def test_games_are_stored_and_replayed_after_they_end(client):
     rng = np.random.default_rng(3)
-    view = client.post("/api/games", json={"game": "paston", "seat": 0}).json()
+    view = settle(client, client.post("/api/games", json={"game": "paston", "seat": 0}).json())
     game_id = view["id"]
     assert client.get(f"/api/replays/human/{game_id}").status_code == 409  # still in play
     view = _play_out(client, view, rng, client.app.state.table, check_leaks=False)
@@ -167,7 +168,9 @@ def test_tournament_deals_are_listed_and_replayed(tmp_path):
         str(out),
     ]
     assert main(args) == 0
-    client = TestClient(create_app(tmp_path / "human.sqlite", out / "tournament.sqlite"))
+    client = TestClient(
+        create_app(tmp_path / "human.sqlite", out / "tournament.sqlite", bot_workers=0)
+    )
     units = client.get("/api/replays").json()["tournament"]
     assert len(units) == 2 * 6  # rounds x seatings
     replay = client.get("/api/replays/tournament/3").json()

@@ -14,6 +14,7 @@ import threading
 import time
 from pathlib import Path
 
+import httpx
 import pytest
 import uvicorn
 from folkcards.web.app import create_app
@@ -43,7 +44,7 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     store = tmp_path_factory.mktemp("web") / "human.sqlite"
-    app = create_app(store, seed=11)
+    app = create_app(store, seed=11, bot_workers=1)  # agents in a worker process, as served
     port = _free_port()
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     uv = uvicorn.Server(config)
@@ -97,6 +98,7 @@ def _start(driver, url, game, players=None, seat=0, opponents=None):
         box.send_keys(" ".join(opponents))
     driver.find_element(By.ID, "start").click()
     _wait(driver, lambda d: "hidden" not in d.find_element(By.ID, "table").get_attribute("class"))
+    _wait(driver, _settled)
 
 
 def _page_cards(driver) -> set[str]:
@@ -105,6 +107,11 @@ def _page_cards(driver) -> set[str]:
     )
     events = driver.find_element(By.ID, "events").text.replace(",", " ").split()
     return set(cards) | {w for w in events if len(w) in (2, 3) and w[-1] in "SCDH"}
+
+
+def _settled(driver) -> bool:
+    """The page shows the latest view: no move on its way, no agent still to answer."""
+    return driver.execute_script("return current !== null && !current.waiting && !busy")
 
 
 def _current_game(table):
@@ -134,8 +141,7 @@ def _play_by_clicking(driver, table, shot_name=None, max_moves=400):
             pick = names.index("pass")  # end the round: swaps alone could run to max_turns
         buttons[pick].click()
         _wait(driver, lambda d, g=game, n=before: len(g.env.unwrapped.record()["actions"]) > n)
-        _wait(driver, lambda d: d.execute_script("return document.readyState") == "complete")
-        time.sleep(0.3)  # let the page draw the answer before it is read again
+        _wait(driver, _settled)
         moves += 1
         assert moves < max_moves
     return game
@@ -207,3 +213,27 @@ def test_replay_a_stored_deal_with_all_cards(server, browser):
     assert browser.find_element(By.ID, "replay-event").text
     if SHOTS:
         browser.save_screenshot(str(Path(SHOTS) / "web_replay.png"))
+
+
+def test_a_move_from_a_stale_view_refreshes_the_page(server, browser):
+    """Another tab moved first: the page's click gets 409 and the page shows the game as it is."""
+    url, table = server
+    _start(browser, url, "paston", seat=0, opponents=["random", "random"])
+    game = table.games[browser.execute_script("return current.id")]
+    seen = browser.execute_script("return current.move")
+    buttons = browser.find_elements(By.CSS_SELECTOR, "#moves button.move")
+    assert len(buttons) >= 2, "an auction turn offers pass and a bid"
+    other_tab, clicked = (int(b.get_attribute("data-action")) for b in buttons[:2])
+    answer = httpx.post(
+        f"{url}/api/games/{game.id}/move", json={"action": other_tab, "move": seen}, timeout=30
+    )
+    assert answer.status_code == 200
+    buttons[1].click()
+    _wait(browser, lambda d: "refreshed" in d.find_element(By.ID, "move-error").text)
+    _wait(browser, _settled)
+    assert "moved on" in browser.find_element(By.ID, "move-error").text
+    with game.lock:
+        done = len(game.history)
+        assert game.history[seen] == (0, other_tab)  # the stale click was not applied
+    assert browser.execute_script("return current.move") == done
+    assert clicked != other_tab

@@ -5,6 +5,9 @@ const SUITS = { S: "♠", C: "♣", D: "♦", H: "♥" };
 let meta = null;
 let current = null; // the game in play: its latest view
 let replay = null;  // { data, step }
+let busy = false;   // a move is on its way: further clicks wait for its answer
+let polling = null; // the id of the game whose agents the page is waiting for
+const POLL_MS = 400;
 
 const $ = (id) => document.getElementById(id);
 
@@ -13,8 +16,13 @@ async function api(path, body) {
     method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
   };
   const response = await fetch(path, options);
-  const data = await response.json();
-  if (!response.ok) throw new Error(data.error || response.statusText);
+  let data = null;
+  try { data = await response.json(); } catch (err) { data = {}; }
+  if (!response.ok) {
+    const error = new Error((data && data.error) || response.statusText);
+    error.status = response.status;
+    throw error;
+  }
   return data;
 }
 
@@ -59,7 +67,10 @@ function fillSetup() {
   meta.games.forEach((g) => {
     const opt = document.createElement("option");
     opt.value = g.name; opt.textContent = g.title; select.appendChild(opt);
+    if (g.unavailable) { opt.disabled = true; opt.title = g.unavailable; }
   });
+  const playable = meta.games.find((g) => !g.unavailable);
+  if (playable) select.value = playable.name;
   $("kinds").textContent = meta.agents.join(", ");
   select.addEventListener("change", gameChanged);
   $("num-players").addEventListener("change", playersChanged);
@@ -102,6 +113,7 @@ async function startGame(event) {
     current = view;
     show("table");
     renderTable();
+    waitForAgents();
   } catch (err) {
     $("setup-error").textContent = err.message;
   }
@@ -109,18 +121,64 @@ async function startGame(event) {
 
 // --- the table -----------------------------------------------------------------------------
 
+// A move names the move number of the view it was made from, so the server applies it once:
+// a repeat is answered with the current view, a move from an older view with 409.
 async function playMove(action) {
+  if (busy) return;
+  busy = true;
   $("move-error").textContent = "";
   try {
-    current = await api(`/api/games/${current.id}/move`, { action });
+    current = await api(`/api/games/${current.id}/move`, { action, move: current.move });
+    renderTable();
+  } catch (err) {
+    if (err.status === 409) await refresh();
+    $("move-error").textContent = err.status === 409 ? `${err.message} (the table is refreshed)` : err.message;
+  } finally {
+    busy = false;
+  }
+  waitForAgents();
+}
+
+async function refresh() {
+  try {
+    current = await api(`/api/games/${current.id}`);
     renderTable();
   } catch (err) {
     $("move-error").textContent = err.message;
   }
 }
 
+// While the agents think, ask for the view every POLL_MS (they play in the server's workers).
+async function waitForAgents() {
+  if (!current || !current.waiting || polling === current.id) return;
+  const id = current.id;
+  polling = id;
+  try {
+    while (current && current.id === id && current.waiting) {
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      if (!current || current.id !== id) break;
+      try {
+        const view = await api(`/api/games/${id}`);
+        if (current && current.id === id) { current = view; renderTable(); }
+      } catch (err) { // a lost connection: keep asking; a game the server forgot: stop
+        $("move-error").textContent = err.message;
+        if (err.status) break;
+      }
+    }
+  } finally {
+    if (polling === id) polling = null;
+  }
+}
+
 function renderTable() {
   const v = current;
+  if (!v.hand) { // the server could not show this game: only its message
+    $("status").textContent = statusLine(v);
+    ["seats", "middle", "hand", "extra", "moves", "events"].forEach((id) => { $(id).innerHTML = ""; });
+    $("result").textContent = v.error || "";
+    if (v.over) $("result").appendChild(againButton());
+    return;
+  }
   const legalCards = new Map(v.legal.filter((m) => /^(10|[2-9JQKA])[SCDH]$/.test(m.name))
     .map((m) => [m.name, m.id]));
   $("status").textContent = statusLine(v);
@@ -168,18 +226,20 @@ function renderTable() {
   $("result").innerHTML = "";
   if (v.error) $("result").textContent = v.error;
   else if (v.result) $("result").appendChild(resultTable(v));
-  if (v.over) {
-    const again = document.createElement("button");
-    again.id = "again"; again.textContent = "New game";
-    again.addEventListener("click", () => show("setup"));
-    $("result").appendChild(again);
-  }
+  if (v.over) $("result").appendChild(againButton());
+}
+
+function againButton() {
+  const again = document.createElement("button");
+  again.id = "again"; again.textContent = "New game";
+  again.addEventListener("click", () => show("setup"));
+  return again;
 }
 
 function statusLine(v) {
   if (v.over) return "The game is over.";
   if (v.legal.length) return `Your move (${v.phase}).`;
-  return v.to_act === null ? "" : `Waiting for ${seatName(v, v.to_act)}.`;
+  return v.to_act === null ? "" : `Waiting for ${seatName(v, v.to_act)}…`;
 }
 
 const LEVELS = ["spades", "clubs", "diamonds", "hearts", "best spades"];
