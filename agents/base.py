@@ -13,6 +13,7 @@ part after the first colon is passed to the agent's factory. Agents from outside
 from __future__ import annotations
 
 import importlib
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -130,6 +131,17 @@ def make_agent(
     return factory(game=game, seat=seat, seed=seed, arg=external_arg, **kwargs)
 
 
+_BUILTIN_LOCK = threading.Lock()
+_builtin_loaded = False
+
+
 def _load_builtin_agents() -> None:
-    if "random" not in _FACTORIES:  # the built-in kinds register themselves, as plug-ins do
-        importlib.import_module(f"{__package__}.builtin")  # (by name: builtin imports base)
+    """Register the built-in kinds once, whichever thread asks first (the web table builds
+    agents from several threads: none may see the kinds half registered)."""
+    global _builtin_loaded
+    if _builtin_loaded:
+        return
+    with _BUILTIN_LOCK:
+        if not _builtin_loaded:  # the built-in kinds register themselves, as plug-ins do
+            importlib.import_module(f"{__package__}.builtin")  # (by name: builtin imports base)
+            _builtin_loaded = True
