@@ -2,7 +2,8 @@
 
 - :mod:`.tournament` — duplicate-play tournaments (``folkcards tournament``): units, seeds,
   parallel workers, resuming, :func:`~.tournament.run` and :func:`~.tournament.verify_records`.
-- :mod:`.config` — the YAML / command-line configuration; THE ``ConfigError`` and ``load_yaml``.
+- :mod:`.config` — the YAML / command-line configuration (``ConfigError`` and ``load_yaml`` come
+  from :mod:`folkcards.errors`, shared with training).
 - :mod:`.storage` — the SQLite database (one committed row per finished episode, with its record).
 - :mod:`.stats` — THE confidence intervals: t intervals paired by deal, head to head, Wilson,
   the bootstrap over deals.

@@ -27,6 +27,8 @@ from typing import Any
 
 from folkcards.envs.registry import GAMES, GameSpec, game_spec
 
+from folkcards.errors import ConfigError, load_yaml
+
 KEYS = (
     "game",
     "agents",
@@ -47,10 +49,6 @@ COUNT_KEYS = {"deals": False, "rounds": False, "games": True, "matches": True}  
 MAX_PERMUTED_SEATS = 4  # up to this many seats every seat assignment is played; beyond, rotations
 MAX_UNITS = 50_000_000
 FORMAT_VERSION = 1
-
-
-class ConfigError(ValueError):
-    """A malformed configuration, tournament or training (the message is one clear line)."""
 
 
 @dataclass(frozen=True)
@@ -159,30 +157,6 @@ def default_workers() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
         return max(1, os.cpu_count() or 1)
-
-
-def load_yaml(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The mapping in a YAML file; ``ConfigError`` (one line, with the line and column of a
-    syntax error) for a missing, unreadable or malformed file or one that is not a mapping."""
-    import yaml
-
-    p = Path(path)
-    if not p.is_file():
-        raise ConfigError(f"config file {str(p)!r} not found")
-    try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ConfigError(f"{p}: not valid YAML{where}: {problem}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{p}: cannot read: {exc}") from None
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        raise ConfigError(f"{p}: the config must be a mapping of keys, not a {type(data).__name__}")
-    return data
 
 
 def _int(value: Any, key: str, minimum: int, maximum: int | None = None) -> int:

@@ -11,7 +11,7 @@ A YAML config holds only what differs from the defaults below; ``folkcards train
 - ``pretrain``: optional behaviour cloning of an expert before PPO (:mod:`.pretrain`).
 - ``run``: steps, seed, vectorisation, checkpoints, evaluation and logging.
 
-Every problem is a :class:`~folkcards.evaluate.config.ConfigError` with one line naming the key
+Every problem is a :class:`~folkcards.errors.ConfigError` with one line naming the key
 (and "did you mean" for a mistyped one).
 """
 
@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from folkcards.evaluate.config import ConfigError, load_yaml
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -35,6 +34,8 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+
+from folkcards.errors import ConfigError, load_yaml
 
 _STRICT = ConfigDict(extra="forbid", strict=True)
 

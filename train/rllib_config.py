@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from folkcards.evaluate.config import ConfigError, load_yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from folkcards.errors import ConfigError, load_yaml
 
 from .config import OpponentConfig, PretrainConfig, check_agent_spec, check_env_kwargs
 

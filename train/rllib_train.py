@@ -453,7 +453,7 @@ def resume_config(run_dir: str | os.PathLike[str]) -> RLlibTrainConfig:
 
 def is_rllib_config(path: str | os.PathLike[str]) -> bool:
     """Whether the YAML file at ``path`` selects this backend (``backend: rllib``)."""
-    from folkcards.evaluate.config import load_yaml
+    from folkcards.errors import load_yaml
 
     data = load_yaml(path)
     return isinstance(data, dict) and data.get("backend") == "rllib"
@@ -464,8 +464,9 @@ def main_rllib(args: Any, prog: str = "folkcards train") -> int:
     (``config``/``resume``, ``total_steps``, ``run_dir``, ``seed``, ``print_config``)."""
     import sys
 
-    from folkcards.evaluate.config import ConfigError
     from folkcards.evaluate.ray_backend import RayMissingError
+
+    from folkcards.errors import ConfigError
 
     from .rllib_config import with_rllib_overrides
 

@@ -15,12 +15,13 @@ from folkcards.agents import make_agent
 
 ray = pytest.importorskip("ray")
 
-from folkcards.evaluate.config import ConfigError  # noqa: E402
 from folkcards.train.rllib_config import (  # noqa: E402
     load_rllib_config,
     rllib_config_from_dict,
 )
 from folkcards.train.rllib_env import FolkcardsMultiAgentEnv  # noqa: E402
+
+from folkcards.errors import ConfigError  # noqa: E402
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 AGREEMENT = 0.6  # a clear majority; an untrained module agrees far less often (checked below)
