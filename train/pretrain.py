@@ -30,6 +30,7 @@ import numpy as np
 from folkcards.train.single_seat import SingleSeatEnvFactory
 
 from .config import TrainConfig
+from .settings import PretrainConfig
 
 CHUNKS = 8  # collection is split into this many seeded chunks, whatever the worker count
 
@@ -199,25 +200,22 @@ def _holdout_metrics(policy: Any, obs: Any, masks: Any, actions: Any, returns: A
     }
 
 
-def pretrain(
+def clone_expert(
     model: Any,
-    config: TrainConfig,
     factory: SingleSeatEnvFactory,
-    run_dir: Path,
+    pre: PretrainConfig,
+    seed: int,
+    gamma: float,
     workers: int,
     log: Callable[[str], None] = print,
 ) -> dict[str, float]:
-    """Collect demonstrations and clone them into ``model``; writes ``run_dir/pretrain.json``."""
-    pre = config.pretrain
-    assert pre.expert is not None
+    """Collect ``pre.samples`` decisions of ``pre.expert`` in ``factory``'s env and clone them
+    into ``model`` (both training stacks); returns the last epoch's metrics plus ``samples``."""
+    if pre.expert is None:
+        raise ValueError("pretrain.expert is not set: nothing to clone")
     log(f"pretraining: collecting {pre.samples} decisions of {pre.expert!r} ({workers} workers)")
     data = collect_demonstrations(
-        factory,
-        pre.expert,
-        pre.samples,
-        seed=config.run.seed,
-        gamma=config.algorithm.gamma,
-        workers=workers,
+        factory, pre.expert, pre.samples, seed=seed, gamma=gamma, workers=workers
     )
     metrics = behaviour_clone(
         model,
@@ -227,12 +225,33 @@ def pretrain(
         learning_rate=pre.learning_rate,
         value=pre.value,
         holdout=pre.holdout,
-        seed=config.run.seed,
+        seed=seed,
         log=log,
     )
     metrics["samples"] = len(data)
+    return metrics
+
+
+def pretrain(
+    model: Any,
+    config: TrainConfig,
+    factory: SingleSeatEnvFactory,
+    run_dir: Path,
+    workers: int,
+    log: Callable[[str], None] = print,
+) -> dict[str, float]:
+    """Collect demonstrations and clone them into ``model``; writes ``run_dir/pretrain.json``."""
+    metrics = clone_expert(
+        model, factory, config.pretrain, config.run.seed, config.algorithm.gamma, workers, log
+    )
     (run_dir / "pretrain.json").write_text(json.dumps(metrics, indent=2) + "\n")
     return metrics
 
 
-__all__ = ["Demonstrations", "behaviour_clone", "collect_demonstrations", "pretrain"]
+__all__ = [
+    "Demonstrations",
+    "behaviour_clone",
+    "clone_expert",
+    "collect_demonstrations",
+    "pretrain",
+]
