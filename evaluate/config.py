@@ -29,13 +29,22 @@ from folkcards.envs.registry import GAMES, GameSpec, game_spec
 
 from folkcards.errors import ConfigError, load_yaml
 
+
+def _plural(word: str) -> str:
+    return word + ("es" if word.endswith(("ch", "sh", "s", "x")) else "s")
+
+
+# count key -> whether it counts multi-hand episodes: "deals" and "games" always, plus the
+# plural of every registered game's units ("rounds", "matches" …)
+COUNT_KEYS = {
+    "deals": False,
+    "games": True,
+    **{_plural(mode.unit): mode.multi for spec in GAMES.values() for mode in spec.modes},
+}
 KEYS = (
     "game",
     "agents",
-    "deals",
-    "rounds",
-    "games",
-    "matches",
+    *COUNT_KEYS,
     "seed",
     "workers",
     "out",
@@ -45,7 +54,6 @@ KEYS = (
 )
 SEATINGS = ("auto", "permutations", "rotations")  # the ``seating`` key's values
 SEATING_RULES = {"permutations": "all permutations", "rotations": "cyclic rotations"}
-COUNT_KEYS = {"deals": False, "rounds": False, "games": True, "matches": True}  # key -> multi
 MAX_PERMUTED_SEATS = 4  # up to this many seats every seat assignment is played; beyond, rotations
 MAX_UNITS = 50_000_000
 FORMAT_VERSION = 1
@@ -142,9 +150,7 @@ def default_seating_rule(seats: int) -> str:
 
 def plural(word: str, count: int = 2) -> str:
     """``deal`` → ``deals``, ``match`` → ``matches``; the word itself when ``count`` is 1."""
-    if count == 1:
-        return word
-    return word + ("es" if word.endswith(("ch", "sh", "s", "x")) else "s")
+    return word if count == 1 else _plural(word)
 
 
 def counted(count: int, word: str) -> str:

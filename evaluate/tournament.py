@@ -39,10 +39,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from folkcards.envs.registry import GAME_NAMES, GAMES
+
 from folkcards.errors import ConfigError
 
 from .arguments import ArgumentLineError, OneLineParser
-from .config import SEATINGS, TournamentConfig, counted, load_config
+from .config import COUNT_KEYS, SEATINGS, TournamentConfig, counted, load_config, plural
 from .games import make_runner
 from .ray_backend import RayMissingError
 from .runner import BOOTSTRAP, complete_deals, deterministic, results_of_store, run
@@ -59,6 +61,8 @@ from .units import (
 )
 from .verify import config_from_db, verify_records
 from .workers import BACKENDS
+
+VARIABLE_TABLES = [spec.name for spec in GAMES.values() if not spec.fixed_players]
 
 # --- command line ------------------------------------------------------------------------------
 
@@ -79,7 +83,7 @@ results.json, the CSVs, the plots and report.md (rebuild it with `folkcards repo
 # (flags, keyword arguments) of every option but the two exclusive counts
 OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("--config",), {"metavar": "YAML", "help": "a tournament config (see configs/tournament/)"}),
-    (("--game",), {"help": "paston or tri_palki (tri-palki also accepted)"}),
+    (("--game",), {"help": f"{', '.join(GAME_NAMES)} (aliases such as tri-palki accepted)"}),
     (
         ("--agents",),
         {
@@ -100,7 +104,12 @@ OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     ),
     (
         ("--num-players",),
-        {"type": int, "metavar": "N", "help": "Tri Palki table size (default: number of agents)"},
+        {
+            "type": int,
+            "metavar": "N",
+            "help": "table size of a game played by a varying number of players "
+            f"({', '.join(VARIABLE_TABLES)}; default: the number of agents)",
+        },
     ),
     (
         ("--backend",),
@@ -144,6 +153,17 @@ OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
 ]
 
 
+def _units_help(multi: bool) -> str:
+    """``deals (paston, paston_bidding) / rounds (tri_palki)``: each unit with its games."""
+    games: dict[str, list[str]] = {}
+    for spec in GAMES.values():
+        for mode in spec.modes:
+            if mode.multi == multi:
+                games.setdefault(plural(mode.unit), []).append(spec.name)
+    whole = "whole " if multi else ""
+    return " / ".join(f"{whole}{unit} ({', '.join(names)})" for unit, names in games.items())
+
+
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
     """The ``folkcards tournament`` arguments (added to ``parser`` when given)."""
     parser = parser or argparse.ArgumentParser(prog="folkcards tournament")
@@ -153,22 +173,14 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     for flags, kwargs in OPTIONS[:3]:  # --config, --game, --agents; then the count
         parser.add_argument(*flags, **kwargs)
     count = parser.add_mutually_exclusive_group()
-    count.add_argument(
-        "--deals",
-        "--rounds",
-        dest="deals",
-        type=int,
-        metavar="N",
-        help="number of deals (Paston) / rounds (Tri Palki)",
-    )
-    count.add_argument(
-        "--games",
-        "--matches",
-        dest="games",
-        type=int,
-        metavar="N",
-        help="number of whole games (Paston, to 121) / matches (Tri Palki)",
-    )
+    for dest, multi in (("deals", False), ("games", True)):
+        count.add_argument(
+            *(f"--{key}" for key, is_multi in COUNT_KEYS.items() if is_multi == multi),
+            dest=dest,
+            type=int,
+            metavar="N",
+            help=f"number of {_units_help(multi)}",
+        )
     for flags, kwargs in OPTIONS[3:]:
         parser.add_argument(*flags, **kwargs)
     return parser
