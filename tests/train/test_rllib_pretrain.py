@@ -181,7 +181,10 @@ def test_a_run_clones_once_and_resume_does_not_clone_again(
         ({"expert": "heuristic", "epochs": 0}, "pretrain.epochs"),
         ({"expert": "heuristic", "holdout": 1.5}, "pretrain.holdout"),
         ({"expert": "heuristic", "value": "yes"}, "pretrain.value"),
-        ({"expers": "heuristic"}, "unknown key 'pretrain.expers'"),
+        (
+            {"expers": "heuristic"},
+            r"unknown key 'expers' in group 'pretrain' \(did you mean 'expert'\?\)",
+        ),
     ],
 )
 def test_a_bad_pretrain_group_is_one_clear_line(pretrain: dict[str, Any], message: str) -> None:
