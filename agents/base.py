@@ -5,11 +5,14 @@ PettingZoo observation dict (``{"observation": vector, "action_mask": mask}``) o
 move. ``reset()`` is called at the start of every episode. Agents never see the env's state.
 
 Spec strings: ``"random"``, ``"heuristic"``, ``"ppo:PATH"`` (a saved MaskablePPO model); the
-part after the first colon is passed to the agent's factory.
+part after the first colon is passed to the agent's factory. Agents from outside the package:
+``module:Class``, ``path/to/file.py:Class`` or a plug-in's entry point of group
+``folkcards.agents`` (:mod:`folkcards.agents.plugins`).
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from typing import Any
 
@@ -107,14 +110,24 @@ def make_agent(
     _load_builtin_agents()
     if not isinstance(spec, str) or not spec:
         raise ValueError(f"agent spec must be a non-empty string, got {spec!r}")
-    kind, _, arg = spec.partition(":")
-    if kind not in _FACTORIES:
-        raise ValueError(f"unknown agent {spec!r}; known kinds: {', '.join(sorted(_FACTORIES))}")
     if game not in GAMES:
         raise ValueError(f"unknown game {game!r}; choose from {', '.join(GAMES)}")
-    return _FACTORIES[kind](game=game, seat=seat, seed=seed, arg=arg or None, **kwargs)
+    kind, _, arg = spec.partition(":")
+    if kind in _FACTORIES:
+        return _FACTORIES[kind](game=game, seat=seat, seed=seed, arg=arg or None, **kwargs)
+    from .plugins import external_factory
+
+    external = external_factory(spec)
+    if external is None:
+        shown = spec if len(spec) <= 60 else spec[:59] + "…"
+        raise ValueError(
+            f"unknown agent {shown!r}; known kinds: {', '.join(sorted(_FACTORIES))}, "
+            "or module:Class, file.py:Class, an entry point of group folkcards.agents"
+        )
+    factory, external_arg = external
+    return factory(game=game, seat=seat, seed=seed, arg=external_arg, **kwargs)
 
 
 def _load_builtin_agents() -> None:
-    if "random" not in _FACTORIES:
-        from . import builtin  # noqa: F401  (registers the built-in kinds)
+    if "random" not in _FACTORIES:  # the built-in kinds register themselves, as plug-ins do
+        importlib.import_module(f"{__package__}.builtin")  # (by name: builtin imports base)

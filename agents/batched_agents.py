@@ -31,7 +31,7 @@ with ``run.engine: aec`` against them).
 
 from __future__ import annotations
 
-import importlib
+import inspect
 import warnings
 from collections.abc import Callable
 from typing import Any, Protocol
@@ -40,18 +40,8 @@ import numpy as np
 from numba import njit
 
 from ..envs._batched import random_legal_actions, rng_next
+from ..envs.registry import UnsupportedError, game_spec, resolve
 from .features import FeatureSet, get_feature_set
-
-_HEURISTICS = {
-    "paston": ("folkcards.agents.paston_heuristic_batched", "BatchedPastonHeuristic"),
-    "tri_palki": ("folkcards.agents.tri_palki_heuristic_batched", "BatchedTriPalkiHeuristic"),
-}
-_FEATURE_BATCH = {
-    "tri_palki_actions": (
-        "folkcards.agents.tri_palki_heuristic_batched",
-        "tri_palki_actions_batch",
-    ),
-}
 
 
 class BatchedAgent(Protocol):
@@ -171,7 +161,7 @@ def masked_logits_choice(
 def batch_features(features: FeatureSet, obs: np.ndarray) -> np.ndarray:
     """``features`` applied to every row of ``obs``: its batched form where one exists
     (``tri_palki_actions_batch``), else row by row."""
-    fast = _batched_feature_function(features.name)
+    fast = _batched_feature_function(features)
     if fast is not None:
         return np.asarray(fast(obs), dtype=np.float32)
     if len(obs) == 0:
@@ -182,14 +172,14 @@ def batch_features(features: FeatureSet, obs: np.ndarray) -> np.ndarray:
 _FEATURE_CACHE: dict[str, Callable[[np.ndarray], np.ndarray] | None] = {}
 
 
-def _batched_feature_function(name: str) -> Callable[[np.ndarray], np.ndarray] | None:
+def _batched_feature_function(features: FeatureSet) -> Callable[[np.ndarray], np.ndarray] | None:
+    name = features.name
     if name not in _FEATURE_CACHE:
         found = None
-        if name in _FEATURE_BATCH:
-            module, attribute = _FEATURE_BATCH[name]
+        if features.batch is not None:
             try:
-                found = getattr(importlib.import_module(module), attribute)
-            except (ImportError, AttributeError):
+                found = resolve(features.batch)
+            except ValueError:
                 found = None
         _FEATURE_CACHE[name] = found
     return _FEATURE_CACHE[name]
@@ -311,21 +301,23 @@ class _HeuristicAdapter:
 
 
 def batched_heuristic(game: str, num_players: int) -> BatchedAgent:
-    """The game's batched heuristic, or the temporary per-row fallback while it is missing."""
-    if game not in _HEURISTICS:
-        raise ValueError(f"no batched heuristic for {game!r}; batched games: paston, tri_palki")
-    module_name, class_name = _HEURISTICS[game]
+    """The game's batched heuristic (its registry entry's ``batched_heuristic``, built with
+    ``num_players`` if its constructor takes it), or the temporary per-row fallback
+    while its module is missing; ``ValueError`` for a game that has none."""
+    spec = game_spec(game)
+    hook = spec.batched_heuristic
+    if hook is None:
+        raise UnsupportedError(f"{spec.name} has no batched heuristic")
     try:
-        cls = getattr(importlib.import_module(module_name), class_name)
-    except (ImportError, AttributeError) as error:
+        cls = resolve(hook)
+    except ValueError as error:
         warnings.warn(
-            f"{module_name}.{class_name} is unavailable ({error}): the {game} heuristic "
-            "plays row by row (slow)",
+            f"{error}: the {spec.name} heuristic plays row by row (slow)",
             stacklevel=2,
         )
-        return PerRowHeuristicFallback(game, num_players)
-    heuristic = cls(num_players) if game == "tri_palki" else cls()
-    return _HeuristicAdapter(heuristic)
+        return PerRowHeuristicFallback(spec.name, num_players)
+    takes_players = "num_players" in inspect.signature(cls).parameters
+    return _HeuristicAdapter(cls(num_players) if takes_players else cls())
 
 
 def policy_agent(
@@ -340,8 +332,6 @@ def make_batched_agent(
 ) -> BatchedAgent:
     """A batched agent from a ``make_agent`` spec (``random``, ``heuristic``, ``ppo[:ARG]``);
     ``ValueError`` naming the spec for kinds that only exist per game."""
-    from ..envs.registry import game_spec
-
     if not isinstance(spec, str) or not spec:
         raise ValueError(f"agent spec must be a non-empty string, got {spec!r}")
     players = game_spec(game).default_players if num_players is None else int(num_players)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from ..envs.registry import game_spec
@@ -22,9 +21,7 @@ register_agent("ppo", make_ppo_agent)
 
 
 def _heuristic(game: str, seat: str, seed: int | None, arg: str | None, **_: Any) -> Agent:
-    module_name, _, class_name = game_spec(game).heuristic.partition(":")
-    agent_class = getattr(importlib.import_module(module_name), class_name)
-    return agent_class(game, seat, seed)
+    return game_spec(game).piece("heuristic")(game, seat, seed)
 
 
 register_agent("heuristic", _heuristic)
@@ -35,13 +32,8 @@ register_agent("rllib", make_rllib_agent)
 
 
 def _pimc(game: str, seat: str, seed: int | None, arg: str | None, **kw: Any) -> Agent:
-    if game == "paston":
-        from .pimc import make_pimc_agent
-
-        return make_pimc_agent(game, seat, seed, arg, **kw)
-    from .tri_palki_search import make_tri_palki_search_agent
-
-    return make_tri_palki_search_agent(game, seat, seed, arg, **kw)
+    factory = game_spec(game).piece("search_agent")  # "x has no search agent (pimc)" if none
+    return factory(game, seat, seed, arg, **kw)
 
 
 register_agent("pimc", _pimc)

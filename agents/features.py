@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..envs.registry import GAME_NAMES, game_spec, resolve
 from ..envs.tri_palki.observation import TriPalkiView
 from ..envs.tri_palki.observation import decode as decode_tri_palki
 from ..envs.tri_palki.observation import observation_size as tri_palki_observation_size
@@ -44,9 +45,10 @@ class FeatureSet:
     """A named observation transform: ``extra_size(obs_size)`` extra elements, ``transform``."""
 
     name: str
-    game: str
+    game: str  # the game it was made for (for messages; games list it in their registry entry)
     extra_size: Callable[[int], int]
     transform: Callable[[np.ndarray], np.ndarray]
+    batch: str | None = None  # "module:attr" of its batched form ((M, D) -> (M, D')), if any
 
     def size(self, obs_size: int) -> int:
         return obs_size + self.extra_size(obs_size)
@@ -121,26 +123,44 @@ def tri_palki_action_extra(view: TriPalkiView, seats: TriPalkiView | None = None
     return extra
 
 
-FEATURE_SETS: dict[str, FeatureSet] = {
-    "tri_palki_actions": FeatureSet(
-        "tri_palki_actions", "tri_palki", _tri_palki_extra, tri_palki_actions
-    ),
-}
+TRI_PALKI_ACTIONS = FeatureSet(
+    "tri_palki_actions",
+    "tri_palki",
+    _tri_palki_extra,
+    tri_palki_actions,
+    batch="folkcards.agents.tri_palki_heuristic_batched:tri_palki_actions_batch",
+)
+
+# The feature sets defined here; a game offers those its registry entry lists (``feature_sets``).
+FEATURE_SETS: dict[str, FeatureSet] = {TRI_PALKI_ACTIONS.name: TRI_PALKI_ACTIONS}
+
+
+def game_feature_sets(game: str) -> dict[str, FeatureSet]:
+    """The feature sets ``game`` offers (its registry entry's ``feature_sets``), by name."""
+    sets = (resolve(hook) for hook in game_spec(game).feature_sets)
+    return {features.name: features for features in sets}
 
 
 def get_feature_set(name: str, game: str | None = None) -> FeatureSet:
-    """The feature set called ``name``; ``ValueError`` if unknown or made for another game."""
-    if name not in FEATURE_SETS:
-        raise ValueError(f"unknown feature set {name!r}; known: {', '.join(FEATURE_SETS)}")
-    features = FEATURE_SETS[name]
-    if game is not None and features.game != game:
-        raise ValueError(f"feature set {name!r} is for {features.game}, not {game}")
-    return features
+    """The feature set called ``name``; ``ValueError`` if unknown or not offered by ``game``."""
+    known: dict[str, FeatureSet] = {}
+    for other in GAME_NAMES:
+        known.update(game_feature_sets(other))
+    if name not in known:
+        raise ValueError(f"unknown feature set {name!r}; known: {', '.join(known)}")
+    if game is not None:
+        offered = game_feature_sets(game)
+        if name not in offered:
+            raise ValueError(f"feature set {name!r} is for {known[name].game}, not {game}")
+        return offered[name]
+    return known[name]
 
 
 __all__ = [
     "FEATURE_SETS",
+    "TRI_PALKI_ACTIONS",
     "FeatureSet",
+    "game_feature_sets",
     "get_feature_set",
     "tri_palki_action_extra",
     "tri_palki_actions",

@@ -87,6 +87,7 @@ from ..envs.paston.rules import (
     defender_score,
     trick_winner,
 )
+from ..envs.registry import game_spec
 from .base import Agent, legal_actions
 from .paston_heuristic import defence_call, defence_tricks
 
@@ -237,7 +238,7 @@ class PimcAgent(Agent):
         seed: int | None = None,
         params: PimcParams | None = None,
     ):
-        if game != "paston":
+        if game_spec(game).family != "paston":  # Paston and its variants (paston_bidding)
             raise ValueError(f"pimc plays paston, not {game!r}")
         super().__init__(game, seat, seed)
         self.params = params or PimcParams()
@@ -290,7 +291,7 @@ class PimcAgent(Agent):
         if self._fallback_agent is None:
             from .base import make_agent
 
-            self._fallback_agent = make_agent("heuristic", "paston", self.seat)
+            self._fallback_agent = make_agent("heuristic", self.game, self.seat)
         return self._fallback_agent
 
     def _note_dealer(self, view: obs_mod.PastonView) -> None:

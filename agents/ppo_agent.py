@@ -42,20 +42,14 @@ from typing import Any
 
 import numpy as np
 
+from ..envs.registry import GAMES as GAME_SPECS
 from ..envs.registry import game_spec
-from ..envs.tri_palki.observation import decode as decode_tri_palki
-from ..envs.tri_palki.observation import encode_view
-from ..envs.tri_palki.observation import observation_size as tri_palki_observation_size
 from .base import GAMES, Agent
-from .features import FeatureSet, get_feature_set, tri_palki_action_extra
-from .size_adapter import adapt_view
+from .features import FeatureSet, get_feature_set
 from .table_sizes import sizes_text
 
-# Feature sets whose per-seat part the size adapter can translate.
-ADAPTABLE_FEATURES = ("tri_palki_actions",)
-
 MODELS_DIR = Path(__file__).resolve().parent / "models"
-NUM_ACTIONS = {"paston": 45, "tri_palki": 13}
+NUM_ACTIONS = {name: spec.num_actions for name, spec in GAME_SPECS.items()}
 
 _ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "tanh": np.tanh,
@@ -249,9 +243,12 @@ def read_sidecar(model_path: str | os.PathLike[str]) -> dict[str, Any] | None:
 
 
 def resolve_model_path(arg: str | None, game: str) -> Path:
-    """The file a ``ppo[:ARG]`` spec names: a game name (or nothing) means the packaged model."""
+    """The file a ``ppo[:ARG]`` spec names: a game name (or nothing) means the packaged model;
+    nothing, for a variant without a model of its own, its base game's (same observations)."""
     if arg is None or arg in GAMES:
-        return MODELS_DIR / f"{arg or game}_ppo.zip"
+        path = MODELS_DIR / f"{arg or game}_ppo.zip"
+        family = MODELS_DIR / f"{game_spec(game).family}_ppo.zip"
+        return family if arg is None and not path.is_file() and family.is_file() else path
     return Path(arg).expanduser()
 
 
@@ -275,7 +272,7 @@ def load_policy(
         )
         raise PPOModelError(f"agent {shown!r}: no PPO model file at {path}: {hint}")
     meta = read_sidecar(path) or {}
-    if meta.get("game") is not None and meta["game"] != game:
+    if meta.get("game") is not None and meta["game"] not in (game, game_spec(game).family):
         raise PPOModelError(
             f"agent {shown!r}: the model at {path} was trained for {meta['game']}, not {game}"
         )
@@ -324,13 +321,9 @@ def model_table_size(policy: NumpyPolicy | _TorchPolicy, game: str) -> int | Non
     spec = game_spec(game)
     features = policy.meta.get("features")
     feature_set = get_feature_set(str(features), game) if features else None
-    sizes = [
-        n
-        for n in range(spec.min_players, spec.max_players + 1)
-        if _input_size(game, n, feature_set) == policy.obs_size
-    ]
+    sizes = [n for n in spec.table_sizes if _input_size(game, n, feature_set) == policy.obs_size]
     trained = (policy.meta.get("env_kwargs") or {}).get("num_players")
-    if trained in sizes:
+    if trained is not None and trained in sizes:
         return int(trained)
     return sizes[0] if len(sizes) == 1 else None
 
@@ -342,9 +335,10 @@ def _input_size(game: str, num_players: int, feature_set: FeatureSet | None) -> 
 
 @functools.cache
 def _observation_size(game: str, num_players: int) -> int:
-    if game == "tri_palki":
-        return tri_palki_observation_size(num_players)
-    env = game_spec(game).raw_env(num_players)
+    spec = game_spec(game)
+    if spec.has("observation_size"):
+        return int(spec.piece("observation_size")(num_players))
+    env = spec.raw_env(num_players)
     return int(env.observation_space(env.possible_agents[0])["observation"].shape[0])
 
 
@@ -377,6 +371,9 @@ class PolicyAgent(Agent):
         self._checked = False
         features = policy.meta.get("features")
         self._features = get_feature_set(str(features), game) if features else None
+        spec = game_spec(game)
+        self._adapter = spec.piece("size_adapter") if spec.has("size_adapter") else None
+        self._sized = spec.has("observation_size")  # the observation's length gives the table
         self.model_players = model_table_size(policy, game)
         self._obs_players: dict[int, int] = {}
         if num_players is not None:
@@ -387,11 +384,11 @@ class PolicyAgent(Agent):
         if self.model_players is None:
             return ()
         spec = game_spec(self.game)
-        adaptable = self.game == "tri_palki" and (
-            self._features is None or self._features.name in ADAPTABLE_FEATURES
+        adaptable = self._adapter is not None and (
+            self._features is None or self._features.name in self._adapter.features
         )
         if adaptable:
-            return tuple(range(spec.min_players, spec.max_players + 1))
+            return spec.table_sizes
         return (self.model_players,)
 
     def plays_text(self) -> str:
@@ -418,28 +415,24 @@ class PolicyAgent(Agent):
         return self.policy.act(vector, observation["action_mask"], self.rng, self.deterministic)
 
     def _players_of(self, vector: np.ndarray) -> int | None:
-        """The table size of a Tri Palki observation (``None`` for other games or sizes)."""
-        if self.game != "tri_palki" or self.model_players is None:
+        """The table size of an observation of a game whose size varies with the table (``None``
+        for other games or sizes)."""
+        if not self._sized or self.model_players is None:
             return None
         size = vector.shape[0]
         if size not in self._obs_players:
             spec = game_spec(self.game)
-            sizes = range(spec.min_players, spec.max_players + 1)
+            sizes = spec.table_sizes
             self._obs_players[size] = next(
-                (n for n in sizes if tri_palki_observation_size(n) == size), -1
+                (n for n in sizes if _observation_size(self.game, n) == size), -1
             )
         players = self._obs_players[size]
         return None if players < 0 else players
 
     def _adapt(self, vector: np.ndarray, players: int) -> np.ndarray:
         """The model input for an observation of a ``players``-player table."""
-        assert self.model_players is not None
-        view = decode_tri_palki(vector, players)
-        adapted = adapt_view(view, self.model_players)
-        obs = encode_view(adapted)
-        if self._features is None:
-            return obs
-        return np.concatenate([obs, tri_palki_action_extra(view, adapted)])
+        assert self.model_players is not None and self._adapter is not None
+        return self._adapter.adapt(vector, players, self.model_players, self._features)
 
     def _size_message(self, shape: tuple[int, ...], players: int | None) -> str:
         sizes = self.table_sizes()
@@ -505,7 +498,6 @@ def make_ppo_agent(
 
 
 __all__ = [
-    "ADAPTABLE_FEATURES",
     "MODELS_DIR",
     "NumpyPolicy",
     "PPOAgent",

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ..envs.registry import game_spec
 from .base import GAMES, Agent
 from .ppo_agent import MODELS_DIR
 
@@ -146,7 +147,7 @@ class RLlibAgent(Agent):
         if policy is None:
             raise ValueError("RLlibAgent needs a policy (rllib:RUN_DIR)")
         trained = policy.meta.get("game")
-        if trained != game:
+        if trained not in (game, game_spec(game).family):  # a variant plays its base game's
             raise ValueError(f"this RLlib policy was trained for {trained}, not {game}")
         self.policy = policy
         self.greedy = greedy

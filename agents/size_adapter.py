@@ -33,8 +33,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..envs.tri_palki.observation import TriPalkiView
+import numpy as np
+
+from ..envs.tri_palki.observation import TriPalkiView, decode, encode_view
 from ..envs.tri_palki.rules import ELIMINATED_STICKS
+from .features import FeatureSet, tri_palki_action_extra
 from .tri_palki_heuristic import suit_value
 
 
@@ -94,4 +97,26 @@ def adapt_view(view: TriPalkiView, num_players: int) -> TriPalkiView:
     )
 
 
-__all__ = ["adapt_view", "kept_seats"]
+class TriPalkiSizeAdapter:
+    """The Tri Palki registry entry's ``size_adapter``: a model's input at another table size."""
+
+    # feature sets whose per-seat part it can translate
+    features: tuple[str, ...] = ("tri_palki_actions",)
+
+    @staticmethod
+    def adapt(
+        vector: np.ndarray, players: int, model_players: int, features: FeatureSet | None
+    ) -> np.ndarray:
+        """The ``model_players``-player model input for an observation of ``players`` players
+        (with ``features``' extra elements, the per-seat block from the adapted table)."""
+        view = decode(vector, players)
+        adapted = adapt_view(view, model_players)
+        obs = encode_view(adapted)
+        if features is None:
+            return obs
+        return np.concatenate([obs, tri_palki_action_extra(view, adapted)])
+
+
+SIZE_ADAPTER = TriPalkiSizeAdapter()
+
+__all__ = ["SIZE_ADAPTER", "TriPalkiSizeAdapter", "adapt_view", "kept_seats"]

@@ -24,8 +24,7 @@ def agent_table_sizes(spec: str, game: str) -> tuple[int, ...]:
     sizes = getattr(agent, "table_sizes", None)
     if callable(sizes):
         return tuple(sizes())
-    rules = game_spec(game)
-    return tuple(range(rules.min_players, rules.max_players + 1))
+    return game_spec(game).table_sizes
 
 
 def sizes_text(sizes: tuple[int, ...]) -> str:

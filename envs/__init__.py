@@ -1,8 +1,9 @@
-"""The folkcards PettingZoo environments: ``paston_v0`` and ``tri_palki_v0``.
+"""The folkcards PettingZoo environments, one per game of :mod:`folkcards.envs.registry`
+(``paston_v0``, ``tri_palki_v0``, ``paston_bidding_v0``).
 
-Importing this package registers every game of :mod:`folkcards.envs.registry` with PettingZoo's
-registry, so ``pettingzoo.make("aec", "folkcards/paston-v0")`` and ``"folkcards/tri_palki-v0"``
-work.
+Importing this package registers every game of the registry with PettingZoo's registry, so
+``pettingzoo.make("aec", "folkcards/paston-v0")``, ``"folkcards/tri_palki-v0"`` and
+``"folkcards/paston-bidding-v0"`` work.
 """
 
 from __future__ import annotations

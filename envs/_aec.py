@@ -26,7 +26,23 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
+from .replay import replay_record
+
 ILLEGAL_MOVE_REWARD = -1.0
+
+__all__ = [
+    "CardGameAECEnv",
+    "bits_to_mask",
+    "choice_option",
+    "flag_option",
+    "fresh_seed",
+    "is_int",
+    "jsonable",
+    "make_classic",
+    "positive_int_option",
+    "replay_record",
+    "seat_option",
+]
 
 
 class CardGameAECEnv(AECEnv):
@@ -328,22 +344,3 @@ def seat_option(value: Any, num_players: int, what: str = "dealer") -> int:
             f"got {value!r}"
         )
     return int(value)
-
-
-def replay_record(env: CardGameAECEnv, record: dict[str, Any]) -> CardGameAECEnv:
-    """Reset ``env`` as ``record`` says and step every recorded action; returns ``env``.
-
-    Dead agents (eliminated between rounds) take their ``None`` steps on the way.
-    """
-    env.reset(seed=record["seed"], options=record.get("options") or None)
-    for agent, action in record["actions"]:
-        while env.agents and (
-            env.terminations[env.agent_selection] or env.truncations[env.agent_selection]
-        ):
-            env.step(None)
-        if env.agent_selection != agent:
-            raise ValueError(
-                f"record does not replay: expected {agent} to act, got {env.agent_selection}"
-            )
-        env.step(action)
-    return env

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ._aec import replay_record
+from .replay import replay_record
 
 _TAG = re.compile(r'^\[(\w+) "((?:[^"\\]|\\.)*)"\]\s*$')
 _MOVE = re.compile(r"P(\d+):(\S+)")
@@ -147,15 +147,29 @@ def _tri_palki_line(number: int, rnd: dict[str, Any], moves: list[_Move], agents
 
 
 @dataclass(frozen=True)
-class _Format:
+class TextFormat:
+    """A game's text form: which record key holds its units, and how one unit is written.
+
+    ``line(number, unit, moves, agents)`` writes the unit's line; a game's registry entry names
+    its format (``GameSpec.text_format``).
+    """
+
     units_key: str
     line: Callable[[int, dict[str, Any], list[_Move], list[str]], str]
 
 
-_FORMATS = {
-    "paston": _Format("deals", _paston_line),
-    "tri_palki": _Format("rounds", _tri_palki_line),
-}
+PASTON_TEXT = TextFormat("deals", _paston_line)
+TRI_PALKI_TEXT = TextFormat("rounds", _tri_palki_line)
+
+
+def _format(game: Any) -> tuple[Any, TextFormat]:
+    """The game's spec and text format; ``ValueError`` for a record of no registered game."""
+    from .registry import GAME_NAMES, game_spec
+
+    if not isinstance(game, str) or game not in GAME_NAMES:
+        raise ValueError(f"not a folkcards record: unknown game {game!r}")
+    spec = game_spec(game)
+    return spec, spec.piece("text_format")
 
 
 # --- writing and reading ---------------------------------------------------------------------
@@ -163,14 +177,9 @@ _FORMATS = {
 
 def to_text(record: dict[str, Any], players: list[str] | None = None) -> str:
     """The text form of an env ``record()``; ``players`` names who sat in each seat (a tag)."""
-    from .registry import game_spec
-
     game = record.get("game")
-    if game not in _FORMATS:
-        raise ValueError(f"not a folkcards record: unknown game {game!r}")
-    spec = game_spec(game)
+    spec, fmt = _format(game)
     env = spec.env_module().raw_env(**record["env_kwargs"])
-    fmt = _FORMATS[game]
     units = record[fmt.units_key]
     moves = _moves_by_unit(env, record, units)
     agents = env.possible_agents
@@ -196,7 +205,7 @@ def _error(line: int, column: int, message: str) -> ValueError:
 
 def parse_text(text: str) -> tuple[dict[str, Any], dict[str, str]]:
     """The JSON record and the header tags of a text record (see :func:`from_text`)."""
-    from .registry import GAMES
+    from .registry import GAME_NAMES
 
     if not isinstance(text, str):
         raise ValueError(f"a text record must be a string, got {type(text).__name__}")
@@ -217,9 +226,9 @@ def parse_text(text: str) -> tuple[dict[str, Any], dict[str, str]]:
         else:
             body.append((number, line))
     game = tags.get("Game")
-    if game not in GAMES or game not in _FORMATS:
-        raise _error(1, 1, f"the Game tag must be one of {', '.join(_FORMATS)}, got {game!r}")
-    spec = GAMES[game]
+    if game not in GAME_NAMES:
+        raise _error(1, 1, f"the Game tag must be one of {', '.join(GAME_NAMES)}, got {game!r}")
+    spec, _ = _format(game)
     module = spec.env_module()
     env_kwargs = _env_kwargs(tags, spec)
     try:
@@ -319,8 +328,8 @@ def paston_score_sheet(record: dict[str, Any], players: list[str] | None = None)
     the contract and outcome, each seat's deal score and its running total (the exact −121 → 0
     reset shows as a total of 0).
     """
-    if record.get("game") != "paston":
-        raise ValueError("a score sheet needs a Paston record")
+    if not isinstance(record, dict) or "deals" not in record:
+        raise ValueError("a score sheet needs a record of Paston deals")
     names = players or [f"P{i}" for i in range(3)]
     agents = [f"player_{i}" for i in range(3)]
     width = max(7, *(len(n) for n in names))
@@ -350,4 +359,22 @@ def paston_score_sheet(record: dict[str, Any], players: list[str] | None = None)
     return "\n".join(rows) + "\n"
 
 
-__all__ = ["from_text", "load_record", "parse_text", "paston_score_sheet", "replay_any", "to_text"]
+def score_sheet(record: dict[str, Any], players: list[str] | None = None) -> str:
+    """The game's score sheet of ``record`` (its registry entry's ``score_sheet``);
+    ``ValueError`` in one line for a game that keeps none."""
+    spec, _ = _format(record.get("game") if isinstance(record, dict) else None)
+    return spec.piece("score_sheet")(record, players)
+
+
+__all__ = [
+    "PASTON_TEXT",
+    "TRI_PALKI_TEXT",
+    "TextFormat",
+    "from_text",
+    "load_record",
+    "parse_text",
+    "paston_score_sheet",
+    "replay_any",
+    "score_sheet",
+    "to_text",
+]

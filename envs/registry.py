@@ -1,9 +1,14 @@
 """The one description of each game: everything else in the package asks this registry.
 
 A :class:`GameSpec` names a game's env module, registry id, action count, player range,
-episode modes with their units and metrics, observation decoder and default heuristic. Adding a
-third game means one new folder under ``envs/`` (rules, observation, env and a ``<name>_v0``
-module, as ``docs/adding_a_game.md`` describes) and one entry in :data:`GAMES` below.
+episode modes with their units and metrics, observation decoder and default heuristic, and
+every per-game piece the rest of the package uses as a ``"module:attr"`` hook (the record's
+text form, the terminal and spectator views, the web view, the tournament scorer and
+statistics, the batched engine and heuristic, the search agent, feature sets …; see
+:data:`PIECES`). Generic code asks :meth:`GameSpec.piece` for them and never tests a game's
+name; a variant made with ``dataclasses.replace`` inherits every piece it does not override.
+Adding a third game means one new folder under ``envs/`` (rules, observation, env and a
+``<name>_v0`` module, as ``docs/adding_a_game.md`` describes) and one entry in :data:`GAMES`.
 
 >>> from folkcards.envs.registry import game_spec
 >>> spec = game_spec("tri-palki")
@@ -34,6 +39,39 @@ class EpisodeMode:
     multi: bool  # several deals / rounds in one episode (game, match)
 
 
+# Every per-game piece a GameSpec can name: field -> (what it is, for messages; required).
+# A required piece must be set for every game (tests/test_every_game.py checks it); an optional
+# one left as None means the game does not support that command, which then says so in one line.
+PIECES: dict[str, tuple[str, bool]] = {
+    "heuristic": ("default heuristic agent", True),
+    "text_format": ("text record form", True),
+    "terminal_view": ("terminal view (folkcards play)", True),
+    "spectator": ("spectator view (folkcards watch)", True),
+    "web_view": ("web table view", True),
+    "tournament_scorer": ("tournament scorer", True),
+    "statistics": ("behaviour statistics", True),
+    "score_sheet": ("score sheet", False),
+    "batched_engine": ("batched engine", False),
+    "batched_heuristic": ("batched heuristic", False),
+    "search_agent": ("search agent (pimc)", False),
+    "observation_size": ("observation size by table size", False),
+    "size_adapter": ("table size adapter for trained models", False),
+}
+
+
+class UnsupportedError(ValueError):
+    """A game does not have the piece a command needs (one line: "x has no batched engine")."""
+
+
+def resolve(hook: str) -> Any:
+    """The object a ``"module:attr"`` hook names (``ValueError`` if it does not exist)."""
+    module_name, _, attr = hook.partition(":")
+    try:
+        return getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(f"hook {hook!r} does not resolve: {exc}") from None
+
+
 @dataclass(frozen=True)
 class GameSpec:
     """Everything the package needs to know about one game, written once."""
@@ -58,10 +96,32 @@ class GameSpec:
     # a variant's base game: same actions, observation layout and masks, so the base game's
     # agents, feature sets and trained models can act in it (None for a game of its own)
     base_game: str | None = None
+    # --- the per-game pieces, each a "module:attr" hook (see PIECES); None: not supported ---
+    text_format: str | None = None  # envs: a notation.TextFormat (units key, line writer)
+    score_sheet: str | None = None  # envs: record, players -> the paper score sheet
+    terminal_view: str | None = None  # play: the SeatView class of `folkcards play`
+    spectator: str | None = None  # play: the Spectator class of `folkcards watch`
+    web_view: str | None = None  # web: a views.WebLayout
+    tournament_scorer: str | None = None  # evaluate: (mode, seats, record, infos) -> results
+    statistics: str | None = None  # evaluate: a behaviour.GameStatistics (metrics, plots)
+    batched_engine: str | None = None  # envs: (num_envs, **env_kwargs) -> batched engine
+    batched_heuristic: str | None = None  # agents: (num_players) -> batched heuristic
+    search_agent: str | None = None  # agents: the `pimc` factory (game, seat, seed, arg)
+    observation_size: str | None = None  # envs: num_players -> observation length
+    size_adapter: str | None = None  # agents: a trained model's table-size adapter
+    feature_sets: tuple[str, ...] = ()  # agents: "module:attr" of each FeatureSet it offers
+    # the agent specs this game offers, each playable as written (tests/test_every_game.py
+    # plays every one); other kinds are refused for this game in one line
+    agents: tuple[str, ...] = ("random", "heuristic")
 
     @property
     def fixed_players(self) -> bool:
         return self.min_players == self.max_players
+
+    @property
+    def table_sizes(self) -> tuple[int, ...]:
+        """Every table size this game is played at."""
+        return tuple(range(self.min_players, self.max_players + 1))
 
     @property
     def mode_names(self) -> tuple[str, ...]:
@@ -93,6 +153,56 @@ class GameSpec:
                 f"got {num_players!r}"
             )
         return int(num_players)
+
+    def piece(self, name: str) -> Any:
+        """The object of the piece ``name`` (a field of :data:`PIECES`); ``UnsupportedError``
+        ("paston_bidding has no batched engine") if this game has none."""
+        what = PIECES[name][0]
+        hook = getattr(self, name)
+        if hook is None:
+            raise UnsupportedError(f"{self.name} has no {what}")
+        return resolve(hook)
+
+    def check_pieces(self) -> None:
+        """``ValueError`` naming every required piece this game lacks and every hook that does
+        not resolve (what a new registry entry must still provide)."""
+        problems = []
+        for name, (what, required) in PIECES.items():
+            hook = getattr(self, name)
+            if hook is None:
+                if required:
+                    problems.append(f"no {what} ({name})")
+                continue
+            try:
+                resolve(hook)
+            except ValueError as exc:
+                problems.append(f"{what} ({name}): {exc}")
+        for hook in self.feature_sets:
+            try:
+                resolve(hook)
+            except ValueError as exc:
+                problems.append(f"feature set: {exc}")
+        if problems:
+            raise ValueError(f"game {self.name!r} is incomplete: " + "; ".join(problems))
+
+    def has(self, name: str) -> bool:
+        """Whether this game has the piece ``name``."""
+        return getattr(self, name) is not None
+
+    @property
+    def family(self) -> str:
+        """The game whose agents, models and feature sets act here: the base game, or itself."""
+        return self.base_game or self.name
+
+    def table_size(self, num_players: int | None = None, seats_named: int = 0) -> int:
+        """The table size of a command: ``num_players`` if given (checked); else, for a game
+        with a choice of size, one per named agent when more than one is named; else the
+        default. ``ValueError`` (one line) for a size this game is not played at."""
+        if num_players is not None:
+            return self.check_players(num_players)
+        if not self.fixed_players and seats_named > 1:
+            return self.check_players(seats_named)
+        return self.default_players
 
     def turn_counter_index(self, num_players: int) -> int | None:
         """Index of the observation's turn counter for ``num_players``; ``None`` if it has none."""
@@ -149,6 +259,17 @@ PASTON = GameSpec(
     higher_is_better=True,
     heuristic="folkcards.agents.paston_heuristic:PastonHeuristicAgent",
     round_word="deal",
+    text_format="folkcards.envs.notation:PASTON_TEXT",
+    score_sheet="folkcards.envs.notation:paston_score_sheet",
+    terminal_view="folkcards.play.paston_view:PastonTable",
+    spectator="folkcards.play.watch:PastonSpectator",
+    web_view="folkcards.web.views:PASTON_VIEW",
+    tournament_scorer="folkcards.evaluate.games:score_paston",
+    statistics="folkcards.evaluate.behaviour:PASTON_STATISTICS",
+    batched_engine="folkcards.envs.paston_v0:vector_env",
+    batched_heuristic="folkcards.agents.paston_heuristic_batched:BatchedPastonHeuristic",
+    search_agent="folkcards.agents.pimc:make_pimc_agent",
+    agents=("random", "heuristic", "pimc", "ppo", "rllib:paston"),
 )
 
 GAMES: dict[str, GameSpec] = {
@@ -172,9 +293,24 @@ GAMES: dict[str, GameSpec] = {
         round_word="round",
         observation_offsets="folkcards.envs.tri_palki.observation:observation_offsets",
         turn_counter="turns",
+        text_format="folkcards.envs.notation:TRI_PALKI_TEXT",
+        terminal_view="folkcards.play.tri_palki_view:TriPalkiTable",
+        spectator="folkcards.play.watch:TriPalkiSpectator",
+        web_view="folkcards.web.views:TRI_PALKI_VIEW",
+        tournament_scorer="folkcards.evaluate.games:score_tri_palki",
+        statistics="folkcards.evaluate.behaviour:TRI_PALKI_STATISTICS",
+        batched_engine="folkcards.envs.tri_palki_v0:vector_env",
+        batched_heuristic="folkcards.agents.tri_palki_heuristic_batched:BatchedTriPalkiHeuristic",
+        search_agent="folkcards.agents.tri_palki_search:make_tri_palki_search_agent",
+        observation_size="folkcards.envs.tri_palki.observation:observation_size",
+        size_adapter="folkcards.agents.size_adapter:SIZE_ADAPTER",
+        feature_sets=("folkcards.agents.features:TRI_PALKI_ACTIONS",),
+        agents=("random", "heuristic", "pimc", "ppo"),
     ),
     # A research variant: Paston's decisions before the play, the tricks from the open-hand
-    # solver (folkcards.envs.paston_bidding_v0). Everything else is Paston's.
+    # solver (folkcards.envs.paston_bidding_v0). Its records, views, scoring, statistics and
+    # pimc are Paston's (same actions, observations and deal records); it has no batched
+    # engine: Paston's batched engine plays the ten tricks, this game scores them by solver.
     "paston_bidding": replace(
         PASTON,
         name="paston_bidding",
@@ -184,6 +320,10 @@ GAMES: dict[str, GameSpec] = {
         env_id="folkcards/paston-bidding-v0",
         heuristic="folkcards.agents.paston_bidding_heuristic:PastonBiddingHeuristicAgent",
         base_game="paston",
+        batched_engine=None,
+        batched_heuristic=None,
+        # ppo and rllib:paston play Paston's committed models (the same observations)
+        agents=("random", "heuristic", "pimc", "ppo", "rllib:paston"),
     ),
 }
 
@@ -205,4 +345,23 @@ def game_spec(name: Any) -> GameSpec:
     return GAMES[canonical_game(name)]
 
 
-__all__ = ["GAMES", "GAME_NAMES", "EpisodeMode", "GameSpec", "canonical_game", "game_spec"]
+DEFAULT_GAME: str = GAME_NAMES[0]  # the game a command plays when none is named
+# how every command's help names the games
+GAMES_HELP: str = (
+    f"{', '.join(GAME_NAMES[:-1])} or {GAME_NAMES[-1]} (aliases such as tri-palki accepted)"
+)
+
+
+__all__ = [
+    "DEFAULT_GAME",
+    "GAMES",
+    "GAMES_HELP",
+    "GAME_NAMES",
+    "PIECES",
+    "EpisodeMode",
+    "GameSpec",
+    "UnsupportedError",
+    "canonical_game",
+    "game_spec",
+    "resolve",
+]

@@ -24,11 +24,12 @@ from __future__ import annotations
 import math
 import zlib
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from folkcards.envs.registry import game_spec
 
 from . import stats as st
 
@@ -134,11 +135,44 @@ def tri_palki_position(p: int) -> str:
     return "dealer (acts first)" if p == 0 else f"dealer +{p}"
 
 
+@dataclass(frozen=True)
+class SplitMetric:
+    """A rate also shown per opponent: counts ``{num}@{name}`` over ``{den}@{name}``."""
+
+    key: str  # the metric split ("whist_rate")
+    label: str  # per opponent, with {name} ("whist rate against declarer {name}")
+    title: str  # of the plot panel
+    axis: str  # the plot panel's x label
+
+
+@dataclass(frozen=True)
+class GameStatistics:
+    """A game's behaviour statistics, named by its registry entry (``GameSpec.statistics``).
+
+    ``metrics(seats, match)`` in report order; ``counts(record, seats, match)`` one Counter per
+    seat of a stored episode; ``positions(seats)`` the names of the positions relative to the
+    dealer (``pos{p}`` / ``score_pos{p}`` counts); ``plot`` the (metric key, short label) pairs
+    the behaviour plot shows; the seat-effects plot shows scores × ``seat_effect_scale`` as
+    ``seat_effect_label``.
+    """
+
+    metrics: Callable[[int, bool], list[Metric]]
+    counts: Callable[[dict[str, Any], Sequence[str], bool], list[Counter[str]]]
+    positions: Callable[[int], list[str]]
+    plot: tuple[tuple[str, str], ...]
+    seat_effect_label: str
+    seat_effect_scale: float = 1.0
+    split: SplitMetric | None = None
+
+
+def statistics_of(game: str) -> GameStatistics:
+    """The game's :class:`GameStatistics` (from its registry entry)."""
+    return game_spec(game).piece("statistics")
+
+
 def metrics_of(game: str, seats: int, match: bool) -> list[Metric]:
     """The behaviour statistics of a game, in report order."""
-    if game == "paston":
-        return _paston_metrics()
-    return _tri_palki_metrics(seats, match)
+    return statistics_of(game).metrics(seats, match)
 
 
 # --- Paston: replaying a record's deals --------------------------------------------------------
@@ -152,6 +186,7 @@ def _paston_deal_counts(deal_record: dict[str, Any], seats: Sequence[str]) -> li
         CONTRACT,
         CONTRACT_BASE,
         DEFENCE,
+        PLAY,
         SURRENDER,
         WHIST,
     )
@@ -183,33 +218,44 @@ def _paston_deal_counts(deal_record: dict[str, Any], seats: Sequence[str]) -> li
             named = "surrender" if action == SURRENDER else PASTON_LEVELS[action - CONTRACT_BASE]
             counts[seat][f"named_{named}"] += 1
         deal.apply(int(action))
-    if deal.outcome is None:  # an unfinished deal (cannot be stored, but never count it)
+    outcome, scores, tricks = deal.outcome, deal.scores, deal.tricks
+    result = deal_record.get("result")
+    if outcome is None and deal.phase == PLAY and result:
+        # a variant that scores the play without playing it (paston_bidding): the record's
+        # result holds the outcome, the credited tricks and the scores
+        rows = [result[f"player_{s}"] for s in range(3)]
+        outcome = rows[0]["outcome"]
+        scores = [row["deal_score"] for row in rows]
+        tricks = [row["tricks"] for row in rows]
+    if outcome is None:  # an unfinished deal (cannot be stored, but never count it)
         return [Counter() for _ in range(3)]
     for seat in range(3):
         c = counts[seat]
         role = deal.role(seat)
-        score = deal.scores[seat]
+        score = scores[seat]
         bids = deal.bids[seat]
-        c.update(deals=1, all_pass=deal.all_pass or deal.outcome == "redeal")
+        c.update(deals=1, all_pass=deal.all_pass or outcome == "redeal")
         c[f"bid_{PASTON_LEVELS[bids.bit_length() - 1] if bids else 'none'}"] += 1
         if role in ("declarer", "defender", "passer"):
             c[role] += 1
             c[f"score_{role}"] += score
         if role == "declarer":
-            c["auto_win"] += deal.outcome == "auto_win"
-            if deal.outcome == "played":
-                c.update(played_declarer=1, made=deal.tricks[seat] >= 6)
-                c["tricks_declarer"] += deal.tricks[seat]
-        elif role == "defender" and deal.outcome == "played":
+            c["auto_win"] += outcome == "auto_win"
+            if outcome == "played":
+                c.update(played_declarer=1, made=tricks[seat] >= 6)
+                c["tricks_declarer"] += tricks[seat]
+        elif role == "defender" and outcome == "played":
             c["played_defender"] += 1
-            c["tricks_defender"] += deal.tricks[seat]
+            c["tricks_defender"] += tricks[seat]
         position = (seat - deal.dealer) % 3
         c[f"pos{position}"] += 1
         c[f"score_pos{position}"] += score
     return counts
 
 
-def _paston_counts(record: dict[str, Any], seats: Sequence[str]) -> list[Counter[str]]:
+def _paston_counts(
+    record: dict[str, Any], seats: Sequence[str], match: bool = False
+) -> list[Counter[str]]:
     total: list[Counter[str]] = [Counter() for _ in seats]
     for deal_record in record.get("deals", []):
         if deal_record.get("result") is None:
@@ -290,14 +336,49 @@ def _tri_palki_counts(
     return total
 
 
+PASTON_STATISTICS = GameStatistics(
+    metrics=lambda seats, match: _paston_metrics(),
+    counts=_paston_counts,
+    positions=lambda seats: list(PASTON_POSITIONS),
+    plot=(
+        ("declarer_share", "declarer share"),
+        ("contract_made", "contracts made"),
+        ("surrender_rate", "surrender rate"),
+        ("auto_win_rate", "auto-wins"),
+        ("whist_rate", "whist rate"),
+        ("all_pass_rate", "all-pass deals"),
+    ),
+    seat_effect_label="mean deal score",
+    split=SplitMetric(
+        "whist_rate",
+        "whist rate against declarer {name}",
+        "whist rate by who declares",
+        "whist rate, % (bar: the agent deciding)",
+    ),
+)
+
+TRI_PALKI_STATISTICS = GameStatistics(
+    metrics=_tri_palki_metrics,
+    counts=_tri_palki_counts,
+    positions=lambda seats: [tri_palki_position(p) for p in range(seats)],
+    plot=(
+        ("pass_share", "pass"),
+        ("swap_share", "swap one"),
+        ("swap_all_share", "swap all"),
+        ("announce_rate", "announce when offered"),
+        ("stick_rate", "stick rate"),
+    ),
+    seat_effect_label="sticks per 100 rounds",
+    seat_effect_scale=100.0,
+)
+
+
 # --- aggregation --------------------------------------------------------------------------------
 
 
 def unit_counts(game: str, match: bool, unit: dict[str, Any]) -> list[Counter[str]]:
     """One stored unit's counts per seat (its record replayed)."""
-    if game == "paston":
-        return _paston_counts(unit["record"], unit["seats"])
-    return _tri_palki_counts(unit["record"], unit["seats"], match)
+    return statistics_of(game).counts(unit["record"], unit["seats"], match)
 
 
 def counts_by_deal(
@@ -339,14 +420,16 @@ def _clean(x: float) -> float | None:
 
 def _metrics_for(game: str, seats: int, match: bool, names: Sequence[str]) -> list[Metric]:
     metrics = metrics_of(game, seats, match)
-    if game == "paston":  # the whist rate split by who declares
-        at = next(i for i, m in enumerate(metrics) if m.key == "whist_rate") + 1
-        metrics[at:at] = [
+    split = statistics_of(game).split
+    if split is not None:  # e.g. Paston's whist rate split by who declares
+        at = next(i for i, m in enumerate(metrics) if m.key == split.key)
+        whole = metrics[at]
+        metrics[at + 1 : at + 1] = [
             Metric(
-                f"whist_rate_vs_{name}",
-                f"whist rate against declarer {name}",
-                f"whist@{name}",
-                f"whist_offer@{name}",
+                f"{split.key}_vs_{name}",
+                split.label.format(name=name),
+                f"{whole.num}@{name}",
+                f"{whole.den}@{name}",
             )
             for name in names
         ]
@@ -386,9 +469,7 @@ def behaviour(
 
 def position_names(game: str, seats: int) -> list[str]:
     """The names of the positions relative to the dealer, in order."""
-    if game == "paston":
-        return list(PASTON_POSITIONS)
-    return [tri_palki_position(p) for p in range(seats)]
+    return statistics_of(game).positions(seats)
 
 
 def seat_effects(
@@ -453,7 +534,7 @@ def method_text(game: str, resamples: int, units: str = "deals") -> dict[str, st
         ),
         "seat_effects": (
             "score by position relative to the dealer of each "
-            f"{'deal' if game == 'paston' else 'round'}: per deal the agent's mean at that "
+            f"{game_spec(game).round_word}: per deal the agent's mean at that "
             f"position, then a 95% Student t interval over {units}"
         ),
         "decision_times": (

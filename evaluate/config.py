@@ -235,13 +235,24 @@ def _check_table_size(specs: list[str], game: str, num_players: int) -> None:
         raise ConfigError(str(exc)) from None
 
 
+def _is_external(spec: str) -> bool:
+    """Whether ``spec`` names an agent outside the registered kinds (module:Class, a file, a
+    plug-in); a failure to load it is a config problem, reported by the caller's make_agent."""
+    from folkcards.agents.plugins import external_factory
+
+    try:
+        return external_factory(spec) is not None
+    except ValueError:
+        return True
+
+
 def _check_specs(specs: list[str], game: str) -> None:
     from folkcards.agents import agent_kinds, make_agent
 
     for spec in dict.fromkeys(specs):
         kind = spec.partition(":")[0]
         kinds = agent_kinds()
-        if kind not in kinds:
+        if kind not in kinds and not _is_external(spec):
             close = difflib.get_close_matches(kind, kinds, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise ConfigError(f"unknown agent {spec!r}{hint}; known kinds: {', '.join(kinds)}")

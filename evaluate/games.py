@@ -2,7 +2,9 @@
 
 The facts about each game (env module, modes, units, metrics, player range) come from
 :mod:`folkcards.envs.registry`; episodes are played by :func:`folkcards.agents.episode.play_episode`.
-This module keeps only what is particular to scoring a tournament:
+This module keeps only what is particular to scoring a tournament, one scorer per game that its
+registry entry names (``GameSpec.tournament_scorer``; Paston's also scores ``paston_bidding``,
+whose records and infos are Paston's):
 
 ==========  ===========  ===============================================  ================
 game        mode         per-seat ``score``                               better
@@ -31,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from folkcards.agents.episode import EpisodeRun, play_episode
-from folkcards.envs.registry import GameSpec, game_spec
+from folkcards.envs.registry import GAMES_HELP, GameSpec, game_spec
 
 
 @dataclass
@@ -62,7 +64,9 @@ class EpisodeResult:
 Infos = dict[str, dict[str, Any]]
 
 
-def _paston(mode: str, names: list[str], record: dict[str, Any], infos: Infos) -> list[SeatResult]:
+def score_paston(
+    mode: str, names: list[str], record: dict[str, Any], infos: Infos
+) -> list[SeatResult]:
     if mode == "deal":
         out = []
         for name in names:
@@ -89,7 +93,7 @@ def _paston(mode: str, names: list[str], record: dict[str, Any], infos: Infos) -
     return out
 
 
-def _tri_palki(
+def score_tri_palki(
     mode: str, names: list[str], record: dict[str, Any], infos: Infos
 ) -> list[SeatResult]:
     rounds = [r["result"] for r in record.get("rounds", []) if r.get("result")]
@@ -114,11 +118,9 @@ def _tri_palki(
     return out
 
 
-# game -> (mode, seat names, record, final infos) -> one result per seat
-SCORERS: dict[str, Callable[[str, list[str], dict[str, Any], Infos], list[SeatResult]]] = {
-    "paston": _paston,
-    "tri_palki": _tri_palki,
-}
+# A game's registry entry names its scorer (``GameSpec.tournament_scorer``):
+# (mode, seat names, record, final infos) -> one result per seat
+Scorer = Callable[[str, list[str], dict[str, Any], Infos], list[SeatResult]]
 
 
 class _Scripted:
@@ -143,6 +145,7 @@ class GameRunner:
         self.episode_mode = self.spec.mode(mode)
         self.mode = mode
         self.num_players = self.spec.check_players(num_players)
+        self.scorer: Scorer = self.spec.piece("tournament_scorer")
         self._env: Any = None
 
     @property
@@ -184,12 +187,14 @@ class GameRunner:
 
     def _result(self, env: Any, run: EpisodeRun) -> EpisodeResult:
         record = json.loads(json.dumps(env.unwrapped.record()))
-        scorer = SCORERS[self.game]
-        seats = scorer(self.mode, list(env.possible_agents), record, run.final_infos)
+        seats = self.scorer(self.mode, list(env.possible_agents), record, run.final_infos)
         for seat in seats:
             seat.extra["truncated"] = run.truncated
         timing = [list(run.decision_seconds.get(name, [])) for name in env.possible_agents]
         return EpisodeResult(seats, record, timing)
+
+
+__all__ = ["GAMES_HELP", "EpisodeResult", "GameRunner", "SeatResult", "make_runner"]
 
 
 def make_runner(game: str, mode: str, num_players: int) -> GameRunner:

@@ -90,26 +90,6 @@ def plot_scores(results: dict[str, Any], path: str | Path) -> Path:
     return save(fig, path)
 
 
-# the behaviour statistics each game's plot shows: (metric key, short label)
-BEHAVIOUR_PLOT = {
-    "paston": (
-        ("declarer_share", "declarer share"),
-        ("contract_made", "contracts made"),
-        ("surrender_rate", "surrender rate"),
-        ("auto_win_rate", "auto-wins"),
-        ("whist_rate", "whist rate"),
-        ("all_pass_rate", "all-pass deals"),
-    ),
-    "tri_palki": (
-        ("pass_share", "pass"),
-        ("swap_share", "swap one"),
-        ("swap_all_share", "swap all"),
-        ("announce_rate", "announce when offered"),
-        ("stick_rate", "stick rate"),
-    ),
-}
-
-
 def _interval_bars(
     ax: Any,
     rows: list[list[dict[str, Any]]],
@@ -147,14 +127,17 @@ def _interval_bars(
 
 
 def plot_behaviour(results: dict[str, Any], path: str | Path) -> Path:
-    """The headline behaviour rates of every agent (bars, 95% bootstrap intervals), and for
-    Paston the whist rate split by who declares."""
+    """The headline behaviour rates of every agent (bars, 95% bootstrap intervals), and for a
+    game with a split statistic (Paston: the whist rate by who declares) a second panel."""
+    from .behaviour import statistics_of
+
     game = results["config"]["game"]
+    statistics = statistics_of(game)
     behaviour = results["behaviour"]
     names = [a["name"] for a in results["agents"] if a["name"] in behaviour]
-    picked = [(k, lab) for k, lab in BEHAVIOUR_PLOT.get(game, ()) if k in behaviour[names[0]]]
-    whist = game == "paston"
-    panels = 2 if whist else 1
+    picked = [(k, lab) for k, lab in statistics.plot if k in behaviour[names[0]]]
+    split = statistics.split
+    panels = 2 if split else 1
     fig, axes = new_figure(5.0, 1.2 + 0.35 * len(picked) * max(1, len(names)) ** 0.5, panels)
     rows = [[behaviour[n][k] for n in names] for k, _ in picked]
     _interval_bars(axes[0], rows, names, [lab for _, lab in picked], scale=100.0)
@@ -162,14 +145,14 @@ def plot_behaviour(results: dict[str, Any], path: str | Path) -> Path:
     axes[0].set_xlim(0, 100)
     style(axes[0], f"{game}: how each agent plays", grid="x")
     axes[0].legend(fontsize=8, loc="lower right")
-    if whist:
+    if split:
         ax = axes[1]
-        keys = [f"whist_rate_vs_{n}" for n in names]
+        keys = [f"{split.key}_vs_{n}" for n in names]
         rows = [[behaviour[n][k] for n in names] for k in keys]
         _interval_bars(ax, rows, names, [f"declarer {n}" for n in names], scale=100.0)
-        ax.set_xlabel("whist rate, % (bar: the agent deciding)")
+        ax.set_xlabel(split.axis)
         ax.set_xlim(0, 100)
-        style(ax, "whist rate by who declares", grid="x")
+        style(ax, split.title, grid="x")
     return save(fig, path)
 
 
@@ -180,10 +163,11 @@ def plot_seat_effects(results: dict[str, Any], path: str | Path) -> Path:
     positions = [r["position"] for r in effects[names[0]]]
     fig, axes = new_figure(6.0, 1.2 + 0.4 * len(positions) * max(1, len(names)) ** 0.5)
     rows = [[effects[n][p] for n in names] for p in range(len(positions))]
-    game = results["config"]["game"]
-    scale = 1.0 if game == "paston" else 100.0
-    _interval_bars(axes[0], rows, names, positions, scale=scale)
-    what = "mean deal score" if game == "paston" else "sticks per 100 rounds"
+    from .behaviour import statistics_of
+
+    statistics = statistics_of(results["config"]["game"])
+    _interval_bars(axes[0], rows, names, positions, scale=statistics.seat_effect_scale)
+    what = statistics.seat_effect_label
     axes[0].set_xlabel(f"{what}, 95% t interval over {results['unit_plural']}")
     if results["higher_is_better"]:
         axes[0].axvline(0.0, color="0.6", linewidth=0.8, linestyle="--")

@@ -63,7 +63,7 @@ def run(
 
 
 def agent_versions(config: TournamentConfig) -> dict[str, str]:
-    """agent name -> what fixes its behaviour now (:func:`.document.agent_version`)."""
+    """agent name -> what fixes its behaviour now (:func:`.versions.agent_version`)."""
     from folkcards import __version__
 
     from .versions import agent_version

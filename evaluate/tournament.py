@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from folkcards.envs.registry import GAME_NAMES, GAMES
+from folkcards.envs.registry import GAMES, GAMES_HELP
 
 from folkcards.errors import ConfigError
 
@@ -83,7 +83,7 @@ results.json, the CSVs, the plots and report.md (rebuild it with `folkcards repo
 # (flags, keyword arguments) of every option but the two exclusive counts
 OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("--config",), {"metavar": "YAML", "help": "a tournament config (see configs/tournament/)"}),
-    (("--game",), {"help": f"{', '.join(GAME_NAMES)} (aliases such as tri-palki accepted)"}),
+    (("--game",), {"help": GAMES_HELP}),
     (
         ("--agents",),
         {

@@ -12,6 +12,7 @@ from typing import Any
 
 from .config import TournamentConfig
 from .games import make_runner
+from .processes import check_main_is_importable
 from .units import PlayedUnit, play_unit
 
 BACKENDS = ("local", "ray")
@@ -60,6 +61,7 @@ def local_results(
         for key in keys:
             yield play_unit(config, runner, key)
         return
+    check_main_is_importable()
     ctx = mp.get_context("spawn")
     workers = min(workers, len(keys))
     chunk = max(1, min(8, len(keys) // (workers * 16)))

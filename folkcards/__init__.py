@@ -13,4 +13,4 @@ from importlib.metadata import PackageNotFoundError, version
 try:
     __version__ = version("folkcards")
 except PackageNotFoundError:  # a source tree that is not installed
-    __version__ = "0.2.0"
+    __version__ = "0.3.0"

@@ -27,7 +27,7 @@ def add_export_arguments(p: argparse.ArgumentParser) -> None:
         "--format",
         choices=("text", "json", "sheet"),
         default="text",
-        help="text records (default), JSON records, or a Paston score sheet",
+        help="text records (default), JSON records, or a score sheet (Paston's deal-by-deal totals)",
     )
     p.add_argument("--out", type=Path, help="write to this file instead of standard output")
 
@@ -95,7 +95,7 @@ def _records_from_file(path: Path) -> list[tuple[dict, list[str] | None]]:
 
 
 def export_from_args(args: argparse.Namespace) -> int:
-    from folkcards.envs.notation import paston_score_sheet, to_text
+    from folkcards.envs.notation import score_sheet, to_text
 
     try:
         if args.db is not None:
@@ -109,9 +109,7 @@ def export_from_args(args: argparse.Namespace) -> int:
         if args.format == "json":
             text = json.dumps([r for r, _ in records], indent=1) + "\n"
         elif args.format == "sheet":
-            if any(r["game"] != "paston" for r, _ in records):
-                raise _Error("a score sheet is for Paston records only")
-            text = "\n".join(paston_score_sheet(r, p) for r, p in records)
+            text = "\n".join(score_sheet(r, p) for r, p in records)
         else:
             text = "\n".join(to_text(r, p) for r, p in records)
     except (_Error, ValueError, KeyError) as exc:

@@ -12,11 +12,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from folkcards.envs.registry import GAME_NAMES, game_spec
+from folkcards.envs.registry import DEFAULT_GAME, GAME_NAMES, GAMES, GAMES_HELP, game_spec
 
 from .base import InputFn, WriteFn
 
-GAME_HELP = "paston or tri_palki (tri-palki also accepted)"
+GAME_HELP = GAMES_HELP
 MODE_NAMES = tuple(dict.fromkeys(m.name for name in GAME_NAMES for m in game_spec(name).modes))
 
 PLAY_DESCRIPTION = (
@@ -54,6 +54,27 @@ WATCH_EPILOG = """examples:
 """
 
 
+def _mode_help(play: bool) -> str:
+    """Each game's episode modes, its default first (terminal play's default is its view's)."""
+    parts = []
+    for spec in GAMES.values():
+        default = spec.modes[0].name
+        if play:
+            default = getattr(spec.piece("terminal_view"), "default_mode", "") or default
+        others = [mode for mode in spec.mode_names if mode != default]
+        parts.append(f"{spec.name}: {default} (default) or {' or '.join(others)}")
+    return "; ".join(parts)
+
+
+def _sizes_help() -> str:
+    """The games with a choice of table size, and their sizes."""
+    return ", ".join(
+        f"{spec.name} {spec.min_players}-{spec.max_players}"
+        for spec in GAMES.values()
+        if not spec.fixed_players
+    )
+
+
 def _error(command: str, message: Any) -> int:
     print(f"folkcards {command}: error: {message}", file=sys.stderr)
     return 2
@@ -76,7 +97,7 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--mode",
         choices=MODE_NAMES,
-        help="paston: deal (default) or game (to 121); tri_palki: match (default) or round",
+        help=_mode_help(play=True),
     )
     parser.add_argument(
         "--players",
@@ -84,7 +105,7 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
         dest="num_players",
         type=int,
         metavar="N",
-        help="tri_palki table size (default: opponents + 1)",
+        help=f"table size where the game has a choice ({_sizes_help()}; default: opponents + 1)",
     )
 
 
@@ -128,8 +149,13 @@ def add_watch_arguments(parser: argparse.ArgumentParser) -> None:
         help="one spec per seat, or one for every seat (random, heuristic, ppo:paston, ppo:PATH; "
         "default: heuristic)",
     )
-    parser.add_argument("--players", type=int, metavar="N", help="tri_palki table size")
-    parser.add_argument("--mode", choices=MODE_NAMES, help="episode mode (default: deal / round)")
+    parser.add_argument(
+        "--players",
+        type=int,
+        metavar="N",
+        help=f"table size where the game has a choice ({_sizes_help()})",
+    )
+    parser.add_argument("--mode", choices=MODE_NAMES, help=_mode_help(play=False))
     parser.add_argument("--seed", type=int, default=0, help="seed of the first episode (default 0)")
     parser.add_argument(
         "--episodes", type=int, default=1, metavar="N", help="episodes to play (default 1)"
@@ -163,7 +189,7 @@ def watch_from_args(args: argparse.Namespace, input_fn: InputFn | None = None) -
         if args.unit is not None:
             return _error("watch", "--unit needs --db FILE")
         if not args.game:
-            return _error("watch", "name a game (paston or tri_palki), or give --record or --db")
+            return _error("watch", f"name a game ({GAME_HELP}), or give --record or --db")
         specs = args.agents or ["heuristic"]
         return watch_agents(
             args.game, specs, args.players, args.mode, args.seed, args.episodes, pacer=pacer
@@ -224,7 +250,9 @@ def _watch_db(path: str, unit: int | None, pacer: Any) -> int:
 
 
 def add_demo_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("game", nargs="?", default="paston", help=GAME_HELP + " (default paston)")
+    parser.add_argument(
+        "game", nargs="?", default=DEFAULT_GAME, help=GAME_HELP + f" (default {DEFAULT_GAME})"
+    )
     parser.add_argument("--deals", type=int, default=3, metavar="N", help="episodes (default 3)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the first deal (default 0)")
     parser.add_argument(

@@ -300,7 +300,9 @@ class PastonTable(SeatView):
         v0, v1 = before["view"], self.view()
         if before["phase"] == "auction" and v1.phase == "discard" and v1.declarer is not None:
             out.append(self._auction_won(v0, v1))
-        if sum(v1.tricks) > sum(v0.tricks):
+        # a trick is won by a card played (a variant that credits the tricks without play,
+        # paston_bidding, ends the deal at the defence: its result says the tricks)
+        if before["phase"] == "play" and sum(v1.tricks) > sum(v0.tricks):
             winner = next(r for r in range(3) if v1.tricks[r] > v0.tricks[r])
             cards = [*v0.trick, ((seat - self.seat) % 3, action)]
             shown = "  ".join(f"{self.rel_who(r)} {self.sym(c)}" for r, c in cards)

@@ -32,13 +32,7 @@ from .base import (
     WriteFn,
     normalize,
 )
-from .paston_view import PastonTable
-from .tri_palki_view import TriPalkiTable
 
-VIEWS: dict[str, Callable[[Any, int, list[str]], SeatView]] = {
-    "paston": PastonTable,
-    "tri_palki": TriPalkiTable,
-}
 MODE_WORDS = {"deal": "single deals", "game": "a game to 121", "round": "single rounds",
               "match": "a match"}  # fmt: skip
 
@@ -79,8 +73,9 @@ class Session:
     ):
         self.spec = game_spec(game)
         self.game = self.spec.name
-        view_class = VIEWS[self.game]
-        self.mode = mode or getattr(view_class, "default_mode", self.spec.modes[0].name)
+        # the game's SeatView subclass, built from (env, seat, labels)
+        view_class: Callable[[Any, int, list[str]], SeatView] = self.spec.piece("terminal_view")
+        self.mode = mode or getattr(view_class, "default_mode", "") or self.spec.modes[0].name
         self.spec.mode(self.mode)  # ValueError naming the game's modes
         self.num_players, opponents = self._table(list(opponents), num_players)
         if not 0 <= seat < self.num_players:
@@ -105,19 +100,7 @@ class Session:
         spec = self.spec
         if not opponents:
             raise ValueError("give at least one opponent (e.g. --opponents heuristic heuristic)")
-        if spec.fixed_players:
-            if num_players not in (None, spec.min_players):
-                raise ValueError(
-                    f"{spec.name} is played by {spec.min_players}: --num-players is for games "
-                    "with a choice of table size"
-                )
-            n = spec.min_players
-        elif num_players is not None:
-            n = spec.check_players(num_players)
-        else:
-            n = spec.check_players(
-                len(opponents) + 1 if len(opponents) > 1 else spec.default_players
-            )
+        n = spec.table_size(num_players, len(opponents) + 1 if len(opponents) > 1 else 0)
         if len(opponents) == 1:
             opponents = opponents * (n - 1)
         if len(opponents) != n - 1:

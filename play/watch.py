@@ -266,9 +266,6 @@ class TriPalkiSpectator(Spectator):
         return lines
 
 
-SPECTATORS: dict[str, type[Spectator]] = {"paston": PastonSpectator, "tri_palki": TriPalkiSpectator}
-
-
 class _Recorded:
     """Plays back the recorded actions, in the recorded order, whoever's turn it is."""
 
@@ -300,12 +297,13 @@ def _watch(
     pacer: Pacer,
 ) -> int:
     """Play ``env`` once per seed with ``agents`` and narrate; returns the exit code."""
+    spectator_class: type[Spectator] = spec.piece("spectator")
     totals = dict.fromkeys(env.possible_agents, 0.0)
     unit = env.unwrapped.episode
     try:
         for number, (seed, options) in enumerate(seeds):
             write(f"=== {unit} {number + 1} (seed {seed}) ===")
-            spectator = SPECTATORS[spec.name](env, labels, write, pacer)
+            spectator = spectator_class(env, labels, write, pacer)
             shown = {
                 name: Announced(agent, partial(spectator.before_action, name))
                 for name, agent in agents.items()
@@ -338,9 +336,7 @@ def watch_agents(
     if episodes < 1:
         raise ValueError(f"--episodes must be at least 1, got {episodes}")
     specs = list(specs)
-    if num_players is None and not spec.fixed_players and len(specs) > 1:
-        num_players = len(specs)
-    n = spec.check_players(spec.default_players if num_players is None else num_players)
+    n = spec.table_size(num_players, len(specs))
     if len(specs) == 1:
         specs = specs * n
     if len(specs) != n:

@@ -42,3 +42,24 @@ def test_player_counts_outside_the_range_fail(name, bad):
 def test_unknown_mode_names_the_modes():
     with pytest.raises(ValueError, match="deal, game"):
         game_spec("paston").mode("round")
+
+
+def test_table_size_rules_are_written_once():
+    tri, paston = game_spec("tri_palki"), game_spec("paston")
+    assert tri.table_size() == tri.default_players == 4
+    assert tri.table_size(None, 5) == 5  # one agent named per seat sets the size
+    assert tri.table_size(None, 1) == 4  # one spec fills every seat: the default
+    assert tri.table_size(3, 5) == 3  # a size given wins
+    assert paston.table_size(None, 5) == 3  # a fixed table ignores the count of names
+    assert tri.table_sizes == tuple(range(2, 12)) and paston.table_sizes == (3,)
+    with pytest.raises(ValueError, match=r"^paston is played by exactly 3 players, got 4$"):
+        paston.table_size(4)
+    with pytest.raises(ValueError, match=r"^tri_palki is played by 2 to 11 players, got 12$"):
+        tri.table_size(None, 12)
+
+
+def test_a_missing_piece_is_one_line_naming_it():
+    with pytest.raises(ValueError, match=r"^paston_bidding has no batched engine$"):
+        game_spec("paston_bidding").piece("batched_engine")
+    with pytest.raises(ValueError, match=r"^paston has no observation size by table size$"):
+        game_spec("paston").piece("observation_size")

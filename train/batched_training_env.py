@@ -65,27 +65,27 @@ from folkcards.agents.batched_agents import (
 from folkcards.agents.features import get_feature_set
 from folkcards.agents.ppo_agent import NumpyPolicy
 from folkcards.envs._batched import seed_states
-from folkcards.envs.registry import game_spec
+from folkcards.envs.registry import DEFAULT_GAME, GAMES, UnsupportedError, game_spec
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from .opponents import SELF, OpponentEntry, parse_entries
 from .single_seat import learner_observation_space, seat_index
 
-BATCHED_GAMES = ("paston", "tri_palki")
+BATCHED_GAMES = tuple(name for name, spec in GAMES.items() if spec.has("batched_engine"))
 MAX_OPPONENT_ROUNDS = 100_000
 
 
 def make_engine(game: str, num_envs: int, env_kwargs: dict[str, Any]) -> Any:
     """The game's batched engine; ``ValueError`` naming an option it does not support."""
     spec = game_spec(game)
-    if spec.name not in BATCHED_GAMES:
-        raise ValueError(
-            f"game {spec.name!r} has no batched engine (batched: {', '.join(BATCHED_GAMES)}); "
+    if not spec.has("batched_engine"):
+        raise UnsupportedError(
+            f"{spec.name} has no batched engine (batched: {', '.join(BATCHED_GAMES)}); "
             "use run.engine: aec"
         )
     try:
-        return spec.env_module().vector_env(num_envs, **env_kwargs)
+        return spec.piece("batched_engine")(num_envs, **env_kwargs)
     except (TypeError, ValueError) as error:
         raise ValueError(f"env options {env_kwargs} on the batched engine: {error}") from None
 
@@ -204,7 +204,7 @@ class BatchedSingleSeatVecEnv(VecEnv):
 
     def __init__(
         self,
-        game: str = "paston",
+        game: str = DEFAULT_GAME,
         num_envs: int = 16,
         env_kwargs: dict[str, Any] | None = None,
         opponents: Sequence[Any] = ("random",),
@@ -533,7 +533,7 @@ class BatchedSingleSeatVecEnv(VecEnv):
             sticks[i] = options.get("sticks")
             learner[i], assign[i], streams[i], bl_streams[i] = seat, ids, start, bl_start
         reset_options: dict[str, Any] = {"deals": deals, "dealers": dealers}
-        if self.game == "tri_palki":
+        if "sticks" in self._shadow.option_keys:  # a game whose rounds start from stick counts
             reset_options["sticks"] = sticks
         shadow = self._shadow
         view = shadow.reset(seed=0, options=reset_options)

@@ -37,7 +37,7 @@ import gymnasium as gym
 import numpy as np
 from folkcards.agents import make_agent
 from folkcards.agents.episode import EpisodeRun, advance
-from folkcards.envs.registry import game_spec
+from folkcards.envs.registry import DEFAULT_GAME, game_spec
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from .opponents import SELF, parse_entries
@@ -64,7 +64,7 @@ class FolkcardsMultiAgentEnv(MultiAgentEnv):
     def __init__(self, config: dict[str, Any] | None = None):
         super().__init__()
         config = config or {}
-        self.game = game_spec(config.get("game", "paston"))
+        self.game = game_spec(config.get("game", DEFAULT_GAME))
         self.env = self.game.raw_env(**dict(config.get("env_kwargs") or {}))
         self.seats: list[str] = list(self.env.possible_agents)
         self.possible_agents = list(self.seats)

@@ -67,7 +67,7 @@ import numpy as np
 from folkcards.agents import make_agent
 from folkcards.agents.episode import EpisodeRun, advance
 from folkcards.agents.features import get_feature_set
-from folkcards.envs.registry import game_spec
+from folkcards.envs.registry import DEFAULT_GAME, game_spec
 from gymnasium import spaces
 
 from .opponents import OpponentPool, describe
@@ -121,7 +121,7 @@ class SingleSeatEnv(gym.Env):
 
     def __init__(
         self,
-        game: str = "paston",
+        game: str = DEFAULT_GAME,
         env_kwargs: dict[str, Any] | None = None,
         opponents: Sequence[Any] = ("random",),
         seat: int | str | None = None,
@@ -411,7 +411,7 @@ class SingleSeatEnv(gym.Env):
 class SingleSeatEnvFactory:
     """A picklable ``() -> SingleSeatEnv`` (for ``SubprocVecEnv``): the env's arguments."""
 
-    game: str = "paston"
+    game: str = DEFAULT_GAME
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     opponents: tuple[Any, ...] = ("random",)
     seat: int | str | None = None

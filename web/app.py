@@ -36,7 +36,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from .store import HumanGameStore
-from .views import public_event, replay_frames, seat_view
+from .views import public_event, replay_frames, seat_view, unit_cards
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_GAMES = 200  # games kept in memory; the oldest finished ones are dropped first
@@ -298,7 +298,7 @@ def _replay(record: dict[str, Any]) -> dict[str, Any]:
         "names": [f"P{s}" for s in range(players)],
         "frames": frames,
         "dealt": [u.get("hands") or u.get("deck") for u in units],
-        "prikups": [u.get("prikup") for u in units] if game == "paston" else None,
+        "prikups": unit_cards(game, record),
     }
 
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from folkcards.agents import make_agent
-from folkcards.agents import ppo_agent as ppo_module
+from folkcards.agents import make_agent, size_adapter
 from folkcards.agents.features import get_feature_set, tri_palki_action_extra
 from folkcards.agents.ppo_agent import NumpyPolicy, PolicyAgent, PPOModelError
 from folkcards.agents.size_adapter import adapt_view, kept_seats
@@ -179,7 +178,7 @@ def test_a_plain_model_trained_at_six_plays_every_size(n: int) -> None:
 
 
 def test_a_model_that_cannot_be_adapted_is_refused_before_play(monkeypatch) -> None:
-    monkeypatch.setattr(ppo_module, "ADAPTABLE_FEATURES", ())
+    monkeypatch.setattr(size_adapter.TriPalkiSizeAdapter, "features", ())
     agent = make_agent("ppo:tri_palki", "tri_palki", num_players=4)
     assert agent.table_sizes() == (4,) and agent.supports(4) and not agent.supports(5)
     with pytest.raises(

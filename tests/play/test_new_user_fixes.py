@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from folkcards.envs.paston import rules
+from folkcards.envs.registry import GAMES_HELP
 from folkcards.play.base import MoveError
 from folkcards.play.session import Session
 
@@ -152,7 +153,7 @@ def test_help_spells_the_games_as_tournament_does(
     with pytest.raises(SystemExit):
         cli.main([command, "--help"])
     out = " ".join(capsys.readouterr().out.split())
-    assert "paston or tri_palki (tri-palki also accepted)" in out
+    assert GAMES_HELP in out
 
 
 def test_each_deal_and_round_ends_with_the_reasons() -> None:
@@ -169,3 +170,24 @@ def test_each_deal_and_round_ends_with_the_reasons() -> None:
     make_session("tri_palki", Driver(seed=1), out, num_players=3, mode="round", episodes=1).run()
     text = "\n".join(out)
     assert "Why:" in text and ("a stick" in text or "nobody takes a stick" in text)
+
+
+def test_paston_bidding_deal_scored_by_the_solver_is_told_not_as_a_trick() -> None:
+    """Whisting ends a paston_bidding deal with credited tricks: no trick is narrated (the
+    whist is not a card), and the result names the tricks (issue 21)."""
+    lines: list[str] = []
+    session: Session
+
+    def person(prompt: str) -> str:
+        if prompt != "your move> ":
+            return ""
+        names = session.table.legal_names(session.env.observe(session.me))
+        return "whist" if "whist" in names else names[0]
+
+    session = Session("paston_bidding", ["heuristic"], seed=3, input_fn=person, write=lines.append)
+    session.episodes = 1
+    assert session.run() == 0
+    text = "\n".join(lines)
+    assert "you: whist" in text and "Deal over: hearts played" in text
+    assert "trick:" not in text
+    assert "took 2 tricks" in text

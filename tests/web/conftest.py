@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from folkcards.envs.cards import PASTON_CARDS, TRI_PALKI_CARDS
 from folkcards.envs.registry import game_spec
 from folkcards.web.app import create_app
+from folkcards.web.views import layout
 from starlette.testclient import TestClient
-
-CARDS = {"paston": PASTON_CARDS, "tri_palki": TRI_PALKI_CARDS}
 
 
 @pytest.fixture
@@ -24,7 +22,7 @@ def hidden_cards(table_game) -> set[str]:
     spec = game_spec(game)
     players = len(env.possible_agents)
     mine = spec.decode(env.observe(env.possible_agents[me])["observation"], players)
-    names = CARDS[game].name
+    names = layout(game).cards.name
     hidden: set[int] = set()
     for seat, agent in enumerate(env.possible_agents):
         if seat == me:

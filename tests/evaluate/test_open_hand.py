@@ -1,0 +1,129 @@
+"""Open-hand accuracy of Paston play (issue 23, section 2): each card's loss against the solver,
+checked with players whose mistakes are known by construction and against a brute-force minimax
+on short endings; the contract check against hand-computed scores."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from folkcards.agents import make_agent
+from folkcards.envs import paston_v0
+from folkcards.envs.paston.rules import PLAY, declarer_score
+from folkcards.envs.paston.solver import Position, move_values
+from folkcards.evaluate.open_hand import analyse_record, reachable_levels
+
+from tests.paston.solver_reference import reference_move_values
+
+
+def _play(seed: int, card_rule: str | None, seat: int = 0) -> dict:
+    """One deal: heuristics bid; ``seat``'s cards follow ``card_rule`` (open-hand ``best`` or
+    ``worst`` for its side), every other card is random."""
+    env = paston_v0.raw_env()
+    env.reset(seed=seed)
+    bidders = {a: make_agent("heuristic", "paston", a, seed=i) for i, a in enumerate(env.agents)}
+    rng = np.random.default_rng(seed)
+    for agent in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        deal = env.state_deal()
+        if deal.phase != PLAY:
+            env.step(bidders[agent].act(observation))
+            continue
+        legal = np.flatnonzero(observation["action_mask"])
+        if card_rule is not None and deal.to_act == seat and len(legal) > 1:
+            values = move_values(Position.from_deal(deal))
+            declarer_side = seat == deal.declarer
+            want_max = declarer_side == (card_rule == "best")
+            target = max(values.values()) if want_max else min(values.values())
+            env.step(min(c for c, v in values.items() if v == target))
+        else:
+            env.step(int(rng.choice(legal)))
+    return env.record()
+
+
+def _records_with_play(card_rule, count=6):
+    records = []
+    for seed in range(200):
+        record = _play(seed, card_rule)
+        if any(a.contract for a in analyse_record(record)):
+            records.append(record)
+        if len(records) == count:
+            return records
+    raise AssertionError("too few deals reached the play")
+
+
+def test_a_player_of_the_open_hand_best_card_loses_nothing():
+    for record in _records_with_play("best"):
+        (analysis,) = analyse_record(record)
+        assert analysis.tricks_lost(0) == 0
+        assert all(d.score_lost == 0 for d in analysis.decisions if d.seat == 0)
+
+
+def test_a_player_of_the_worst_card_loses_every_difference():
+    total = 0
+    for record in _records_with_play("worst"):
+        (analysis,) = analyse_record(record)
+        for decision in analysis.decisions:
+            assert decision.tricks_lost >= 0
+            if decision.seat == 0:
+                assert decision.card != decision.best_card or decision.tricks_lost == 0
+        total += analysis.tricks_lost(0)
+    assert total > 0, "worst cards over several deals must lose tricks somewhere"
+
+
+def test_card_losses_equal_a_brute_force_count_on_short_endings():
+    checked = 0
+    for record in _records_with_play(None, count=8):
+        (analysis,) = analyse_record(record)
+        env = paston_v0.raw_env(**record["env_kwargs"])
+        env.reset(seed=record["seed"], options=record["options"] or None)
+        decisions = iter(analysis.decisions)
+        for _, action in record["actions"]:
+            deal = env.state_deal()
+            if deal.phase == PLAY:
+                position = Position.from_deal(deal)
+                hand_size = bin(deal.hands[deal.to_act]).count("1")
+                values = move_values(position) if hand_size > 3 else None
+                if hand_size <= 3:
+                    values = reference_move_values(position)
+                if len(values) > 1:
+                    decision = next(decisions)
+                    assert decision.card == action
+                    if hand_size <= 3:
+                        side_best = (
+                            max(values.values())
+                            if deal.to_act == deal.declarer
+                            else min(values.values())
+                        )
+                        assert decision.tricks_lost == abs(side_best - values[action])
+                        checked += 1
+            env.step(action)
+        assert next(decisions, None) is None
+    assert checked >= 20
+
+
+def test_the_contract_check_scores_the_alternatives_the_auction_allowed():
+    for record in _records_with_play(None, count=4):
+        (analysis,) = analyse_record(record)
+        check = analysis.contract
+        assert check is not None
+        assert check.open_hand_score == declarer_score(check.open_hand_tricks, check.level)
+        assert check.alternatives["surrender"] == -10
+        assert check.surrender_better == (check.open_hand_score < -10)
+        names = ("spades", "clubs", "diamonds", "hearts", "best_spades")
+        higher = [
+            check.alternatives[names[lv]]
+            for lv in range(check.level + 1, 5)
+            if names[lv] in check.alternatives
+        ]
+        assert check.higher_better == any(s > check.open_hand_score for s in higher)
+
+
+@pytest.mark.parametrize(
+    ("high_bid", "levels"),
+    [(-1, (0, 1, 2, 3)), (0, (0, 1, 2, 3)), (2, (2, 3)), (3, (3,)), (4, (4,))],
+)
+def test_reachable_contracts_follow_the_rules(high_bid, levels):
+    assert reachable_levels(high_bid) == levels

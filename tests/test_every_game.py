@@ -1,0 +1,294 @@
+"""Every registered game in every command (issue 21): one test suite over ``GAMES``.
+
+For each registry entry: its pieces resolve; a short tournament with ``--verify`` through the
+command line; ``export`` / ``import`` of its stored records; ``watch`` of agents and of a stored
+unit; ``play`` driven by scripted input to the end of an episode; the web table's create, play
+and replay through its API; the batched engine and heuristic where the registry names them (and
+a one-line refusal where it does not); and every agent spec the entry lists. A game added
+without its pieces fails here with a message naming the missing piece (the fake variants at the
+end show it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from typing import Any
+
+import numpy as np
+import pytest
+from folkcards.agents import make_agent
+from folkcards.agents.episode import play_episode
+from folkcards.envs import registry
+from folkcards.envs.notation import from_text, to_text
+from folkcards.envs.registry import GAME_NAMES, GAMES, PIECES, UnsupportedError, game_spec
+from folkcards.evaluate.storage import Store
+
+from folkcards.cli import main
+
+# small search budgets, by the game family (their full budgets are measured in benchmarks/);
+# a game not listed here plays its specs as written
+CHEAP = {
+    ("paston", "pimc"): "pimc:samples=4,bid_samples=2,discard_samples=2,discard_candidates=1",
+    ("tri_palki", "pimc"): "pimc:samples=4,horizon=20,infer=1",
+}
+
+
+def _lineup(spec) -> list[str]:
+    return ["heuristic", *["random"] * (spec.default_players - 1)]
+
+
+@pytest.fixture(scope="module", params=GAME_NAMES)
+def played(request, tmp_path_factory) -> tuple[Any, Any]:
+    """A one-deal tournament of the game, run and verified through ``folkcards tournament``."""
+    spec = GAMES[request.param]
+    out = tmp_path_factory.mktemp(spec.name)
+    args = ["tournament", "--game", spec.name, "--agents", *_lineup(spec)]
+    args += ["--deals", "1", "--seed", "3", "--workers", "1", "--seating", "rotations"]
+    args += ["--out", str(out), "--no-progress", "--no-plot", "--bootstrap", "0", "--verify"]
+    assert main(args) == 0, f"{spec.name}: the tournament failed"
+    return spec, out / "tournament.sqlite"
+
+
+def _records(db) -> list[dict[str, Any]]:
+    with Store(db) as store:
+        return [unit["record"] for unit in store.units(with_records=True)]
+
+
+# --- the registry entry -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_every_piece_of_the_entry_resolves(name):
+    spec = GAMES[name]
+    spec.check_pieces()  # names what is missing
+    for kind in spec.agents:
+        assert kind.partition(":")[0] in {"random", "heuristic", "pimc", "ppo", "rllib"}
+
+
+# --- tournament, records, watch ---------------------------------------------------------------
+
+
+def test_tournament_stores_verified_records_of_the_game(played, capsys):
+    spec, db = played
+    records = _records(db)
+    assert len(records) == spec.default_players  # one deal, one rotation per seat
+    assert {r["game"] for r in records} == {spec.name}
+    assert main(["tournament", "--db", str(db), "--verify"]) == 0
+    assert "verified" in capsys.readouterr().out
+
+
+def test_export_import_round_trip(played, tmp_path, capsys):
+    spec, db = played
+    text_file, json_file = tmp_path / "records.txt", tmp_path / "records.json"
+    assert main(["export", "--db", str(db), "--out", str(text_file)]) == 0
+    text = text_file.read_text()
+    assert text.count(f'[Game "{spec.name}"]') == spec.default_players
+    assert main(["import", str(text_file), "--out", str(json_file)]) == 0
+    assert json.loads(json_file.read_text()) == _records(db)
+    # the score sheet: the game's own, or one line saying it keeps none
+    code = main(["export", "--db", str(db), "--format", "sheet"])
+    err = capsys.readouterr().err
+    if spec.has("score_sheet"):
+        assert code == 0
+    else:
+        assert code == 2 and err.strip() == (
+            f"folkcards export: error: {spec.name} has no score sheet"
+        )
+
+
+def test_watch_agents_and_a_stored_unit(played, capsys):
+    spec, db = played
+    assert main(["watch", spec.name, "--agents", "random", "--delay", "0", "--seed", "1"]) == 0
+    live = capsys.readouterr().out
+    assert main(["watch", "--db", str(db), "--unit", "0", "--delay", "0"]) == 0
+    stored = capsys.readouterr().out
+    for out in (live, stored):
+        assert "Traceback" not in out and len(out.splitlines()) > 5
+    assert main(["demo", spec.name, "--deals", "1", "--quiet"]) == 0
+
+
+# --- play in the terminal ---------------------------------------------------------------------
+
+
+class _Person:
+    """Scripted input: ``help`` first, then the last legal move each turn, Enter otherwise."""
+
+    def __init__(self) -> None:
+        self.session: Any = None
+        self.moves = 0
+
+    def __call__(self, prompt: str) -> str:
+        if prompt != "your move> ":
+            return ""  # Enter for the next deal or round
+        self.moves += 1
+        if self.moves == 1:
+            return "help"  # a command first: the session answers and asks again
+        session = self.session
+        return session.table.legal_names(session.env.observe(session.me))[-1]
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_play_one_episode_from_scripted_input(name):
+    from folkcards.play.session import Session
+
+    lines: list[str] = []
+    person = _Person()
+    single = next(mode.name for mode in GAMES[name].modes if not mode.multi)  # one deal/round
+    session = Session(
+        name, ["random"], seat=0, seed=2, mode=single, input_fn=person, write=lines.append
+    )
+    session.episodes = 1
+    person.session = session
+    assert session.run() == 0
+    assert "Commands: help" in "\n".join(lines)
+    assert person.moves >= 2, "the person was never asked for a move"
+    env = session.env
+    assert all(env.terminations[a] or env.truncations[a] for a in env.agents), "not over"
+
+
+# --- the web table ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_web_table_create_play_replay(name, tmp_path):
+    from folkcards.web.app import create_app
+    from starlette.testclient import TestClient
+
+    spec = GAMES[name]
+    rng = np.random.default_rng(0)
+    with TestClient(create_app(tmp_path / "human.sqlite", seed=5)) as client:
+        meta = client.get("/api/meta").json()
+        assert name in [g["name"] for g in meta["games"]]
+        opponents = ["random"] * (spec.default_players - 1)
+        response = client.post("/api/games", json={"game": name, "seat": 1, "opponents": opponents})
+        assert response.status_code == 201, response.text
+        view = response.json()
+        assert view["players"] == spec.default_players
+        while not view["over"]:
+            action = int(rng.choice([m["id"] for m in view["legal"]]))
+            response = client.post(f"/api/games/{view['id']}/move", json={"action": action})
+            assert response.status_code == 200, response.text
+            view = response.json()
+        assert view["result"] and not view["error"]
+        replay = client.get(f"/api/replays/human/{view['id']}")
+        assert replay.status_code == 200, replay.text
+        frames = replay.json()["frames"]
+        assert len(frames) >= 2 and all(len(f["views"]) == spec.default_players for f in frames)
+        text = client.get(f"/api/replays/human/{view['id']}/text")
+        assert text.status_code == 200
+        assert from_text(text.text)["game"] == name
+
+
+# --- the batched engine -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_batched_engine_where_the_registry_names_one(name):
+    from folkcards.agents.batched_agents import make_batched_agent
+    from folkcards.train.batched_training_env import make_engine
+
+    spec = GAMES[name]
+    if not spec.has("batched_engine"):
+        with pytest.raises(UnsupportedError, match=rf"^{name} has no batched engine \("):
+            make_engine(name, 2, {})
+        with pytest.raises(UnsupportedError, match=rf"^{name} has no batched heuristic$"):
+            make_batched_agent("heuristic", name)
+        return
+    engine = make_engine(name, 4, {})
+    heuristic = make_batched_agent("heuristic", name, engine.num_players)
+    obs, mask, _player = engine.reset(seed=0)
+    ended = np.zeros(engine.num_envs, dtype=bool)
+    for _ in range(2000):
+        actions = heuristic.act(obs, mask)
+        out = engine.step(actions)
+        obs, mask = out[0], out[1]
+        ended |= out[4] | out[5]
+        if ended.all():
+            break
+    assert ended.all(), f"{name}: the batched games did not end"
+
+
+# --- every agent the entry lists ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"), [(name, kind) for name in GAME_NAMES for kind in GAMES[name].agents]
+)
+def test_every_listed_agent_plays_an_episode(name, kind):
+    spec = GAMES[name]
+    env = spec.raw_env()
+    seats = env.possible_agents
+    agent_spec = CHEAP.get((spec.family, kind), kind)
+    table = [make_agent(agent_spec, name, seats[0], seed=1)]
+    table += [make_agent("random", name, seat, seed=i) for i, seat in enumerate(seats[1:], 2)]
+    run = play_episode(env, table, 4)
+    assert run.decision_seconds.get(seats[0]), f"{kind} never acted in {name}"
+    assert from_text(to_text(env.record())) == env.record()
+
+
+# --- a game without its pieces ---------------------------------------------------------------
+
+
+@pytest.fixture
+def fake_game(monkeypatch):
+    """Register a Paston variant ``fake`` and return a function that sets its pieces."""
+
+    def register(**pieces: Any):
+        spec = dataclasses.replace(
+            GAMES["paston"], name="fake", aliases=("fake",), base_game="paston", **pieces
+        )
+        monkeypatch.setitem(registry.GAMES, "fake", spec)
+        monkeypatch.setitem(registry._ALIASES, "fake", "fake")
+        monkeypatch.setattr(registry, "GAME_NAMES", (*GAME_NAMES, "fake"))
+        return spec
+
+    return register
+
+
+@pytest.mark.parametrize(
+    "piece", [name for name, (_, required) in PIECES.items() if required and name != "heuristic"]
+)
+def test_a_game_missing_a_piece_is_named(fake_game, piece):
+    spec = fake_game(**{piece: None})
+    what = re.escape(PIECES[piece][0])
+    with pytest.raises(ValueError, match=rf"^game 'fake' is incomplete: no {what} \({piece}\)$"):
+        spec.check_pieces()
+    with pytest.raises(UnsupportedError, match=rf"^fake has no {what}$"):
+        spec.piece(piece)
+
+
+def test_a_hook_that_does_not_resolve_is_named(fake_game):
+    spec = fake_game(spectator="folkcards.play.watch:NoSuchSpectator")
+    with pytest.raises(
+        ValueError, match=r"\(folkcards watch\) \(spectator\): hook .*NoSuchSpectator"
+    ):
+        spec.check_pieces()
+
+
+def test_commands_refuse_a_missing_piece_in_one_line(fake_game, tmp_path):
+    from folkcards.evaluate.games import make_runner
+    from folkcards.play.session import Session
+    from folkcards.web.views import seat_view
+
+    spec = fake_game(terminal_view=None, tournament_scorer=None, web_view=None, text_format=None)
+    with pytest.raises(ValueError, match=r"^fake has no terminal view \(folkcards play\)$"):
+        Session("fake", ["random"])
+    with pytest.raises(ValueError, match=r"^fake has no tournament scorer$"):
+        make_runner("fake", "deal", 3)
+    env = spec.raw_env()
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"^fake has no web table view$"):
+        seat_view("fake", env, 0)
+    record = {**env.record(), "game": "fake"}
+    with pytest.raises(ValueError, match=r"^fake has no text record form$"):
+        to_text(record)
+
+
+def test_a_variant_inherits_every_piece_it_does_not_override():
+    bidding, paston = game_spec("paston_bidding"), game_spec("paston")
+    for piece in PIECES:
+        if piece not in ("heuristic", "batched_engine", "batched_heuristic"):
+            assert getattr(bidding, piece) == getattr(paston, piece), piece
+    assert bidding.batched_engine is None and bidding.family == "paston"
