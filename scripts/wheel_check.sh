@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build folkcards' wheel, install it in a clean virtual environment outside the repository and,
 # from there, make every registered game through pettingzoo.make, play a random episode of each,
-# and run `folkcards demo`. Fails if the wheel misses a module or its package data.
+# and run `folkcards demo` (of every game). Fails if the wheel misses a module or its package data.
 #
 #   bash scripts/wheel_check.sh           # dependencies reused from .venv (no network, ~30 s)
 #   bash scripts/wheel_check.sh --pypi    # dependencies resolved from PyPI (checks the list too)
@@ -46,4 +46,7 @@ cp scripts/wheel_check.py "$work/check.py"
 cd "$work"  # outside the repository: nothing can be imported from the source tree
 "$venv_python" check.py
 "$work/venv/bin/folkcards" demo --quiet
+for game in $("$venv_python" -c 'from folkcards.envs.registry import GAMES; print(*GAMES)'); do
+    "$work/venv/bin/folkcards" demo "$game" --deals 1 --quiet
+done
 echo "wheel check passed: $(basename "$wheel")"
