@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..envs.registry import GAME_NAMES as GAMES
+from ..envs.registry import GAMES
 
 AgentFactory = Callable[..., "Agent"]
 _FACTORIES: dict[str, AgentFactory] = {}
@@ -68,7 +68,9 @@ class RuleBasedAgent(Agent):
 
     def __init__(self, game: str | None = None, seat: str = "player_0", seed: int | None = None):
         game = game or self.game_name
-        if game != self.game_name:
+        if game != self.game_name and (
+            game not in GAMES or GAMES[game].family != self.game_name
+        ):  # a variant of this game (same actions and observations) is played alike
             raise ValueError(f"{type(self).__name__} plays {self.game_name}, not {game!r}")
         super().__init__(game, seat, seed)
 

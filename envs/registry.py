@@ -19,6 +19,7 @@ Adding a third game means one new folder under ``envs/`` (rules, observation, en
 from __future__ import annotations
 
 import importlib
+import inspect
 from dataclasses import dataclass, field, replace
 from types import ModuleType
 from typing import Any
@@ -217,14 +218,18 @@ class GameSpec:
         return importlib.import_module(self.module)
 
     def env_kwargs(self, num_players: int | None = None, **kwargs: Any) -> dict[str, Any]:
-        """Keyword arguments for ``raw_env``: ``num_players`` only for games that take it."""
-        if not self.fixed_players:
+        """Keyword arguments for ``raw_env``: ``num_players`` only for games whose env takes it
+        (a variant may fix the size of a game whose env takes any)."""
+        if not self.fixed_players or self._env_takes_players():
             kwargs["num_players"] = self.check_players(
                 self.default_players if num_players is None else num_players
             )
         elif num_players is not None:
             self.check_players(num_players)
         return kwargs
+
+    def _env_takes_players(self) -> bool:
+        return "num_players" in inspect.signature(self.env_module().raw_env).parameters
 
     def raw_env(self, num_players: int | None = None, **kwargs: Any) -> Any:
         """A new ``raw_env`` of this game."""
@@ -345,14 +350,45 @@ def game_spec(name: Any) -> GameSpec:
     return GAMES[canonical_game(name)]
 
 
+def register_game(spec: GameSpec) -> GameSpec:
+    """Add a game, or a variant made with ``dataclasses.replace`` of an entry, to the registry.
+
+    Every command then plays it by name (tournaments, play, watch, records, the web table), and
+    PettingZoo's ``make`` knows its ``env_id``. ``ValueError`` (one line) if its name or an
+    alias is taken, or if a required piece is missing or a hook does not resolve
+    (:meth:`GameSpec.check_pieces`); nothing is registered then. Worker processes (tournaments
+    with ``--workers`` above 1) start afresh and import the caller's script again: register the
+    game at the script's top level (outside its ``__main__`` guard), so they register it too.
+    """
+    global GAME_NAMES, GAMES_HELP
+    if not isinstance(spec, GameSpec):
+        raise ValueError(f"register_game takes a GameSpec, got {type(spec).__name__}")
+    taken = [name for name in (spec.name, *spec.aliases) if name in _ALIASES]
+    if taken:
+        raise ValueError(f"game name or alias {taken[0]!r} is registered already")
+    spec.check_pieces()
+    GAMES[spec.name] = spec
+    _ALIASES.update({alias: spec.name for alias in (spec.name, *spec.aliases)})
+    GAME_NAMES = tuple(GAMES)
+    GAMES_HELP = _games_help()
+    from pettingzoo.env_registry.registration import aec_registry, register
+
+    if spec.env_id not in aec_registry:
+        register("aec", spec.env_id, entry_point=f"{spec.module}:env")
+    return spec
+
+
+def _games_help() -> str:
+    return f"{', '.join(GAME_NAMES[:-1])} or {GAME_NAMES[-1]} (aliases such as tri-palki accepted)"
+
+
 DEFAULT_GAME: str = GAME_NAMES[0]  # the game a command plays when none is named
 # how every command's help names the games
-GAMES_HELP: str = (
-    f"{', '.join(GAME_NAMES[:-1])} or {GAME_NAMES[-1]} (aliases such as tri-palki accepted)"
-)
+GAMES_HELP: str = _games_help()
 
 
 __all__ = [
+    "register_game",
     "DEFAULT_GAME",
     "GAMES",
     "GAMES_HELP",
