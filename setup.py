@@ -30,4 +30,5 @@ def discover_packages() -> list[str]:
     return sorted(packages)
 
 
-setup(packages=discover_packages())
+if __name__ == "__main__":  # setuptools runs this file as __main__; tests import it
+    setup(packages=discover_packages())
