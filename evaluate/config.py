@@ -27,13 +27,24 @@ from typing import Any
 
 from folkcards.envs.registry import GAMES, GameSpec, game_spec
 
+from folkcards.errors import ConfigError, load_yaml
+
+
+def _plural(word: str) -> str:
+    return word + ("es" if word.endswith(("ch", "sh", "s", "x")) else "s")
+
+
+# count key -> whether it counts multi-hand episodes: "deals" and "games" always, plus the
+# plural of every registered game's units ("rounds", "matches" …)
+COUNT_KEYS = {
+    "deals": False,
+    "games": True,
+    **{_plural(mode.unit): mode.multi for spec in GAMES.values() for mode in spec.modes},
+}
 KEYS = (
     "game",
     "agents",
-    "deals",
-    "rounds",
-    "games",
-    "matches",
+    *COUNT_KEYS,
     "seed",
     "workers",
     "out",
@@ -43,14 +54,9 @@ KEYS = (
 )
 SEATINGS = ("auto", "permutations", "rotations")  # the ``seating`` key's values
 SEATING_RULES = {"permutations": "all permutations", "rotations": "cyclic rotations"}
-COUNT_KEYS = {"deals": False, "rounds": False, "games": True, "matches": True}  # key -> multi
 MAX_PERMUTED_SEATS = 4  # up to this many seats every seat assignment is played; beyond, rotations
 MAX_UNITS = 50_000_000
 FORMAT_VERSION = 1
-
-
-class ConfigError(ValueError):
-    """A malformed configuration, tournament or training (the message is one clear line)."""
 
 
 @dataclass(frozen=True)
@@ -144,9 +150,7 @@ def default_seating_rule(seats: int) -> str:
 
 def plural(word: str, count: int = 2) -> str:
     """``deal`` → ``deals``, ``match`` → ``matches``; the word itself when ``count`` is 1."""
-    if count == 1:
-        return word
-    return word + ("es" if word.endswith(("ch", "sh", "s", "x")) else "s")
+    return word if count == 1 else _plural(word)
 
 
 def counted(count: int, word: str) -> str:
@@ -159,30 +163,6 @@ def default_workers() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
         return max(1, os.cpu_count() or 1)
-
-
-def load_yaml(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The mapping in a YAML file; ``ConfigError`` (one line, with the line and column of a
-    syntax error) for a missing, unreadable or malformed file or one that is not a mapping."""
-    import yaml
-
-    p = Path(path)
-    if not p.is_file():
-        raise ConfigError(f"config file {str(p)!r} not found")
-    try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ConfigError(f"{p}: not valid YAML{where}: {problem}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{p}: cannot read: {exc}") from None
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        raise ConfigError(f"{p}: the config must be a mapping of keys, not a {type(data).__name__}")
-    return data
 
 
 def _int(value: Any, key: str, minimum: int, maximum: int | None = None) -> int:

@@ -10,7 +10,6 @@ behaviour, seat effects, decision times, and the commands that reproduce it.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import sys
 from collections.abc import Sequence
 from datetime import datetime, timezone
@@ -19,60 +18,18 @@ from typing import Any
 
 from folkcards.envs.registry import game_spec
 
-from .config import ConfigError, TournamentConfig, counted, plural
-from .report import behaviour_rows, format_seconds, format_stat
+from folkcards.errors import ConfigError
+
+from . import statistics
+from .arguments import ArgumentLineError, OneLineParser
+from .config import TournamentConfig, counted, plural
+from .formatting import md_table as _table
+from .runner import BOOTSTRAP, results_of_store
 from .storage import Store
-
-
-def _num(x: float | None, digits: int = 2, signed: bool = False) -> str:
-    if x is None:
-        return "—"
-    x = round(x, digits) + 0.0
-    return f"{x:+.{digits}f}" if signed and x else f"{x:.{digits}f}"
-
-
-def _ci(low: float | None, high: float | None, digits: int, signed: bool) -> str:
-    return f"[{_num(low, digits, signed)}, {_num(high, digits, signed)}]"
-
-
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]], right: int = 1) -> list[str]:
-    """A Markdown table; columns from ``right`` on are right-aligned."""
-
-    def cell(text: str) -> str:
-        return str(text).replace("|", "\\|")
-
-    lines = ["| " + " | ".join(cell(h) for h in header) + " |"]
-    lines.append("|" + "|".join("---:" if i >= right else "---" for i in range(len(header))) + "|")
-    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
-    return lines
-
+from .verify import config_from_db
+from .versions import agent_version
 
 # --- agents, machine, commands ----------------------------------------------------------------
-
-
-def agent_version(spec: str, game: str, folkcards_version: str) -> str:
-    """What fixes an agent's behaviour: its model file's SHA-256 (first 12 hex digits; ``ppo``
-    and ``ppo:<game>`` name the packaged model), a folder argument's path, else the folkcards
-    version of the built-in agent. Read when the report is written."""
-    from folkcards.agents import agent_kinds
-    from folkcards.agents.plugins import agent_origin
-
-    kind, _, arg = spec.partition(":")
-    if kind not in agent_kinds():  # module:Class, file.py:Class or a plug-in's entry point
-        return agent_origin(spec)
-    path: Path | None = Path(arg).expanduser() if arg else None
-    if kind == "ppo":
-        from folkcards.agents.ppo_agent import resolve_model_path
-
-        path = resolve_model_path(arg or None, game)
-    if path is not None and path.is_file():
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12]
-        return f"{path.name} sha256 {digest}"
-    if path is not None and path.is_dir():
-        return f"folder {path}"
-    if path is not None and arg:
-        return f"{arg} (not found when this report was written)"
-    return f"built in, folkcards {folkcards_version}"
 
 
 def reproduce_commands(config: TournamentConfig, out: str) -> list[str]:
@@ -189,148 +146,6 @@ def _machines(sessions: list[dict[str, Any]]) -> list[str]:
     return _table(header, rows, right=7)
 
 
-def _scores(results: dict[str, Any]) -> list[str]:
-    digits = 2 if results["higher_is_better"] else 3
-    signed = results["higher_is_better"]
-    match = any("win_rate" in a for a in results["agents"])
-    header = ["#", "agent", results["unit_plural"], f"mean {results['metric']}", "95% CI"]
-    if match:
-        header += ["wins", "win rate", "Wilson 95%"]
-    rows = []
-    for a in results["agents"]:
-        row = [
-            str(a["rank"]),
-            a["name"],
-            str(a["deals"]),
-            _num(a["mean"], digits, signed),
-            _ci(a["ci_low"], a["ci_high"], digits, signed),
-        ]
-        if match:
-            row += [
-                f"{a.get('wins', 0)}/{a['units']}",
-                _num(a.get("win_rate"), 3),
-                _ci(a.get("win_low"), a.get("win_high"), 3, False),
-            ]
-        rows.append(row)
-    better = "higher" if results["higher_is_better"] else "lower"
-    return [
-        f"Mean {results['metric']} ({better} is better), 95% Student t interval over "
-        f"{results['unit_plural']} of each agent's per-{results['unit']} mean.",
-        "",
-        *_table(header, rows, right=2),
-        "",
-        "![scores](scores.png)",
-    ]
-
-
-def _cross_table(results: dict[str, Any]) -> list[str]:
-    digits = 2 if results["higher_is_better"] else 3
-    names = [a["name"] for a in results["agents"]]
-    pairs = {(p["a"], p["b"]): p for p in results["head_to_head"]}
-    rows = []
-    for a in names:
-        row = [a]
-        for b in names:
-            if a == b:
-                row.append("·")
-                continue
-            p = pairs.get((a, b))
-            sign = 1.0
-            if p is None:
-                p, sign = pairs.get((b, a)), -1.0
-            if p is None or p["mean_diff"] is None:
-                row.append("—")
-                continue
-            lo, hi = p["ci_low"], p["ci_high"]
-            if sign < 0:
-                lo, hi = (None if hi is None else -hi), (None if lo is None else -lo)
-            row.append(f"{_num(sign * p['mean_diff'], digits, True)} {_ci(lo, hi, digits, True)}")
-        rows.append(row)
-    return [
-        f"Row minus column: mean paired difference of {results['metric']} at shared tables, "
-        f"averaged per {results['unit']}, 95% t interval over {results['unit_plural']}.",
-        "",
-        *_table(["A \\ B", *names], rows, right=1),
-    ]
-
-
-def _ratings(results: dict[str, Any]) -> list[str]:
-    ranked = sorted(results["agents"], key=lambda a: -a["ordinal"])
-    rows = [
-        (a["name"], f"{a['mu']:.2f}", f"{a['sigma']:.2f}", f"{a['ordinal']:.2f}") for a in ranked
-    ]
-    return [
-        results["method"].get("ratings", ""),
-        "",
-        *_table(("agent", "μ", "σ", "ordinal"), rows, right=1),
-    ]
-
-
-def _behaviour(results: dict[str, Any]) -> list[str]:
-    rows = behaviour_rows(results)
-    if not rows:
-        return ["Not available."]
-    names = [a["name"] for a in results["agents"]]
-    return [
-        results["method"].get("behaviour", ""),
-        "",
-        "Each cell: the statistic, its interval, and n = the occasions it is counted over "
-        "(deals, decisions, contracts …).",
-        "",
-        *_table(["statistic", *names], [[label, *map(_with_n, r)] for _, label, r in rows]),
-        "",
-        "![behaviour](behaviour.png)",
-    ]
-
-
-def _with_n(row: dict[str, Any]) -> str:
-    n = row.get("n") or 0
-    return f"{format_stat(row)} n={int(n) if float(n).is_integer() else n}"
-
-
-def _seat_effects(results: dict[str, Any]) -> list[str]:
-    effects = results.get("seat_effects") or {}
-    names = [a["name"] for a in results["agents"] if a["name"] in effects]
-    if not names:
-        return ["Not available."]
-    digits = 2 if results["higher_is_better"] else 3
-    rows = []
-    for p, first in enumerate(effects[names[0]]):
-        row = [first["position"]]
-        for name in names:
-            r = effects[name][p]
-            row.append(
-                "—"
-                if r["mean"] is None
-                else f"{_num(r['mean'], digits)} {_ci(r['ci_low'], r['ci_high'], digits, False)}"
-            )
-        rows.append(row)
-    return [
-        results["method"].get("seat_effects", ""),
-        "",
-        *_table(["position", *names], rows),
-        "",
-        "![seat effects](seat_effects.png)",
-    ]
-
-
-def _timing(results: dict[str, Any]) -> list[str]:
-    times = results.get("decision_times") or {}
-    rows = [
-        (
-            name,
-            str(t["decisions"]),
-            format_seconds(t["median"]),
-            format_seconds(t["p95"]),
-            format_seconds(t["mean"]),
-            f"{t['units_recorded']}/{t['units']}",
-        )
-        for name, t in times.items()
-    ]
-    header = ("agent", "decisions", "median", "95th percentile", "mean", "episodes timed")
-    return [results["method"].get("decision_times", ""), "", *_table(header, rows)]
-
-
 def markdown(
     results: dict[str, Any],
     config: TournamentConfig,
@@ -349,12 +164,11 @@ def markdown(
         ("Method", [f"- **{k.replace('_', ' ')}**: {v}" for k, v in m.items()]),
         ("Agents", _agents(config, created.get("folkcards_version", __version__), sessions)),
         ("Machine", _machines(sessions)),
-        ("Scores", _scores(results)),
-        ("Head to head", _cross_table(results)),
-        ("Ratings", _ratings(results)),
-        ("Behaviour", _behaviour(results)),
-        ("Seat and position effects", _seat_effects(results)),
-        ("Decision times", _timing(results)),
+        *(
+            (title, section(results))
+            for statistic in statistics.registered()
+            for title, section in statistic.sections
+        ),
         (
             "Reproduce",
             [
@@ -417,8 +231,6 @@ EPILOG = """examples:
 
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
     """The ``folkcards report`` arguments (added to ``parser`` when given)."""
-    from .tournament import BOOTSTRAP
-
     parser = parser or argparse.ArgumentParser(prog="folkcards report")
     parser.description = DESCRIPTION
     parser.epilog = EPILOG
@@ -445,7 +257,6 @@ def rebuild(
     """Recompute everything from the database ``db`` and write it to ``out``; returns
     (results, written paths). ``ConfigError`` for a file that is not a tournament database."""
     from . import report
-    from .tournament import config_from_db, results_of_store
 
     if bootstrap < 0:
         raise ConfigError(f"--bootstrap must be 0 or more, got {bootstrap}")
@@ -466,8 +277,6 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
     """``folkcards report``: 0 written, 2 bad input (one line)."""
     prog = "folkcards report"
     if args is None:
-        from .tournament import ArgumentLineError, OneLineParser
-
         parser = build_parser(OneLineParser(prog=prog))
         try:
             args = parser.parse_args(argv)

@@ -1,11 +1,11 @@
 """Tournaments on Ray: the units played as Ray tasks, stored by the driver.
 
 ``folkcards tournament … --backend ray [--address HOST:PORT]`` (or ``run(config,
-backend="ray", address=…)`` in :mod:`.tournament`). The driver keeps the SQLite database
+backend="ray", address=…)`` in :mod:`.runner`, through :mod:`.workers`). The driver keeps the SQLite database
 (:mod:`.storage`) as the local backend does; the cluster only plays:
 
 - the pending units are cut into chunks of a few units, one Ray task each
-  (:func:`play_units`, the local backend's :func:`~folkcards.evaluate.tournament.play_unit` for
+  (:func:`play_units`, the local backend's :func:`~folkcards.evaluate.units.play_unit` for
   every key), with a bounded number of tasks in flight;
 - a finished task's units are returned to the driver and committed there one by one, as
   the local backend commits them; a unit's result depends only on the config and its key (its
@@ -26,9 +26,12 @@ from __future__ import annotations
 import importlib.util
 import os
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .config import TournamentConfig
+
+if TYPE_CHECKING:
+    from .units import PlayedUnit
 
 MAX_RETRIES = 3
 _RUNNERS: dict[tuple[str, str, int], Any] = {}
@@ -69,12 +72,10 @@ def init_ray(address: str | None = None, num_cpus: int | None = None) -> None:
         ray.init(num_cpus=num_cpus, **kwargs)
 
 
-def play_units(
-    config: TournamentConfig, keys: Sequence[tuple[int, int, int]]
-) -> list[dict[str, Any]]:
+def play_units(config: TournamentConfig, keys: Sequence[tuple[int, int, int]]) -> list[PlayedUnit]:
     """Play the units ``keys`` of a tournament (one Ray task; also callable directly)."""
     from .games import make_runner
-    from .tournament import play_unit
+    from .units import play_unit
 
     cache_key = (config.game, config.mode, config.num_players)
     if cache_key not in _RUNNERS:
@@ -91,9 +92,9 @@ def ray_results(
     keys: Sequence[tuple[int, int, int]],
     address: str | None = None,
     chunk: int | None = None,
-    task: Callable[..., list[dict[str, Any]]] | None = None,
+    task: Callable[..., list[PlayedUnit]] | None = None,
     max_retries: int = MAX_RETRIES,
-) -> Iterator[dict[str, Any]]:
+) -> Iterator[PlayedUnit]:
     """Finished units of ``keys``, as their Ray tasks finish (in any order).
 
     ``chunk``: units per task (default: about 16 tasks per CPU, at most 8 units each);

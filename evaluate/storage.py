@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -139,7 +139,7 @@ def _timing_json(seconds: list[list[float]] | None) -> str | None:
     )
 
 
-def seat_rows_of(unit: dict[str, Any]) -> list[tuple[Any, ...]]:
+def seat_rows_of(unit: Mapping[str, Any]) -> list[tuple[Any, ...]]:
     """A unit's ``unit_seats`` rows: ``(seat, agent, spec, score, win, agent_seed)`` per seat."""
     return [
         (
@@ -257,7 +257,7 @@ class Store:
         )
         return {(int(deal), int(lineup), int(seating)) for deal, lineup, seating in rows}
 
-    def add_unit(self, unit: dict[str, Any]) -> None:
+    def add_unit(self, unit: Mapping[str, Any]) -> None:
         """Store one finished unit (and its seat rows) in a single committed transaction."""
         tid = self.tournament_id
         key = (tid, unit["deal"], unit["lineup"], unit["seating"])

@@ -6,7 +6,7 @@ Tri Palki: minus the sticks per round), with 95% Student t intervals over the de
 (:func:`folkcards.evaluate.stats.mean_ci`):
 
 ``tournament`` (default, :func:`evaluate_tournament`)
-    the project's tournament (``folkcards.evaluate.tournament``): the learner (saved as a
+    the project's tournament (``folkcards.evaluate.runner``): the learner (saved as a
     ``ppo:PATH`` model) and ``n - 1`` copies of the opponent play every deal in every seat
     assignment. ``score`` is the learner's mean, ``baseline_score`` the opponents' mean at the
     same tables, ``advantage`` the tournament's head-to-head learner − opponent (paired by deal).
@@ -159,7 +159,7 @@ def evaluate_tournament(
     MaskablePPO model, ``rllib`` for an RLlib policy file) in a tournament against the
     opponent."""
     from folkcards.evaluate.config import Entrant, TournamentConfig
-    from folkcards.evaluate.tournament import run
+    from folkcards.evaluate.runner import run
 
     if deals < 1:
         raise ValueError(f"deals must be >= 1, got {deals}")

@@ -30,6 +30,7 @@ import numpy as np
 from folkcards.train.single_seat import SingleSeatEnvFactory
 
 from .config import TrainConfig
+from .settings import PretrainConfig
 
 CHUNKS = 8  # collection is split into this many seeded chunks, whatever the worker count
 
@@ -116,6 +117,57 @@ def collect_demonstrations(
     return Demonstrations.concatenate(parts)
 
 
+def _tensors(data: Demonstrations, idx: np.ndarray) -> tuple[Any, ...]:
+    """Observations, masks, actions and returns of the decisions ``idx``, as torch tensors."""
+    import torch
+
+    return (
+        torch.as_tensor(data.observations[idx]),
+        torch.as_tensor(data.masks[idx]),
+        torch.as_tensor(data.actions[idx]),
+        torch.as_tensor(data.returns[idx]),
+    )
+
+
+def _fit_epoch(
+    policy: Any,
+    optimizer: Any,
+    data: Demonstrations,
+    fit: np.ndarray,
+    batch_size: int,
+    value: bool,
+) -> dict[str, float]:
+    """One pass over the decisions ``fit`` in minibatches; the mean losses."""
+    import torch
+    import torch.nn.functional as F
+
+    policy_losses, value_losses = [], []
+    for start in range(0, len(fit), batch_size):
+        obs, masks, actions, returns = _tensors(data, fit[start : start + batch_size])
+        values, log_prob, _ = policy.evaluate_actions(obs, actions, action_masks=masks)
+        policy_loss = -log_prob.mean()
+        value_loss = F.mse_loss(values.flatten(), returns)
+        loss = policy_loss + (value_loss if value else 0.0)
+        optimizer.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+        optimizer.step()
+        policy_losses.append(policy_loss.item())
+        value_losses.append(value_loss.item())
+    return {
+        "policy_loss": float(np.mean(policy_losses)),
+        "value_loss": float(np.mean(value_losses)),
+    }
+
+
+def _epoch_line(metrics: dict[str, float]) -> str:
+    line = "pretrain epoch {epoch}: policy loss {policy_loss:.4f}, value loss {value_loss:.4f}"
+    line = line.format(**metrics)
+    if "agreement" in metrics:
+        line += f", agreement with the expert on held-out decisions {metrics['agreement']:.2%}"
+    return line
+
+
 def behaviour_clone(
     model: Any,
     data: Demonstrations,
@@ -129,57 +181,24 @@ def behaviour_clone(
 ) -> dict[str, float]:
     """Fit ``model.policy`` to the expert's actions (and returns); returns the final metrics."""
     import torch
-    import torch.nn.functional as F
 
     policy = model.policy
     rng = np.random.default_rng(seed)
     order = rng.permutation(len(data))
     n_hold = int(round(len(data) * holdout))
     hold, fit = order[:n_hold], order[n_hold:]
-
-    def tensors(idx: np.ndarray) -> tuple[torch.Tensor, ...]:
-        return (
-            torch.as_tensor(data.observations[idx]),
-            torch.as_tensor(data.masks[idx]),
-            torch.as_tensor(data.actions[idx]),
-            torch.as_tensor(data.returns[idx]),
-        )
-
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     metrics: dict[str, float] = {}
     policy.set_training_mode(True)
     for epoch in range(epochs):
         rng.shuffle(fit)
-        policy_losses, value_losses = [], []
-        for start in range(0, len(fit), batch_size):
-            obs, masks, actions, returns = tensors(fit[start : start + batch_size])
-            values, log_prob, _ = policy.evaluate_actions(obs, actions, action_masks=masks)
-            policy_loss = -log_prob.mean()
-            value_loss = F.mse_loss(values.flatten(), returns)
-            loss = policy_loss + (value_loss if value else 0.0)
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
-            optimizer.step()
-            policy_losses.append(policy_loss.item())
-            value_losses.append(value_loss.item())
         metrics = {
             "epoch": epoch + 1,
-            "policy_loss": float(np.mean(policy_losses)),
-            "value_loss": float(np.mean(value_losses)),
+            **_fit_epoch(policy, optimizer, data, fit, batch_size, value),
         }
         if n_hold:
-            metrics.update(_holdout_metrics(policy, *tensors(hold)))
-        log(
-            "pretrain epoch {epoch}: policy loss {policy_loss:.4f}, value loss {value_loss:.4f}".format(
-                **metrics
-            )
-            + (
-                f", agreement with the expert on held-out decisions {metrics['agreement']:.2%}"
-                if n_hold
-                else ""
-            )
-        )
+            metrics.update(_holdout_metrics(policy, *_tensors(data, hold)))
+        log(_epoch_line(metrics))
     policy.set_training_mode(False)
     return metrics
 
@@ -199,25 +218,22 @@ def _holdout_metrics(policy: Any, obs: Any, masks: Any, actions: Any, returns: A
     }
 
 
-def pretrain(
+def clone_expert(
     model: Any,
-    config: TrainConfig,
     factory: SingleSeatEnvFactory,
-    run_dir: Path,
+    pre: PretrainConfig,
+    seed: int,
+    gamma: float,
     workers: int,
     log: Callable[[str], None] = print,
 ) -> dict[str, float]:
-    """Collect demonstrations and clone them into ``model``; writes ``run_dir/pretrain.json``."""
-    pre = config.pretrain
-    assert pre.expert is not None
+    """Collect ``pre.samples`` decisions of ``pre.expert`` in ``factory``'s env and clone them
+    into ``model`` (both training stacks); returns the last epoch's metrics plus ``samples``."""
+    if pre.expert is None:
+        raise ValueError("pretrain.expert is not set: nothing to clone")
     log(f"pretraining: collecting {pre.samples} decisions of {pre.expert!r} ({workers} workers)")
     data = collect_demonstrations(
-        factory,
-        pre.expert,
-        pre.samples,
-        seed=config.run.seed,
-        gamma=config.algorithm.gamma,
-        workers=workers,
+        factory, pre.expert, pre.samples, seed=seed, gamma=gamma, workers=workers
     )
     metrics = behaviour_clone(
         model,
@@ -227,12 +243,33 @@ def pretrain(
         learning_rate=pre.learning_rate,
         value=pre.value,
         holdout=pre.holdout,
-        seed=config.run.seed,
+        seed=seed,
         log=log,
     )
     metrics["samples"] = len(data)
+    return metrics
+
+
+def pretrain(
+    model: Any,
+    config: TrainConfig,
+    factory: SingleSeatEnvFactory,
+    run_dir: Path,
+    workers: int,
+    log: Callable[[str], None] = print,
+) -> dict[str, float]:
+    """Collect demonstrations and clone them into ``model``; writes ``run_dir/pretrain.json``."""
+    metrics = clone_expert(
+        model, factory, config.pretrain, config.run.seed, config.algorithm.gamma, workers, log
+    )
     (run_dir / "pretrain.json").write_text(json.dumps(metrics, indent=2) + "\n")
     return metrics
 
 
-__all__ = ["Demonstrations", "behaviour_clone", "collect_demonstrations", "pretrain"]
+__all__ = [
+    "Demonstrations",
+    "behaviour_clone",
+    "clone_expert",
+    "collect_demonstrations",
+    "pretrain",
+]

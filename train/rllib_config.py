@@ -22,37 +22,26 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from folkcards.evaluate.config import ConfigError, load_yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from .config import OpponentConfig, PretrainConfig, check_agent_spec, check_env_kwargs
+from folkcards.errors import load_yaml
 
-_STRICT = ConfigDict(extra="forbid", strict=True)
+from .settings import STRICT as _STRICT
+from .settings import (
+    EvaluationSettings,
+    GameEnvGroup,
+    OpponentConfig,
+    PretrainConfig,
+    check_agents_fit,
+    plain_specs,
+    validate_config,
+    with_run_overrides,
+)
 
 
-class RLlibEnvConfig(BaseModel):
-    """The game; extra keys are the game's ``raw_env`` arguments."""
-
-    model_config = ConfigDict(extra="allow", strict=True)
-
-    game: str = Field(default="paston", description="a game of folkcards.envs.registry")
-
-    @field_validator("game")
-    @classmethod
-    def _game(cls, value: str) -> str:
-        from folkcards.envs.registry import canonical_game
-
-        return canonical_game(value)
-
-    @model_validator(mode="after")
-    def _env_arguments(self) -> RLlibEnvConfig:
-        check_env_kwargs(self.game, self.kwargs, ["game"])
-        return self
-
-    @property
-    def kwargs(self) -> dict[str, Any]:
-        """The ``raw_env`` arguments (the group's extra keys)."""
-        return dict(self.model_extra or {})
+class RLlibEnvConfig(GameEnvGroup):
+    """The game; extra keys are the game's ``raw_env`` arguments (the SB3 ``env`` group without
+    the single-seat env's settings)."""
 
 
 RLlibOpponent = OpponentConfig  # one env-internal opponent: the SB3 pool's entry
@@ -80,9 +69,7 @@ class PoliciesConfig(BaseModel):
     @field_validator("opponents", mode="before")
     @classmethod
     def _plain_specs(cls, value: Any) -> Any:
-        if isinstance(value, list):
-            return [{"spec": v} if isinstance(v, str) else v for v in value]
-        return value
+        return plain_specs(value)
 
     @model_validator(mode="after")
     def _consistent(self) -> PoliciesConfig:
@@ -141,10 +128,8 @@ class ResourcesConfig(BaseModel):
     torch_threads: int = Field(default=1, ge=1)
 
 
-class RLlibRunConfig(BaseModel):
+class RLlibRunConfig(EvaluationSettings):
     """Length, seed, checkpoints, evaluation and logging of a run."""
-
-    model_config = _STRICT
 
     total_steps: int = Field(default=200_000, ge=1, description="env steps (all learner seats)")
     max_minutes: float | None = Field(
@@ -154,21 +139,8 @@ class RLlibRunConfig(BaseModel):
         "PPO and the periodic evaluations, counted across resumes from the last checkpoint "
         "(null: total_steps alone ends the run)",
     )
-    seed: int = Field(default=0, ge=0)
-    runs_dir: str = Field(default="runs", min_length=1)
     checkpoint_every: int = Field(default=50_000, ge=0, description="steps (0: only the end)")
     keep_checkpoints: int = Field(default=3, ge=1)
-    eval_every: int = Field(default=50_000, ge=0, description="0: only at the end")
-    eval_deals: int = Field(default=100, ge=0)
-    eval_opponent: str = "heuristic"
-    eval_method: Literal["tournament", "duplicate"] = "tournament"
-    eval_seed: int = Field(default=12345, ge=0)
-    tensorboard: bool = True
-
-    @field_validator("eval_opponent")
-    @classmethod
-    def _eval_opponent(cls, value: str) -> str:
-        return check_agent_spec(value, "evaluation opponent")
 
 
 class RLlibTrainConfig(BaseModel):
@@ -187,20 +159,12 @@ class RLlibTrainConfig(BaseModel):
     @model_validator(mode="after")
     def _agents_fit_the_table(self) -> RLlibTrainConfig:
         """Refuse, before Ray starts, an agent of the config that cannot sit at its table."""
-        from folkcards.agents.table_sizes import check_table
-        from folkcards.envs.registry import game_spec
-
-        players = self.env.kwargs.get("num_players", game_spec(self.game).default_players)
-        groups = {
-            "policies.opponents": [o.spec for o in self.policies.opponents if o.spec != "self"],
-            "pretrain.expert": [self.pretrain.expert] if self.pretrain.expert else [],
+        groups: dict[str, list[str | None]] = {
+            "policies.opponents": [o.spec for o in self.policies.opponents],
+            "pretrain.expert": [self.pretrain.expert],
             "run.eval_opponent": [self.run.eval_opponent],
         }
-        for group, specs in groups.items():
-            try:
-                check_table(specs, self.game, players)
-            except ValueError as exc:
-                raise ValueError(f"{group}: {exc}") from None
+        check_agents_fit(self.game, self.env.players, groups)
         return self
 
     @property
@@ -220,25 +184,9 @@ class RLlibTrainConfig(BaseModel):
 GROUPS = tuple(k for k in RLlibTrainConfig.model_fields if k != "backend")
 
 
-def _message(error: Any) -> str:
-    key = ".".join(str(p) for p in error["loc"])
-    if error["type"] == "extra_forbidden":
-        return f"unknown key {key!r}"
-    message = str(error["msg"]).removeprefix("Value error, ")
-    if error["type"] == "value_error":
-        return message if message.startswith("unknown") or not key else f"{key}: {message}"
-    return f"{key}: {message}, got {error['input']!r}"
-
-
 def rllib_config_from_dict(data: Any, source: str = "config") -> RLlibTrainConfig:
     """Build and validate an :class:`RLlibTrainConfig` from the YAML form."""
-    if not isinstance(data, dict):
-        raise ConfigError(f"{source}: the top level must be a mapping (backend: rllib, groups)")
-    data = {k: ({} if v is None and k in GROUPS else v) for k, v in data.items()}
-    try:
-        return RLlibTrainConfig.model_validate(data)
-    except ValidationError as exc:
-        raise ConfigError(f"{source}: {_message(exc.errors()[0])}") from None
+    return validate_config(RLlibTrainConfig, data, source, GROUPS, "(backend: rllib, groups)")
 
 
 def load_rllib_config(path: str | os.PathLike[str]) -> RLlibTrainConfig:
@@ -248,13 +196,7 @@ def load_rllib_config(path: str | os.PathLike[str]) -> RLlibTrainConfig:
 
 def with_rllib_overrides(config: RLlibTrainConfig, **overrides: Any) -> RLlibTrainConfig:
     """A copy with ``run`` fields replaced (``None`` values ignored), validated again."""
-    data = config.to_dict()
-    for key, value in overrides.items():
-        if value is not None:
-            if key not in RLlibRunConfig.model_fields:
-                raise ConfigError(f"unknown run setting {key!r}")
-            data["run"][key] = value
-    return rllib_config_from_dict(data, "overrides")
+    return with_run_overrides(config, RLlibRunConfig, rllib_config_from_dict, overrides)
 
 
 __all__ = [

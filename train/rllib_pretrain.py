@@ -1,11 +1,11 @@
 """Behaviour cloning before RLlib PPO: start the RL module from an expert's decisions.
 
 With ``pretrain.expert`` set in an RLlib config (the same ``pretrain`` group as the SB3 path's,
-:class:`folkcards.train.config.PretrainConfig`), a new run of :func:`~.rllib_train.train_rllib`
+:class:`folkcards.train.settings.PretrainConfig`), a new run of :func:`~.rllib_train.train_rllib`
 does this before the first PPO iteration (a resumed run does not):
 
-1. **Collect** ``samples`` expert decisions with :func:`folkcards.train.pretrain.
-   collect_demonstrations` — the SB3 path's collection, unchanged — in a single-seat env built
+1. **Collect** ``samples`` expert decisions with :func:`folkcards.train.pretrain.clone_expert`
+   (the SB3 path's collection and fit, unchanged) in a single-seat env built
    from the RLlib config (:func:`demonstration_factory`): the learner's seat played by the
    expert, the other seats by the config's env-internal opponents (``self`` left out: no
    snapshot exists yet); with pure self-play or per-seat policies, where every seat is the
@@ -13,9 +13,8 @@ does this before the first PPO iteration (a resumed run does not):
    :class:`~folkcards.train.rllib_env.FolkcardsMultiAgentEnv` hands RLlib (``observations``)
    and the returns-to-go are in the same reward units (``reward_scale``, shaping).
 2. **Fit** the network of :class:`~folkcards.train.rllib_module.MaskedPPOModule`
-   (:class:`~folkcards.agents.rllib_net.MaskedActorCritic`) with
-   :func:`folkcards.train.pretrain.behaviour_clone`: masked cross-entropy on the policy's logits
-   and, with ``value: true``, the value head's squared error to the returns; the agreement with
+   (:class:`~folkcards.agents.rllib_net.MaskedActorCritic`) with the same function: masked
+   cross-entropy on the policy's logits and, with ``value: true``, the value head's squared error to the returns; the agreement with
    the expert on the held-out share is logged every epoch and written to ``pretrain.json``.
 3. **Load** the fitted weights into every learner policy and sync them to the env runners, so
    the first PPO batch is sampled by the cloned policy.
@@ -31,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from .pretrain import behaviour_clone, collect_demonstrations
+from .pretrain import clone_expert
 from .rllib_config import RLlibTrainConfig
 from .single_seat import SingleSeatEnvFactory
 
@@ -87,29 +86,15 @@ def clone_into_net(
 ) -> dict[str, float]:
     """Collect the expert's decisions and fit ``net`` (a :class:`MaskedActorCritic`) to them;
     returns the metrics of the last epoch plus ``samples``."""
-    pre = config.pretrain
-    log(f"pretraining: collecting {pre.samples} decisions of {pre.expert!r} ({workers} workers)")
-    data = collect_demonstrations(
-        demonstration_factory(config),
-        str(pre.expert),
-        pre.samples,
-        seed=config.run.seed,
-        gamma=config.algorithm.gamma,
-        workers=workers,
-    )
-    metrics = behaviour_clone(
+    return clone_expert(
         _SB3View(net),
-        data,
-        epochs=pre.epochs,
-        batch_size=pre.batch_size,
-        learning_rate=pre.learning_rate,
-        value=pre.value,
-        holdout=pre.holdout,
-        seed=config.run.seed,
-        log=log,
+        demonstration_factory(config),
+        config.pretrain,
+        config.run.seed,
+        config.algorithm.gamma,
+        workers,
+        log,
     )
-    metrics["samples"] = len(data)
-    return metrics
 
 
 def pretrain_rllib(

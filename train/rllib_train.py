@@ -381,27 +381,35 @@ class _WallClock:
         return self.base + time.monotonic() - self.started
 
 
-def _loop(
+def _begin(
     algo: Any, config: RLlibTrainConfig, path: Path, resume: bool, log: Any, clock: _WallClock
-) -> Path:
-    run = config.run
-    steps = 0
+) -> tuple[int, Path | None]:
+    """Restore the last checkpoint (``resume``) or, in a new run, clone the expert first;
+    returns (steps done, the checkpoint to finish from)."""
     latest = checkpoint_dirs(path)
-    checkpoint: Path | None = None
     if resume and latest:
         steps, restored = latest[-1]
-        checkpoint = restored
         algo.restore_from_path(str(restored.resolve()))
         for name, fields in (("train_log.csv", TRAIN_FIELDS), ("eval.csv", EVAL_FIELDS)):
             truncate_csv(path / name, fields, steps)
         log(f"resumed from {restored} at {steps} steps")
-    elif config.pretrain.expert is not None:  # a new run: clone the expert first
-        from .rllib_pretrain import pretrain_rllib
+        return steps, restored
+    if config.pretrain.expert is None:
+        return 0, None
+    from .rllib_pretrain import pretrain_rllib
 
-        pretrain_rllib(algo, config, path, log)
-        checkpoint = _save_checkpoint(algo, config, path, 0)  # resume restores the clone
-        write_state(path, 0, checkpoint, complete=False, wall_seconds=clock.seconds())
-        _evaluate(config, path, 0, log)
+    pretrain_rllib(algo, config, path, log)
+    checkpoint = _save_checkpoint(algo, config, path, 0)  # resume restores the clone
+    write_state(path, 0, checkpoint, complete=False, wall_seconds=clock.seconds())
+    _evaluate(config, path, 0, log)
+    return 0, checkpoint
+
+
+def _loop(
+    algo: Any, config: RLlibTrainConfig, path: Path, resume: bool, log: Any, clock: _WallClock
+) -> Path:
+    run = config.run
+    steps, checkpoint = _begin(algo, config, path, resume, log, clock)
     scale = float(config.env.kwargs.get("reward_scale", 1.0))
     writer = _tensorboard(path, run.tensorboard)
     next_checkpoint = _next(steps, run.checkpoint_every)
@@ -453,7 +461,7 @@ def resume_config(run_dir: str | os.PathLike[str]) -> RLlibTrainConfig:
 
 def is_rllib_config(path: str | os.PathLike[str]) -> bool:
     """Whether the YAML file at ``path`` selects this backend (``backend: rllib``)."""
-    from folkcards.evaluate.config import load_yaml
+    from folkcards.errors import load_yaml
 
     data = load_yaml(path)
     return isinstance(data, dict) and data.get("backend") == "rllib"
@@ -464,8 +472,9 @@ def main_rllib(args: Any, prog: str = "folkcards train") -> int:
     (``config``/``resume``, ``total_steps``, ``run_dir``, ``seed``, ``print_config``)."""
     import sys
 
-    from folkcards.evaluate.config import ConfigError
     from folkcards.evaluate.ray_backend import RayMissingError
+
+    from folkcards.errors import ConfigError
 
     from .rllib_config import with_rllib_overrides
 

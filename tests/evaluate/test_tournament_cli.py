@@ -220,8 +220,14 @@ def test_too_few_agents_for_the_seats(
     assert code == 2 and "only 2 agents are given" in line, line
 
 
-def test_help_spells_the_games_like_play(capsys) -> None:
+def test_help_names_every_registered_game_and_its_units(capsys) -> None:
+    from folkcards.envs.registry import GAMES
+
     with pytest.raises(SystemExit):
         tour.main(["--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert GAMES_HELP in text
+    for spec in GAMES.values():
+        for mode in spec.modes:  # every unit has its flag: --deals, --rounds, --games, --matches
+            flag = "--matches" if mode.unit == "match" else f"--{mode.unit}s"
+            assert f"{flag} N" in text, flag

@@ -18,13 +18,13 @@ import pytest
 from folkcards.envs import paston_bidding_v0, paston_v0
 from folkcards.envs.paston.rules import DEFENCE, PASS, PLAY, SURRENDER, WHIST
 from folkcards.envs.paston.solver import Position, solve
-from folkcards.envs.paston.solver_reference import reference_solve
 from folkcards.envs.paston_bidding import env as bidding_env_module
 from folkcards.envs.paston_bidding.open_hand import credit_tricks, table_scores
 from folkcards.envs.registry import game_spec
 from pettingzoo.test import api_test, render_test, seed_test
 
 from tests.helpers import play_random_episode
+from tests.paston.solver_reference import reference_solve
 
 # docs/rules/paston.md §7, written out trick by trick (before the factor)
 TWO_DEFENDERS = (-10, -9, 0, 10, 20, 30, 40, 50, 60, 70, 80)

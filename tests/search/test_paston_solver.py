@@ -30,7 +30,8 @@ from folkcards.envs.paston.solver import (
     move_values,
     solve,
 )
-from folkcards.envs.paston.solver_reference import reference_move_values, reference_solve
+
+from tests.paston.solver_reference import reference_move_values, reference_solve
 
 VECTORS = Path(__file__).resolve().parents[1] / "vectors" / "paston_episodes.jsonl"
 

@@ -322,8 +322,9 @@ def test_max_minutes_ends_the_run_early_with_a_checkpoint_and_an_evaluation(
 
 
 def test_max_minutes_must_be_positive() -> None:
-    from folkcards.evaluate.config import ConfigError
     from folkcards.train.rllib_config import load_rllib_config, with_rllib_overrides
+
+    from folkcards.errors import ConfigError
 
     config = load_rllib_config(Path("configs") / "paston" / "rllib_ppo.yaml")
     with pytest.raises(ConfigError, match="max_minutes"):

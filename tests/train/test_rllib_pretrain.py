@@ -15,12 +15,13 @@ from folkcards.agents import make_agent
 
 ray = pytest.importorskip("ray")
 
-from folkcards.evaluate.config import ConfigError  # noqa: E402
 from folkcards.train.rllib_config import (  # noqa: E402
     load_rllib_config,
     rllib_config_from_dict,
 )
 from folkcards.train.rllib_env import FolkcardsMultiAgentEnv  # noqa: E402
+
+from folkcards.errors import ConfigError  # noqa: E402
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 AGREEMENT = 0.6  # a clear majority; an untrained module agrees far less often (checked below)
@@ -180,7 +181,10 @@ def test_a_run_clones_once_and_resume_does_not_clone_again(
         ({"expert": "heuristic", "epochs": 0}, "pretrain.epochs"),
         ({"expert": "heuristic", "holdout": 1.5}, "pretrain.holdout"),
         ({"expert": "heuristic", "value": "yes"}, "pretrain.value"),
-        ({"expers": "heuristic"}, "unknown key 'pretrain.expers'"),
+        (
+            {"expers": "heuristic"},
+            r"unknown key 'expers' in group 'pretrain' \(did you mean 'expert'\?\)",
+        ),
     ],
 )
 def test_a_bad_pretrain_group_is_one_clear_line(pretrain: dict[str, Any], message: str) -> None:

@@ -9,9 +9,10 @@ import pytest
 
 pytest.importorskip("ray")
 
-from folkcards.evaluate.config import ConfigError  # noqa: E402
 from folkcards.train.rllib_config import load_rllib_config, rllib_config_from_dict  # noqa: E402
 from folkcards.train.rllib_train import ppo_config  # noqa: E402
+
+from folkcards.errors import ConfigError  # noqa: E402
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import folkcards.agents.table_sizes as table_sizes
 import pytest
-from folkcards.evaluate.config import ConfigError
 from folkcards.train.config import config_from_dict
+
+from folkcards.errors import ConfigError
 
 
 def test_an_opponent_that_cannot_play_the_table_is_refused(monkeypatch):

@@ -167,8 +167,9 @@ def test_extends_starts_from_another_config(tmp_path: Path) -> None:
 
 
 def test_extends_errors_are_one_line(tmp_path: Path) -> None:
-    from folkcards.evaluate.config import ConfigError
     from folkcards.train.config import load_config
+
+    from folkcards.errors import ConfigError
 
     (tmp_path / "a.yaml").write_text("extends: b.yaml\n")
     (tmp_path / "b.yaml").write_text("extends: a.yaml\n")

@@ -7,9 +7,9 @@ endings of a few tricks; far too slow for full deals.
 
 from __future__ import annotations
 
-from ..cards import mask_to_cards
-from .rules import trick_winner
-from .solver import Position
+from folkcards.envs.cards import mask_to_cards
+from folkcards.envs.paston.rules import trick_winner
+from folkcards.envs.paston.solver import Position
 
 _SUIT = 0xFF
 

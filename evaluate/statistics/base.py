@@ -1,0 +1,75 @@
+"""What a tournament statistic is: one registered piece that computes its part of
+``results.json`` and says how to show it (its CSV columns, its plot, its terminal table and its
+section of ``report.md``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..config import TournamentConfig
+from ..games import GameRunner
+from ..storage import Store
+
+Results = dict[str, Any]  # results.json: the JSON form every reader (report, plots, web) takes
+
+
+@dataclass(frozen=True)
+class StatisticInput:
+    """What every statistic is computed from: the tournament and its complete deals."""
+
+    config: TournamentConfig
+    runner: GameRunner  # the game's metric, direction and mode
+    store: Store
+    units: list[dict[str, Any]]  # stored units of complete deals, canonical order, no records
+    complete: frozenset[int]  # the deals whose every unit is stored
+    bootstrap: int = 0  # resamples for bootstrap intervals (0: none)
+
+    @property
+    def names(self) -> list[str]:
+        return [e.name for e in self.config.agents]
+
+    def units_with_records(self) -> Iterator[dict[str, Any]]:
+        """The units of complete deals with their records, canonical order."""
+        return (u for u in self.store.units(with_records=True) if u["deal"] in self.complete)
+
+
+@dataclass(frozen=True)
+class CsvTable:
+    """One CSV file of a statistic: its header and its rows, from the results."""
+
+    filename: str
+    columns: Callable[[Results], Sequence[str]]
+    rows: Callable[[Results], Iterable[Sequence[Any]]]
+
+
+def _no_method(_: StatisticInput) -> dict[str, str]:
+    return {}
+
+
+@dataclass(frozen=True)
+class Statistic:
+    """One statistic of a tournament. Register it with :func:`folkcards.evaluate.statistics.register`.
+
+    ``compute`` gives the JSON value stored as ``results[key]``; ``method`` the notes it adds to
+    ``results["method"]`` (how it is computed); the rest show it, each optional: ``csv`` files,
+    a ``plot`` written to ``plot_file``, a ``console`` table (a rich renderable) and
+    ``sections`` of ``report.md`` (title, Markdown lines). A ``measured`` statistic (timings)
+    differs between runs and is left out of every reproducibility check.
+    """
+
+    key: str
+    compute: Callable[[StatisticInput], Any]
+    method: Callable[[StatisticInput], dict[str, str]] = _no_method
+    csv: tuple[CsvTable, ...] = ()
+    plot: Callable[[Results, Path], Path] | None = None
+    plot_file: str | None = None
+    console: Callable[[Results], Any] | None = None
+    sections: tuple[tuple[str, Callable[[Results], list[str]]], ...] = ()
+    measured: bool = False
+
+    def available(self, results: Results) -> bool:
+        """Whether the results hold this statistic (an older file may not)."""
+        return bool(results.get(self.key))

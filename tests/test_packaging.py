@@ -1,0 +1,56 @@
+"""The wheel's package list is found, not written by hand (issue 21): every folder with Python
+files or package data under the folders pyproject.toml maps becomes a package. The full check
+(build the wheel, install it in a clean venv, play every game) is scripts/wheel_check.sh."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import tomllib
+from folkcards.envs.registry import GAMES
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _setup_module():
+    spec = importlib.util.spec_from_file_location("_folkcards_setup", ROOT / "setup.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # not as __main__: setup() is not called
+    return module
+
+
+def _expected() -> set[str]:
+    """Every mapped folder and every folder below it holding a .py file or package data."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    data = {package for package in config["package-data"]}
+    names = set()
+    for package, folder in config["package-dir"].items():
+        base = ROOT / folder
+        names.add(package)
+        for path in base.rglob("*"):
+            if path.is_dir() and "__pycache__" not in path.parts:
+                name = ".".join([package, *path.relative_to(base).parts])
+                if any(path.glob("*.py")) or name in data:
+                    names.add(name)
+    return names
+
+
+def test_every_package_and_data_folder_is_found():
+    found = set(_setup_module().discover_packages())
+    assert _expected() <= found
+    assert not any("__pycache__" in name for name in found)
+
+
+def test_every_registered_game_module_is_in_a_found_package():
+    found = set(_setup_module().discover_packages())
+    for spec in GAMES.values():
+        assert spec.module.rpartition(".")[0] in found, spec.module
+    assert "folkcards.envs.paston_bidding" in found  # the package the hand-written list missed
+
+
+def test_test_oracles_are_not_shipped():
+    found = set(_setup_module().discover_packages())
+    assert not (ROOT / "envs" / "paston" / "solver_reference.py").exists()
+    assert not any(name.startswith("tests") for name in found)
