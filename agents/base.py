@@ -101,6 +101,19 @@ def register_agent(kind: str, factory: AgentFactory) -> None:
     _FACTORIES[kind] = factory
 
 
+def agent_origin(spec: str) -> str:
+    """Where the agent of ``spec`` comes from: built in (with the folkcards version), or an
+    entry point, a module or a file (:mod:`folkcards.agents.plugins`), for tournament reports."""
+    from folkcards import __version__
+
+    from .plugins import external_origin
+
+    _load_builtin_agents()
+    if spec.partition(":")[0] in _FACTORIES:
+        return f"built in, folkcards {__version__}"
+    return external_origin(spec)
+
+
 def agent_kinds() -> list[str]:
     _load_builtin_agents()
     return sorted(_FACTORIES)

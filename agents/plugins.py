@@ -10,10 +10,10 @@
 - ``path/to/file.py:Class`` — a class defined in a Python file (imported once per process under
   a module name derived from its absolute path, so worker processes import the same file).
 
-The object named may be an :class:`~folkcards.agents.base.Agent` subclass (built as
-``Class(game=..., seat=..., seed=...)``) or a factory with the built-in kinds' signature
-``factory(game=, seat=, seed=, arg=)``. :func:`agent_origin` says where a spec's agent comes
-from, for tournament reports.
+The object named may be an agent class (any class with ``act``, usually a subclass of
+:class:`~folkcards.agents.base.Agent`; built as ``Class(game=..., seat=..., seed=...)``) or a factory with the built-in kinds' signature
+``factory(game=, seat=, seed=, arg=)``. :func:`external_origin` says where such an agent comes
+from, for tournament reports (through :func:`folkcards.agents.agent_origin`).
 """
 
 from __future__ import annotations
@@ -78,16 +78,15 @@ def _load_module(name: str) -> Any:
 
 
 def _as_factory(target: Any, where: str) -> Callable[..., Any]:
-    from .base import Agent
-
     if inspect.isclass(target):
-        if not (issubclass(target, Agent) or callable(getattr(target, "act", None))):
+        if not callable(getattr(target, "act", None)):
             raise ValueError(f"{where} is a class without act(observation): not an agent")
+        cls: Any = target
 
         def build(game: str, seat: str, seed: int | None, arg: str | None = None, **_: Any) -> Any:
             if arg is not None:
-                return target(game=game, seat=seat, seed=seed, arg=arg)
-            return target(game=game, seat=seat, seed=seed)
+                return cls(game=game, seat=seat, seed=seed, arg=arg)
+            return cls(game=game, seat=seat, seed=seed)
 
         return build
     if callable(target):
@@ -129,16 +128,10 @@ def external_factory(spec: str) -> tuple[Callable[..., Any], str | None] | None:
     return _as_factory(getattr(module, attr), f"{_short(kind)}:{_short(attr)}"), arg or None
 
 
-def agent_origin(spec: str) -> str:
-    """Where the agent of ``spec`` comes from: built in, an entry point, a module or a file."""
-    from folkcards import __version__
-
-    from .base import _FACTORIES, _load_builtin_agents
-
-    _load_builtin_agents()
+def external_origin(spec: str) -> str:
+    """Where the agent of an external ``spec`` comes from: an entry point, a module or a file
+    (:func:`folkcards.agents.agent_origin` answers for every spec)."""
     kind, _, rest = spec.partition(":")
-    if kind in _FACTORIES:
-        return f"built in, folkcards {__version__}"
     entry = _entry_point(kind)
     if entry is not None:
         dist = entry.dist

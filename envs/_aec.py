@@ -17,6 +17,7 @@ action does and enforces calling ``reset`` first.
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -123,12 +124,18 @@ class CardGameAECEnv(AECEnv):
 
     @classmethod
     def replay(cls, record: dict[str, Any] | str) -> CardGameAECEnv:
-        """Rebuild an env from one of its :meth:`record` s — the JSON dict, its JSON text, or its
-        text form (``docs/records.md``) — and replay every action; returns it."""
+        """Rebuild an env from one of its :meth:`record` s — the JSON dict or its JSON text —
+        and replay every action; returns it. (The ``<game>_v0.replay`` functions also read the
+        text form, ``docs/records.md``, through :mod:`folkcards.envs.notation`.)"""
+        if isinstance(record, str):
+            if not record.lstrip().startswith("{"):
+                raise ValueError(
+                    "a text record is read by the game module's replay (e.g. paston_v0.replay) "
+                    "or folkcards.envs.notation.load_record"
+                )
+            record = json.loads(record)
         if not isinstance(record, dict):
-            from .notation import load_record  # the text form is read by replaying, lazily
-
-            record = load_record(record)
+            raise ValueError(f"a record is a JSON object, got {type(record).__name__}")
         if record.get("env") != cls.metadata["name"]:
             raise ValueError(
                 f"a {record.get('env')!r} record cannot be replayed by {cls.metadata['name']}"

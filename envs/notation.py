@@ -316,6 +316,12 @@ def load_record(source: str | dict[str, Any]) -> dict[str, Any]:
     return from_text(source)
 
 
+def replay_from(env_class: Any, source: str | dict[str, Any]) -> Any:
+    """``env_class.replay`` of a record given as a dict, JSON text or text form (the public
+    ``<game>_v0.replay``): a new env with every action of the record replayed."""
+    return env_class.replay(load_record(source))
+
+
 def replay_any(env: Any, source: str | dict[str, Any]) -> Any:
     """Replay a record given as a dict, JSON text or text form into ``env``."""
     return replay_record(env, load_record(source))

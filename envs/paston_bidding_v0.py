@@ -11,13 +11,21 @@ from ._aec import make_classic
 from .paston.observation import OBSERVATION_SIZE, decode, layout_table
 from .paston.rules import NUM_ACTIONS
 from .paston.vocabulary import ACTION_NAMES
-from .paston_bidding.env import raw_env, replay
+from .paston_bidding.env import raw_env
 from .paston_bidding.open_hand import (
     OpenHandResult,
     credit_tricks,
     first_lead_result,
     table_scores,
 )
+
+
+def replay(record: dict[str, Any] | str) -> raw_env:
+    """Rebuild an env from one of its records (the JSON dict, its JSON text or its text form)
+    by replaying every action."""
+    from .notation import replay_from
+
+    return replay_from(raw_env, record)
 
 
 def env(**kwargs: Any) -> raw_env:

@@ -8,9 +8,17 @@ from __future__ import annotations
 from typing import Any
 
 from ._aec import make_classic
-from .paston.env import ACTION_NAMES, raw_env, replay
+from .paston.env import ACTION_NAMES, raw_env
 from .paston.observation import OBSERVATION_SIZE, decode, layout_table
 from .paston.rules import NUM_ACTIONS
+
+
+def replay(record: dict[str, Any] | str) -> raw_env:
+    """Rebuild an env from one of its records (the JSON dict, its JSON text or its text form)
+    by replaying every action."""
+    from .notation import replay_from
+
+    return replay_from(raw_env, record)
 
 
 def env(**kwargs: Any) -> raw_env:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._aec import make_classic
-from .tri_palki.env import ACTION_NAMES, raw_env, replay
+from .tri_palki.env import ACTION_NAMES, raw_env
 from .tri_palki.observation import (
     TriPalkiView,
     decode,
@@ -27,6 +27,14 @@ from .tri_palki.rules import (
     PASS,
     SWAP_ALL,
 )
+
+
+def replay(record: dict[str, Any] | str) -> raw_env:
+    """Rebuild an env from one of its records (the JSON dict, its JSON text or its text form)
+    by replaying every action."""
+    from .notation import replay_from
+
+    return replay_from(raw_env, record)
 
 
 def env(**kwargs: Any) -> raw_env:

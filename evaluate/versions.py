@@ -10,8 +10,7 @@ def agent_version(spec: str, game: str, folkcards_version: str) -> str:
     """What fixes an agent's behaviour: its model file's SHA-256 (first 12 hex digits; ``ppo``
     and ``ppo:<game>`` name the packaged model), a folder argument's path, else the folkcards
     version of the built-in agent. Read when the report is written."""
-    from folkcards.agents import agent_kinds
-    from folkcards.agents.plugins import agent_origin
+    from folkcards.agents import agent_kinds, agent_origin
 
     kind, _, arg = spec.partition(":")
     if kind not in agent_kinds():  # module:Class, file.py:Class or a plug-in's entry point

@@ -8,8 +8,7 @@ import textwrap
 
 import numpy as np
 import pytest
-from folkcards.agents import make_agent
-from folkcards.agents.plugins import agent_origin
+from folkcards.agents import agent_origin, make_agent
 from folkcards.envs import paston_v0
 
 HIGH_CARD = textwrap.dedent(
