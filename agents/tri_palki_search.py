@@ -309,6 +309,7 @@ class TriPalkiSearchAgent(Agent):
         self._trail: tuple[obs_mod.TriPalkiView, int] | None = None
         self._histories: list[tuple[Any, ...]] = [()]
         self.work: dict[str, int] = {}
+        self.kept_steps: int | None = None  # the last weighting kept only this many steps
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
         """The action with the fewest sticks over the sampled worlds. ``self.work`` then holds
@@ -318,6 +319,7 @@ class TriPalkiSearchAgent(Agent):
         the parameters (``reconstruct_budget`` per interval reconstructed, ``infer_budget``,
         ``samples x 11 x horizon``), whatever the other players do."""
         self.work = {"reconstruction": 0, "likelihood": 0, "rollout": 0}
+        self.kept_steps = None
         return self._act(observation)
 
     def _act(self, observation: dict[str, np.ndarray]) -> int:
@@ -390,6 +392,7 @@ class TriPalkiSearchAgent(Agent):
                 p.infer_budget,
             )  # fmt: skip
             self.work["likelihood"] = weighting.work
+            self.kept_steps = weighting.kept_steps
             logs = weighting.logs
             top = logs.max()  # -inf everywhere only if the reconstruction were wrong: uniform
             weights = np.exp(logs - top) if np.isfinite(top) else np.ones(len(worlds))

@@ -757,8 +757,8 @@ def reconstruct_steps(
     cards a wash brought): every public history that fits both views is returned (``None``
     when more than 8 fit). ``[()]`` if nobody else acted (the observer acts again after a wash or an offer to
     announce); ``None`` if the views do not fit one round (a new round began) or the search
-    gave up (more than 4,000 players' turns, or ``budget`` candidate moves, tried; the moves
-    tried are added to ``counter["reconstruction"]``)."""
+    gave up (after 4,000 players' turns, or when ``budget`` candidate moves were not enough;
+    the moves tried, at most ``budget``, are added to ``counter["reconstruction"]``)."""
     if before.num_players != after.num_players or after.phase == "over":
         return None
     if after.to_act != 0 or before.turn_fraction > after.turn_fraction:
@@ -852,11 +852,18 @@ class _Fit:
         self.nodes = 0  # players' turns searched
         self.work = 0  # candidate moves tried
         self.budget = budget
+        self.spent = False  # a candidate move was refused: the budget is spent
 
     def gave_up(self) -> bool:
-        return (
-            self.nodes > _MAX_NODES or len(self.results) > _MAX_HISTORIES or self.work > self.budget
-        )
+        return self.nodes > _MAX_NODES or len(self.results) > _MAX_HISTORIES or self.spent
+
+    def try_one(self) -> bool:
+        """Count one candidate move; ``False`` (the search gives up) once ``budget`` are."""
+        if self.work >= self.budget:
+            self.spent = True
+            return False
+        self.work += 1
+        return True
 
     def search(self, ps: _Public, path: tuple[OpponentStep, ...], pool: int) -> None:
         """From table ``ps``: the observer is to act (keep ``path`` if the table is ``after``'s
@@ -901,8 +908,7 @@ class _Fit:
         givable = known | (pool if hidden else 0)
         for took in TRIPLES[ps.centre].bits:
             for gave_card in mask_to_cards(givable):
-                self.work += 1
-                if self.work > self.budget:
+                if not self.try_one():
                     return
                 gave = 1 << gave_card
                 from_hidden = not known & gave
@@ -935,8 +941,7 @@ class _Fit:
         if not final and sum(1 for m in SUIT_MASKS if known & m) > 1:
             return
         for combo in combinations(mask_to_cards(pool), hidden):
-            self.work += 1
-            if self.work > self.budget:
+            if not self.try_one():
                 return
             extra = _bits(combo)
             given = known | extra
@@ -961,8 +966,7 @@ class _Fit:
         if ps.reserve < 3:
             return  # the round ended
         for combo in combinations(mask_to_cards(pool), 3):
-            self.work += 1
-            if self.nodes > _MAX_NODES or self.work > self.budget:
+            if self.nodes > _MAX_NODES or not self.try_one():
                 return
             new = _bits(combo)
             state = ps._replace(centre=new, washed=ps.washed | ps.centre, reserve=ps.reserve - 3)
@@ -1047,9 +1051,9 @@ def policy_move(
 # Step kinds as the compiled likelihood reads them.
 _KIND_IDS = {STEP_PASS: 0, STEP_SWAP: 1, STEP_SWAP_ALL: 2, STEP_OFFER: 3}
 _K_PASS, _K_SWAP, _K_SWAP_ALL, _K_OFFER = range(4)
-LIKELIHOOD_BUDGET = 400_000
-"""Default work budget of :func:`worlds_log_likelihood`: modelled decisions evaluated (worlds
-times steps) per call."""
+LIKELIHOOD_BUDGET = 200_000
+"""Default work budget of :func:`worlds_log_likelihood`: modelled decisions evaluated
+(distinct hands times steps) per call."""
 
 
 class _Encoded(NamedTuple):
@@ -1196,12 +1200,11 @@ def _hands_before(
 
 
 @njit(cache=True)
-def _log_likelihoods(
+def _group_logs(
     seat: np.ndarray,
     start: np.ndarray,
     length: np.ndarray,
     steps: np.ndarray,
-    rows: np.ndarray,
     cap: int,
     slot: np.ndarray,
     made: np.ndarray,
@@ -1212,20 +1215,16 @@ def _log_likelihoods(
     announces: bool,
     options: int,
 ) -> np.ndarray:
-    """Per world, the log of the summed probability of the histories (``rows``), each the
-    product over its groups of every kept decision's ``(1 - epsilon) * [the model's move] +
-    epsilon / options`` (an announcement offer: ``/ 2``, counted only for a normal 31)."""
-    worlds = slot.shape[0]
-    groups = seat.shape[0]
-    group_log = np.zeros(groups)
-    out = np.empty(worlds)
-    totals = np.empty(rows.shape[0])
-    for w in range(worlds):
+    """Per row of hands and group, the log of the product of every kept decision's ``(1 -
+    epsilon) * [the model's move] + epsilon / options`` (an announcement offer: ``/ 2``,
+    counted only for a normal 31)."""
+    out = np.empty((slot.shape[0], seat.shape[0]))
+    for w in range(slot.shape[0]):
         i0 = 0
-        for g in range(groups):
+        for g in range(seat.shape[0]):
             kept = min(length[g], cap)
             if not valid[w, g]:
-                group_log[g] = -np.inf
+                out[w, g] = -np.inf
                 i0 += kept
                 continue
             total = 0.0
@@ -1244,14 +1243,27 @@ def _log_likelihoods(
                     continue
                 agrees = moves[slot[w, i]] == made[w, i]
                 total += np.log((1 - epsilon) * (1.0 if agrees else 0.0) + epsilon / options)
-            group_log[g] = total
+            out[w, g] = total
             i0 += kept
+    return out
+
+
+@njit(cache=True)
+def _combine(
+    group_log: np.ndarray, row_of: np.ndarray, seat: np.ndarray, rows: np.ndarray
+) -> np.ndarray:
+    """Per world, the log of the sum over the histories (``rows``) of the product of their
+    groups' probabilities; ``row_of[w, s]`` is the row of ``group_log`` holding world ``w``'s
+    hand of seat ``s``."""
+    out = np.empty(row_of.shape[0])
+    totals = np.empty(rows.shape[0])
+    for w in range(row_of.shape[0]):
         top = -np.inf
         for h in range(rows.shape[0]):
             t = 0.0
             for g in rows[h]:
                 if g >= 0:
-                    t += group_log[g]
+                    t += group_log[row_of[w, seat[g]], g]
             totals[h] = t
             top = max(top, t)
         if top == -np.inf:
@@ -1264,9 +1276,26 @@ def _log_likelihoods(
     return out
 
 
+def _distinct_hands(hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct hands of each seat as the columns of one table (a seat with fewer repeats
+    its first hand) and, per world and seat, the table's row holding that world's hand: a
+    player's factor depends only on its own hand, so it is computed once per distinct hand."""
+    columns = []
+    row_of = np.empty(hands.shape, dtype=np.int64)
+    for s in range(hands.shape[1]):
+        distinct, row_of[:, s] = np.unique(hands[:, s], return_inverse=True)
+        columns.append(distinct)
+    height = max(len(c) for c in columns)
+    table = np.empty((height, hands.shape[1]), dtype=np.int64)
+    for s, distinct in enumerate(columns):
+        table[:, s] = distinct[0]
+        table[: len(distinct), s] = distinct
+    return table, row_of
+
+
 class Weighting(NamedTuple):
     """What :func:`worlds_log_likelihood` returned: a log-likelihood per world, the modelled
-    decisions it evaluated (worlds times steps: its work units) and the most recent steps per
+    decisions it evaluated (distinct hands times steps: its work units) and the most recent steps per
     player and history it kept (``None``: all of them; 0: none, the worlds stay uniform)."""
 
     logs: np.ndarray
@@ -1284,39 +1313,48 @@ def worlds_log_likelihood(
     """:func:`steps_log_likelihood` for many worlds at once (``hands``: worlds x relative seats
     of three-card masks), in compiled code, within a work budget.
 
-    The work is one model decision per world and step. When the histories are longer than
+    The work is one model decision per step and distinct hand of the step's player (a
+    player's factor depends only on its own hand, so worlds that deal it the same hand share
+    it), counted over the seat with the most distinct hands. When the histories are longer than
     ``budget`` allows, each player's decisions in each history are cut to its most recent ones
     (the same number for all, the most that fits): the worlds are then weighted by the
     likelihood of those recent decisions only, a partial weighting that is still exact for the
-    steps it keeps (walking backwards from the hands now needs no older step). Deterministic:
-    the cut depends only on the histories, the number of worlds and ``budget``."""
+    steps it keeps (walking backwards from the hands now needs no older step); below one step
+    per player the worlds stay uniform (all 0). Deterministic: the cut depends only on the
+    histories, the worlds' hands and ``budget``."""
     epsilon = check_epsilon(epsilon)
     hands = np.asarray(hands, dtype=np.int64).reshape(len(hands), -1)
     worlds = hands.shape[0]
     if not histories or worlds == 0:
         return Weighting(np.zeros(worlds), 0, None)
     enc = _encode(histories)
-    cap = _steps_per_group(enc.length, worlds, int(budget))
+    distinct, row_of = _distinct_hands(hands)
+    rows = distinct.shape[0]
+    cap = _steps_per_group(enc.length, rows, int(budget))
+    if cap == 0:
+        return Weighting(np.zeros(worlds), 0, 0)
     kept = None if cap >= int(enc.length.max(initial=0)) else cap
-    width = int(np.minimum(enc.length, cap).sum())  # kept steps per world
-    slot = np.empty((worlds, width), dtype=np.int64)
-    made = np.empty((worlds, width), dtype=np.int64)
-    held = np.empty((worlds, width), dtype=np.int64)
-    valid = np.ones((worlds, max(len(enc.seat), 1)), dtype=np.bool_)
-    queries = np.empty((worlds * width, 5), dtype=np.int64)
+    width = int(np.minimum(enc.length, cap).sum())  # kept steps per row of hands
+    slot = np.empty((rows, width), dtype=np.int64)
+    made = np.empty((rows, width), dtype=np.int64)
+    held = np.empty((rows, width), dtype=np.int64)
+    valid = np.ones((rows, max(len(enc.seat), 1)), dtype=np.bool_)
+    queries = np.empty((rows * width, 5), dtype=np.int64)
     count = _hands_before(
-        hands, enc.seat, enc.start, enc.length, enc.steps, cap, slot, made, held, valid, queries
-    )
+        distinct, enc.seat, enc.start, enc.length, enc.steps, cap, slot, made, held, valid,
+        queries,
+    )  # fmt: skip
     q = queries[:count]
     moves = model.moves(
         np.ascontiguousarray(q[:, 0]), np.ascontiguousarray(q[:, 1]), q[:, 2] != 0,
         q[:, 3] != 0, q[:, 4] != 0,
     )  # fmt: skip
-    logs = _log_likelihoods(
-        enc.seat, enc.start, enc.length, enc.steps, enc.rows, cap, slot, made, held, valid,
+    group_log = _group_logs(
+        enc.seat, enc.start, enc.length, enc.steps, cap, slot, made, held, valid,
         np.asarray(moves, dtype=np.int64), epsilon, bool(model.announces), NUM_ACTIONS - 2,
     )  # fmt: skip
-    work = worlds * width
+    logs = _combine(group_log, row_of, enc.seat, enc.rows)
+    work = rows * width
     return Weighting(logs, work, kept)
 
 

@@ -221,3 +221,55 @@ class ReferenceTriPalkiHeuristic(RuleBasedAgent):
         if best.score > keep + p.min_gain:
             return best.action
         return PASS
+
+
+# The Python policy_core pimc had before it called the shared compiled rules.
+_STRONG, _END_ROUND, _MIN_GAIN, _WASH_BONUS = 30, 24, 0.5, 1.5
+_SCORES: dict[int, float] = {
+    mask: THREE_ACES_SCORE
+    if t.kind == THREE_ACES
+    else SAFE_SCORE
+    if t.kind != NORMAL
+    else key_score(t.key)
+    for mask, t in TRIPLES.items()
+}
+
+
+def reference_policy_core(
+    hand: int, centre: int, reserve_low: bool, announced: bool, deciding: bool
+) -> int:
+    """The heuristic's core rules (no potential, no feeding cost) on masks, as pimc had them."""
+    th = TRIPLES[hand]
+    if th.kind != NORMAL:
+        return PASS
+    tc = TRIPLES[centre]
+    best_score = -1e9
+    best_action = PASS
+    best_mask = hand
+    for action in range(SWAP_ALL, SWAP_BASE - 1, -1):  # ties: the highest id, as the heuristic
+        if action == SWAP_ALL:
+            new, new_centre = centre, hand
+        else:
+            h, c = divmod(action - SWAP_BASE, 3)
+            moved = th.bits[h] ^ tc.bits[c]
+            new, new_centre = hand ^ moved, centre ^ moved
+        score = _SCORES[new]
+        if TRIPLES[new_centre].one_suit:
+            if reserve_low:
+                t = TRIPLES[new]
+                score += 3.0 if t.kind != NORMAL or t.value >= _END_ROUND else -3.0
+            else:
+                score += _WASH_BONUS
+        if score > best_score:
+            best_score, best_action, best_mask = score, action, new
+    keep = _SCORES[hand]
+    if announced:
+        return best_action if best_score > keep else PASS
+    best = TRIPLES[best_mask]
+    reaches_top = best.kind != NORMAL or best.value >= 31
+    value = th.value
+    if value >= 31 or (value >= _STRONG and not reaches_top):
+        return PASS
+    if deciding and value >= _END_ROUND and not reaches_top:
+        return PASS
+    return best_action if best_score > keep + _MIN_GAIN else PASS
