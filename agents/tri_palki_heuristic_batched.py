@@ -5,10 +5,12 @@
 straight from the observation vectors (no :func:`~folkcards.envs.tri_palki.observation.decode`,
 no Python objects per row). They are the per-game
 :class:`~folkcards.agents.tri_palki_heuristic.TriPalkiHeuristicAgent` and
-:func:`~folkcards.agents.features.tri_palki_actions`, rewritten:
+:func:`~folkcards.agents.features.tri_palki_actions` for batches; the rules themselves (scores,
+feeding costs, pass rules) are the compiled functions of
+:mod:`~folkcards.agents.tri_palki_heuristic_core`, which the per-game agent calls too. This
+module only reads the rows and applies the per-game agent's fallbacks:
 
-- the same decisions, bit for bit: every score is computed in float64 with the same operations
-  in the same order as the Python code (so ties and ``>`` comparisons fall the same way);
+- the same decisions, bit for bit (the same compiled rules, fed the same facts);
 - the same fallbacks: a single legal action is played as is, an offered announcement is taken,
   a chosen action outside the mask becomes pass (or the lowest legal id), and an observation the
   per-game agent cannot decode (a non-finite reserve count, pass count or hand value) or whose
@@ -21,8 +23,8 @@ The per-game agent keeps no state between decisions and never draws from its ran
 (the ``rng`` of :class:`~folkcards.agents.base.Agent` is unused), so a batch needs neither.
 The differential tests in ``tests/agents/test_tri_palki_heuristic_batched.py`` compare both with
 the per-game versions: 20,000 decisions at 2, 4, 7 and 11 players by default, 300,000 over every
-table size 2–11 in the slow test. Hand keys, kinds and one-suit checks are the batched engine's
-own compiled helpers (``envs/tri_palki/batched.py``).
+table size 2–11 in the slow test, and every decision and assessment with the Python heuristic
+the compiled rules replaced (``tests/agents/tri_palki_heuristic_reference.py``).
 
     heuristic = BatchedTriPalkiHeuristic(4)
     actions = heuristic.act(obs, mask)       # (M, 301), (M, 13) -> int64 (M,)

@@ -26,7 +26,8 @@ uniform worlds and keeps ``samples`` of them, resampled in proportion to how lik
 decisions (passes, swaps, keeping cards, not announcing a 31) are under the rollout policy in
 each world, each counting ``(1 - eps) * [the policy makes it] + eps / options``
 (:func:`~folkcards.search.tri_palki_belief.steps_log_likelihood`, ``eps`` =
-``infer_epsilon``); identical worlds are rolled out once. At the first decision of a round the
+``infer_epsilon``; the rollout policy's rules are passed to the search code as its opponent
+model, :data:`CORE_MODEL`); identical worlds are rolled out once. At the first decision of a round the
 run of passes just before the agent is all it can use (:func:`pass_likelihood`). Everything the
 agent uses is in its observations, so two tables that differ only in hidden cards get the same
 decisions for the same seed.
@@ -47,10 +48,23 @@ round, paired by round; report in ``docs/tournaments/tri_palki_pimc/``): pimc - 
 ``benchmarks/agent_speed.py --game tri_palki --agent pimc --episodes 30 --players 3 --seed 7``):
 median 33 ms, 95th percentile 53 ms, slowest 80 ms.
 
+**A bound on every decision** (issue 24). Against players unlike the heuristic (swapping
+cards back and forth, rounds running towards ``max_turns``) the reconstructed histories grow to
+hundreds of decisions; the work of a decision is therefore counted and capped, whatever the
+other players do (``self.work`` after each ``act``): each reconstruction tries at most
+``reconstruct_budget`` candidate moves (50,000) and otherwise gives up (the round is then
+weighted as from a fresh start); the likelihood, compiled and computed once per distinct hand of
+each player, evaluates at most ``infer_budget`` modelled decisions (200,000) and otherwise keeps
+each player's most recent decisions only (``self.kept_steps``); rollouts play at most
+``samples x 11 x horizon`` actions. The budgets count work, not time, so decisions stay
+deterministic given the seed; where no budget binds they are the decisions made before the
+bound. ``benchmarks/pimc_decision_time.py`` measures the decision time against four such
+styles at 3, 4 and 6 players.
+
 Parameters come from the spec, e.g. ``pimc:samples=32,horizon=60,seed=3`` (fields of
 :class:`TriPalkiSearchParams`: ``samples`` 32, ``horizon`` 60, ``rollout`` fast,
-``infer`` 8, ``infer_epsilon`` 0.1, ``confidence`` 0). The agent is deterministic given its
-seed.
+``infer`` 8, ``infer_epsilon`` 0.1, ``confidence`` 0, ``infer_budget`` 200000,
+``reconstruct_budget`` 50000). The agent is deterministic given its seed.
 """
 
 from __future__ import annotations

@@ -56,9 +56,17 @@ and the end of each turn, where a normal 31 would have been offered the announce
 trying every three cards seen as the dealt centre. Swaps are public, so the ambiguity left is
 small (which hidden card each of two players gave, what a wash brought): every fitting history
 is kept. :func:`steps_log_likelihood` then scores a world's hands by how likely those decisions
-are under the heuristic's core rules (:func:`policy_move`), summed over the histories: walking
-backwards undoes each player's own swaps, which gives the hand it held at each decision. A
-player's factor depends only on its own hand, so it is cached per hand.
+are under an opponent model the caller passes in (:class:`OpponentModel`; ``pimc`` passes its
+rollout policy, the heuristic's core rules), summed over the histories: walking backwards undoes
+each player's own swaps, which gives the hand it held at each decision.
+:func:`worlds_log_likelihood` does it for many worlds in compiled code, once per distinct hand
+of each player (a player's factor depends only on its own hand).
+
+**Bounded work.** Both searches count their work and stop at a budget, so a decision costs at
+most a known amount whatever the other players do: a reconstruction tries at most ``budget``
+candidate moves (:data:`RECONSTRUCTION_BUDGET`) and then gives up; the likelihood evaluates at
+most ``budget`` modelled decisions (:data:`LIKELIHOOD_BUDGET`) and, over it, keeps only each
+player's most recent decisions. The budgets count work, not time: results are deterministic.
 """
 
 from __future__ import annotations
