@@ -25,6 +25,10 @@ Design:
   is worth ``min_gain`` more than keeping the hand. On a final turn (after an announcement)
   only the final hand matters. (Measured: passing from 27 up, as first planned, gave slightly
   more sticks in self-play than improving up to 30.)
+
+The rules themselves are compiled once in :mod:`~folkcards.agents.tri_palki_heuristic_core` and
+shared with the batched heuristic and ``pimc``; this agent turns its decoded observation into
+the masks they read.
 """
 
 from __future__ import annotations
@@ -33,41 +37,39 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..envs.cards import TRI_PALKI_CARDS, cards_to_mask
+from ..envs.cards import cards_to_mask
 from ..envs.tri_palki.observation import TriPalkiView, decode
-from ..envs.tri_palki.rules import POINTS, TRIPLES, key_score
-from ..envs.tri_palki.vocabulary import (
-    ANNOUNCE,
-    KIND_NAMES,
-    NORMAL,
-    PASS,
-    SWAP_ALL,
-    SWAP_BASE,
-    THREE_ACES,
-)
+from ..envs.tri_palki.rules import TRIPLES
+from ..envs.tri_palki.vocabulary import ANNOUNCE, KIND_NAMES, NORMAL, PASS, SWAP_ALL, SWAP_BASE
 from .base import RuleBasedAgent
+from .tri_palki_heuristic_core import (
+    ACE,
+    F_BAD,
+    F_ENDS,
+    F_KIND,
+    F_VALUE,
+    F_WASHES,
+    SAFE_SCORE,
+    THREE_ACES_SCORE,
+    TriPalkiParams,
+    assess_moves,
+    choose_move,
+    params_array,
+    prepare,
+    scratch,
+    suit_value_of,
+)
 
-ACE = 8
-SAFE_SCORE = 40.0
-THREE_ACES_SCORE = 45.0
-
-
-@dataclass(frozen=True)
-class TriPalkiParams:
-    """The tuned constants of the Tri Palki heuristic."""
-
-    potential: float = 0.25  # weight of a two-card suit's reachable value above the hand
-    feed: float = 0.0  # cost per point an opponent could gain from the cards given
-    next_feed: float = 0.3  # extra weight for the next player to act
-    three_aces_gift: float = 15.0  # cost of handing a third ace to a known pair of aces
-    wash_bonus: float = 1.5  # acting again on three fresh cards
-    strong: int = 30  # pass at or above this value unless a swap reaches 31 or a special
-    end_round: int = 24  # take the deciding pass with at least this value
-    min_gain: float = 0.5  # a swap must beat keeping the hand by this much
-
-
-_suit = TRI_PALKI_CARDS.suit
-_rank = TRI_PALKI_CARDS.rank
+__all__ = [
+    "ACE",
+    "SAFE_SCORE",
+    "THREE_ACES_SCORE",
+    "ActionAssessment",
+    "TriPalkiHeuristicAgent",
+    "TriPalkiParams",
+    "hand_info",
+    "suit_value",
+]
 
 
 def hand_info(cards: tuple[int, ...]) -> tuple[int, int, str]:
@@ -79,10 +81,7 @@ def hand_info(cards: tuple[int, ...]) -> tuple[int, int, str]:
 
 def suit_value(cards: list[int]) -> int:
     """The best one-suit sum of points among any number of cards (0 without cards)."""
-    by_suit = [0, 0, 0, 0]
-    for card in cards:
-        by_suit[_suit(card)] += POINTS[_rank(card)]
-    return max(by_suit)
+    return int(suit_value_of(cards_to_mask(cards)))
 
 
 @dataclass(frozen=True)
@@ -113,6 +112,7 @@ class TriPalkiHeuristicAgent(RuleBasedAgent):
     ):
         super().__init__(game, seat, seed)
         self.params = params or TriPalkiParams()
+        self._params = params_array(self.params)
 
     def _decide(self, vector: np.ndarray, legal: list[int]) -> int | None:
         if ANNOUNCE in legal:
@@ -122,141 +122,63 @@ class TriPalkiHeuristicAgent(RuleBasedAgent):
     def _fallback(self, legal: list[int]) -> int:
         return PASS if PASS in legal else legal[0]
 
-    # --- evaluation --------------------------------------------------------------------------
-
-    def _hand_score(self, hand: list[int], pool_by_suit: list[list[int]], final: bool) -> float:
-        triple = TRIPLES[cards_to_mask(hand)]
-        if triple.kind != NORMAL:
-            return THREE_ACES_SCORE if triple.kind == THREE_ACES else SAFE_SCORE
-        value = triple.value
-        score = key_score(triple.key)
-        if final or value >= 31:
-            return score
-        # potential: a suit of two held cards completed by an average card of that suit in play
-        best_gain = 0.0
-        for suit in range(4):
-            held = [c for c in hand if _suit(c) == suit]
-            if len(held) != 2:
-                continue
-            pool = pool_by_suit[suit]
-            if not pool:
-                continue
-            mean = sum(POINTS[_rank(c)] for c in pool) / len(pool)
-            reach = sum(POINTS[_rank(c)] for c in held) + mean
-            weight = min(1.0, len(pool) / 4.0)
-            best_gain = max(best_gain, weight * (reach - value))
-        return score + self.params.potential * best_gain
-
-    def _feed_cost(self, view: TriPalkiView, given: list[int], centre_after: list[int]) -> float:
-        """What the cards put into the centre could give the opponents, by their known cards."""
-        if not given:
-            return 0.0
-        p = self.params
+    def _assessed(self, view: TriPalkiView) -> tuple[int, float, np.ndarray, np.ndarray]:
+        """The hand mask, the score of keeping it, and the shared rules' move scores and facts
+        (needs a three-card hand and a three-card centre)."""
         n = view.num_players
-        cost = 0.0
-        next_seat = self._next_seat(view)
-        for r in range(1, n):
-            if view.eliminated[r]:
-                continue
-            if view.announced and not view.final_turn_pending[r]:
-                continue  # no turn left for them
-            known = view.known[r]
-            if not known:
-                continue
-            gain = 0.0
-            aces = sum(1 for c in known if _rank(c) == ACE)
-            for card in given:
-                if card not in centre_after:
-                    continue
-                if aces == 2 and _rank(card) == ACE:
-                    cost += p.three_aces_gift  # three aces: every normal hand gets a stick
-                    continue
-                same = [c for c in known if _suit(c) == _suit(card)]
-                if len(same) < 2:
-                    continue  # only a suit of two known cards is completed by one card
-                base = suit_value(known)
-                with_card = sum(POINTS[_rank(c)] for c in same[:2]) + POINTS[_rank(card)]
-                gain = max(gain, with_card - base)
-            cost += gain * (p.feed + (p.next_feed if r == next_seat else 0.0))
-        return cost
-
-    @staticmethod
-    def _next_seat(view: TriPalkiView) -> int | None:
-        n = view.num_players
-        for step in range(1, n):
-            if not view.eliminated[step]:
-                return step
-        return None
-
-    # --- choice ------------------------------------------------------------------------------
+        known, flags, pool, seat_cards, seat_weight, score, facts = scratch(n)
+        for r in range(n):
+            known[r] = cards_to_mask(view.known[r])
+            flags[0, r] = view.eliminated[r]
+            flags[1, r] = view.final_turn_pending[r]
+        hand, centre = cards_to_mask(view.hand), cards_to_mask(view.centre)
+        announced = bool(view.announced)
+        seats = prepare(
+            hand, centre, cards_to_mask(view.washed), known, flags, n, announced, self._params,
+            pool, seat_cards, seat_weight,
+        )  # fmt: skip
+        keep = assess_moves(
+            hand, centre, announced, bool(view.reserve_low), self._params, pool, seats,
+            seat_cards, seat_weight, score, facts,
+        )  # fmt: skip
+        return hand, keep, score, facts
 
     def assess(self, view: TriPalkiView, legal: list[int]) -> tuple[float, list[ActionAssessment]]:
         """The score of keeping the hand and an :class:`ActionAssessment` of every legal swap.
 
-        Needs a three-card hand and a three-card centre; the scores are the heuristic's own
-        (hand key, potential, wash bonus or round end, feeding cost).
+        Needs a three-card hand and a three-card centre that share no card (``ValueError``
+        otherwise); the scores are the heuristic's own (hand key, potential, wash bonus or round
+        end, feeding cost).
         """
-        p = self.params
-        hand = view.hand
-        centre = view.centre
-        final = view.announced  # after an announcement this is my last turn
-        # cards that may still come to the centre: not mine, not washed, not known elsewhere
-        seen = set(hand) | set(centre) | set(view.washed)
-        for r in range(1, view.num_players):
-            seen.update(view.known[r])
-        pool_by_suit: list[list[int]] = [[] for _ in range(4)]
-        for card in range(36):
-            if card not in seen:
-                pool_by_suit[_suit(card)].append(card)
-
-        keep = self._hand_score(hand, pool_by_suit, final)
-        options: list[ActionAssessment] = []
+        _, keep, score, facts = self._assessed(view)
+        options = []
         for action in legal:
-            if action == PASS or action > SWAP_ALL:
+            if not SWAP_BASE <= action <= SWAP_ALL:
                 continue
-            if action == SWAP_ALL:
-                new_hand, new_centre, given = list(centre), list(hand), list(hand)
-            else:
-                h, c = divmod(action - SWAP_BASE, 3)
-                new_hand = [x for x in hand if x != hand[h]] + [centre[c]]
-                new_centre = [x for x in centre if x != centre[c]] + [hand[h]]
-                given = [hand[h]]
-            score = self._hand_score(new_hand, pool_by_suit, final)
-            nv, _, nk = hand_info(tuple(sorted(new_hand)))
-            washes = TRIPLES[cards_to_mask(new_centre)].one_suit
-            ends_round = washes and view.reserve_low
-            if washes:
-                if ends_round:
-                    # the round ends at once with this hand
-                    score += 3.0 if nk != "normal" or nv >= p.end_round else -3.0
-                else:
-                    score += p.wash_bonus
-                    new_centre = []  # washed: the given cards leave the game
-            feed = self._feed_cost(view, given, new_centre)
-            options.append(ActionAssessment(action, nv, nk, score - feed, washes, ends_round, feed))
+            if facts[F_BAD, action]:
+                raise ValueError("not a Tri Palki table: the hand and the centre share a card")
+            options.append(
+                ActionAssessment(
+                    action,
+                    int(facts[F_VALUE, action]),
+                    KIND_NAMES[int(facts[F_KIND, action])],
+                    float(score[0, action]),
+                    bool(facts[F_WASHES, action]),
+                    bool(facts[F_ENDS, action]),
+                    float(score[1, action]),
+                )
+            )
         return keep, options
 
-    def _choose(self, view: TriPalkiView, legal: list[int]) -> int:
-        p = self.params
-        hand = view.hand
-        if len(hand) != 3 or len(view.centre) != 3:
+    def _choose(self, view: TriPalkiView, legal: list[int]) -> int | None:
+        if len(view.hand) != 3 or len(view.centre) != 3:
             return PASS
-        value, _, kind = hand_info(tuple(hand))
-        if kind in ("safe", "three_aces"):
+        if TRIPLES[cards_to_mask(view.hand)].kind != NORMAL:
             return PASS  # never break a special hand
-        keep, options = self.assess(view, legal)
-        if not options:
-            return PASS
-        best = max(options, key=lambda o: (o.score, o.action))
-        reaches_top = best.kind != "normal" or best.value >= 31
-        if view.announced:  # final turn: only the final hand matters
-            return best.action if best.score > keep else PASS
-        if value >= 31:
-            return PASS
-        if value >= p.strong and not reaches_top:
-            return PASS
-        if view.pass_ends_round and value >= p.end_round and not reaches_top:
-            return PASS
-        if best.score > keep + p.min_gain:
-            return best.action
-        return PASS
+        hand, keep, score, facts = self._assessed(view)
+        bits = sum(1 << a for a in legal)
+        move = choose_move(
+            hand, keep, score, facts, bits, bool(view.announced), bool(view.pass_ends_round),
+            self._params,
+        )  # fmt: skip
+        return None if move < 0 else int(move)  # None: not a real table, the fallback plays

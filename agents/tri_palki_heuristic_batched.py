@@ -5,10 +5,12 @@
 straight from the observation vectors (no :func:`~folkcards.envs.tri_palki.observation.decode`,
 no Python objects per row). They are the per-game
 :class:`~folkcards.agents.tri_palki_heuristic.TriPalkiHeuristicAgent` and
-:func:`~folkcards.agents.features.tri_palki_actions`, rewritten:
+:func:`~folkcards.agents.features.tri_palki_actions` for batches; the rules themselves (scores,
+feeding costs, pass rules) are the compiled functions of
+:mod:`~folkcards.agents.tri_palki_heuristic_core`, which the per-game agent calls too. This
+module only reads the rows and applies the per-game agent's fallbacks:
 
-- the same decisions, bit for bit: every score is computed in float64 with the same operations
-  in the same order as the Python code (so ties and ``>`` comparisons fall the same way);
+- the same decisions, bit for bit (the same compiled rules, fed the same facts);
 - the same fallbacks: a single legal action is played as is, an offered announcement is taken,
   a chosen action outside the mask becomes pass (or the lowest legal id), and an observation the
   per-game agent cannot decode (a non-finite reserve count, pass count or hand value) or whose
@@ -21,8 +23,8 @@ The per-game agent keeps no state between decisions and never draws from its ran
 (the ``rng`` of :class:`~folkcards.agents.base.Agent` is unused), so a batch needs neither.
 The differential tests in ``tests/agents/test_tri_palki_heuristic_batched.py`` compare both with
 the per-game versions: 20,000 decisions at 2, 4, 7 and 11 players by default, 300,000 over every
-table size 2–11 in the slow test. Hand keys, kinds and one-suit checks are the batched engine's
-own compiled helpers (``envs/tri_palki/batched.py``).
+table size 2–11 in the slow test, and every decision and assessment with the Python heuristic
+the compiled rules replaced (``tests/agents/tri_palki_heuristic_reference.py``).
 
     heuristic = BatchedTriPalkiHeuristic(4)
     actions = heuristic.act(obs, mask)       # (M, 301), (M, 13) -> int64 (M,)
@@ -35,16 +37,17 @@ import numpy as np
 from numba import njit
 
 from ..envs._batched import run_in_chunks
-from ..envs.tri_palki.batched import SUIT_POINTS, _key, _kind, _one_suit
+from ..envs.tri_palki.batched import _key, _kind
 from ..envs.tri_palki.observation import (
     VALUE_SCALE,
     observation_offsets,
     observation_size,
 )
-from ..envs.tri_palki.rules import MAX_RESERVE, NUM_RANKS, POINTS
+from ..envs.tri_palki.rules import MAX_RESERVE
 from ..envs.tri_palki.vocabulary import (
     ACTION,
     ANNOUNCE,
+    KEY_VALUE_SHIFT,
     MAX_PLAYERS,
     MIN_PLAYERS,
     NORMAL,
@@ -52,18 +55,23 @@ from ..envs.tri_palki.vocabulary import (
     PASS,
     SWAP_ALL,
     SWAP_BASE,
-    THREE_ACES,
 )
 from .features import _GLOBAL_FEATURES, _MOVE_FEATURES, _SEAT_FEATURES, _tri_palki_extra_for
-from .tri_palki_heuristic import ACE, SAFE_SCORE, THREE_ACES_SCORE, TriPalkiParams
-
-_ALL_CARDS = (1 << (4 * NUM_RANKS)) - 1
-_ACES = sum(1 << (NUM_RANKS * suit + ACE) for suit in range(4))
-_RANK_POINTS = np.array(POINTS, dtype=np.int64)
-_KEY_VALUE_SHIFT = 11  # rules.py: the comparison key is value << 11 | ranks << 2 | suit
-_KEY_LOW = float(1 << _KEY_VALUE_SHIFT)
-_KEY_LOW_MASK = (1 << _KEY_VALUE_SHIFT) - 1
-ENDS_ROUND_SCORE = 3.0  # TriPalkiHeuristicAgent.assess: a round-ending wash, +3 or -3
+from .tri_palki_heuristic_core import (
+    F_BAD,
+    F_ENDS,
+    F_KIND,
+    F_VALUE,
+    F_WASHES,
+    TriPalkiParams,
+    assess_moves,
+    choose_move,
+    params_array,
+    popcount,
+    prepare,
+    scratch,
+    suit_value_of,
+)
 
 # observation pieces read here, in this order in the offsets array
 _PIECES = (
@@ -77,7 +85,6 @@ _PIECES = (
 
 # per-row error codes of the kernels
 OK, UNDECODABLE, BAD_SWAP, NO_LEGAL = 0, 1, 2, 3
-MOVES = SWAP_ALL + 1  # pass, nine single swaps, swap all
 
 
 def _offsets(num_players: int) -> np.ndarray:
@@ -85,41 +92,7 @@ def _offsets(num_players: int) -> np.ndarray:
     return np.array([offsets[name] for name in _PIECES], dtype=np.int64)
 
 
-def _params_array(params: TriPalkiParams) -> np.ndarray:
-    return np.array(
-        [
-            params.potential, params.feed, params.next_feed, params.three_aces_gift,
-            params.wash_bonus, params.strong, params.end_round, params.min_gain,
-        ],
-        dtype=np.float64,
-    )  # fmt: skip
-
-
-P_POTENTIAL, P_FEED, P_NEXT_FEED, P_GIFT, P_WASH, P_STRONG, P_END_ROUND, P_MIN_GAIN = range(8)
-
-
 # --- reading the observation --------------------------------------------------------------------
-
-_POPCOUNT9 = np.array([bin(ranks).count("1") for ranks in range(512)], dtype=np.int64)
-# points of the two lowest ranks of a suit's 9-bit rank mask (the per-game ``same[:2]``)
-_TWO_LOWEST = np.array(
-    [
-        sum([POINTS[rank] for rank in range(NUM_RANKS) if ranks >> rank & 1][:2])
-        for ranks in range(512)
-    ],
-    dtype=np.int64,
-)
-
-
-@njit(cache=True)
-def _popcount(mask: int) -> int:
-    """Cards in a 36-bit mask."""
-    return (
-        _POPCOUNT9[mask & 511]
-        + _POPCOUNT9[(mask >> 9) & 511]
-        + _POPCOUNT9[(mask >> 18) & 511]
-        + _POPCOUNT9[(mask >> 27) & 511]
-    )
 
 
 @njit(cache=True)
@@ -157,118 +130,6 @@ def _reserve_low(obs: np.ndarray, i: int, off: np.ndarray) -> bool:
     return np.rint(np.float64(obs[i, off[O_RESERVE]]) * MAX_RESERVE) < 3
 
 
-# --- the heuristic's evaluation (TriPalkiHeuristicAgent._hand_score, _feed_cost, assess) ---------
-#
-# Per row, ``_prepare`` fills the tables every swap shares: ``pool`` (count and points of each
-# suit's cards that may still come to the centre) and the seats a feeding cost is counted for,
-# in the per-game order, with their known cards, "two known aces", best known suit value and
-# weight. The floating-point operations are the per-game ones, in the same order.
-
-
-@njit(cache=True)
-def _suit_value(cards: int) -> int:
-    best = 0
-    for s in range(4):
-        points = SUIT_POINTS[(cards >> (NUM_RANKS * s)) & 511]
-        if points > best:
-            best = points
-    return best
-
-
-@njit(cache=True)
-def _prepare(
-    hand: int,
-    centre: int,
-    washed: int,
-    known: np.ndarray,
-    flags: np.ndarray,
-    n: int,
-    announced: bool,
-    params: np.ndarray,
-    pool: np.ndarray,
-    seat_cards: np.ndarray,
-    seat_weight: np.ndarray,
-) -> int:
-    """Fill ``pool`` and the feeding seats' tables (``seat_cards`` rows: known cards, two known
-    aces, best suit value); returns the number of feeding seats."""
-    seen = hand | centre | washed
-    for r in range(1, n):
-        seen |= known[r]
-    unseen = _ALL_CARDS & ~seen
-    for s in range(4):
-        ranks = (unseen >> (NUM_RANKS * s)) & 511
-        pool[0, s] = _POPCOUNT9[ranks]
-        pool[1, s] = SUIT_POINTS[ranks]
-    next_seat = -1
-    for step in range(1, n):
-        if not flags[0, step]:
-            next_seat = step
-            break
-    count = 0
-    for r in range(1, n):
-        if flags[0, r] or (announced and not flags[1, r]) or known[r] == 0:
-            continue  # eliminated, no turn left, or nothing known
-        seat_cards[0, count] = known[r]
-        seat_cards[1, count] = _popcount(known[r] & _ACES) == 2
-        seat_cards[2, count] = _suit_value(known[r])
-        seat_weight[count] = params[P_FEED] + (params[P_NEXT_FEED] if r == next_seat else 0.0)
-        count += 1
-    return count
-
-
-@njit(cache=True)
-def _hand_score(
-    hand: int, kind: int, key: int, pool: np.ndarray, final: bool, potential: float
-) -> float:
-    if kind != NORMAL:
-        return THREE_ACES_SCORE if kind == THREE_ACES else SAFE_SCORE
-    value = key >> _KEY_VALUE_SHIFT
-    score = value + (key & _KEY_LOW_MASK) / _KEY_LOW
-    if final or value >= 31:
-        return score
-    best_gain = 0.0
-    for s in range(4):
-        ranks = (hand >> (NUM_RANKS * s)) & 511
-        if _POPCOUNT9[ranks] != 2 or pool[0, s] == 0:
-            continue
-        mean = pool[1, s] / pool[0, s]
-        reach = SUIT_POINTS[ranks] + mean
-        weight = min(1.0, pool[0, s] / 4.0)
-        gain = weight * (reach - value)
-        if gain > best_gain:
-            best_gain = gain
-    return score + potential * best_gain
-
-
-@njit(cache=True)
-def _feed_cost(
-    given: int, seats: int, seat_cards: np.ndarray, seat_weight: np.ndarray, gift: float
-) -> float:
-    """The feeding cost of the ``given`` cards that stay in the centre."""
-    cost = 0.0
-    for k in range(seats):
-        seen = seat_cards[0, k]
-        gain = 0.0
-        rest = given
-        while rest:  # ascending card order, as the per-game list
-            bit = rest & -rest
-            rest ^= bit
-            card = _popcount(bit - 1)
-            suit = card // NUM_RANKS
-            rank = card % NUM_RANKS
-            if seat_cards[1, k] and rank == ACE:
-                cost += gift
-                continue
-            same = (seen >> (NUM_RANKS * suit)) & 511
-            if _POPCOUNT9[same] < 2:
-                continue
-            diff = _TWO_LOWEST[same] + _RANK_POINTS[rank] - seat_cards[2, k]
-            if diff > gain:
-                gain = diff
-        cost += gain * seat_weight[k]
-    return cost
-
-
 @njit(cache=True)
 def _assess(
     hand: int,
@@ -286,74 +147,15 @@ def _assess(
     score: np.ndarray,
     facts: np.ndarray,
 ) -> float:
-    """The score of keeping ``hand`` (three cards, as ``centre``) and, in index ``a`` of
-    ``score`` and ``facts`` (rows VALUE, KIND, WASHES, ENDS, BAD) and of ``score[1]`` (feeding
-    cost), the assessment of swap ``a`` (1..10). BAD marks a swap the per-game code fails on (it
-    would leave other than three cards in the hand or the centre)."""
-    seats = _prepare(
+    """The shared rules' :func:`~.tri_palki_heuristic_core.prepare` then
+    :func:`~.tri_palki_heuristic_core.assess_moves` for one row."""
+    seats = prepare(
         hand, centre, washed, known, flags, n, announced, params, pool, seat_cards, seat_weight
     )
-    potential = params[P_POTENTIAL]
-    keep = _hand_score(hand, _kind(hand), _key(hand), pool, announced, potential)
-    low = hand & -hand
-    mid = (hand ^ low) & -(hand ^ low)
-    hand_bits = (low, mid, hand ^ low ^ mid)  # the hand's cards, ascending
-    low = centre & -centre
-    mid = (centre ^ low) & -(centre ^ low)
-    centre_bits = (low, mid, centre ^ low ^ mid)
-    for a in range(SWAP_BASE, SWAP_ALL + 1):
-        if a == SWAP_ALL:
-            new_hand = centre
-            new_centre = hand
-            given = hand
-        else:
-            gave = hand_bits[(a - SWAP_BASE) // 3]
-            took = centre_bits[(a - SWAP_BASE) % 3]
-            new_hand = (hand & ~gave) | took
-            new_centre = (centre & ~took) | gave
-            given = gave
-        bad = _popcount(new_hand) != 3 or _popcount(new_centre) != 3
-        facts[F_BAD, a] = bad
-        if bad:
-            continue
-        kind = _kind(new_hand)
-        key = _key(new_hand)
-        value = key >> _KEY_VALUE_SHIFT
-        s = _hand_score(new_hand, kind, key, pool, announced, potential)
-        washes = _one_suit(new_centre)
-        ends = washes and reserve_low
-        if washes:
-            if ends:
-                good = kind != NORMAL or value >= params[P_END_ROUND]
-                s += ENDS_ROUND_SCORE if good else -ENDS_ROUND_SCORE
-            else:
-                s += params[P_WASH]
-                new_centre = 0  # washed: the given cards leave the game
-        feed = _feed_cost(given & new_centre, seats, seat_cards, seat_weight, params[P_GIFT])
-        score[0, a] = s - feed
-        score[1, a] = feed
-        facts[F_VALUE, a] = value
-        facts[F_KIND, a] = kind
-        facts[F_WASHES, a] = washes
-        facts[F_ENDS, a] = ends
-    return keep
-
-
-F_VALUE, F_KIND, F_WASHES, F_ENDS, F_BAD = range(5)
-
-
-@njit(cache=True)
-def _scratch(n: int) -> tuple[np.ndarray, ...]:
-    """Per-thread work arrays: known cards, seat flags, pool, feeding seats, scores, facts."""
-    return (
-        np.zeros(n, dtype=np.int64),
-        np.zeros((2, n), dtype=np.bool_),
-        np.zeros((2, 4), dtype=np.int64),
-        np.zeros((3, n), dtype=np.int64),
-        np.zeros(n, dtype=np.float64),
-        np.zeros((2, MOVES), dtype=np.float64),
-        np.zeros((5, MOVES), dtype=np.int64),
-    )
+    return assess_moves(
+        hand, centre, announced, reserve_low, params, pool, seats, seat_cards, seat_weight,
+        score, facts,
+    )  # fmt: skip
 
 
 # --- the decision (RuleBasedAgent.act, TriPalkiHeuristicAgent._decide / _choose) ---------------
@@ -372,7 +174,7 @@ def _decide_range(
 ) -> None:
     """``out[i]`` for rows ``lo .. hi-1``: the heuristic's action, or -1 if the mask allows
     nothing."""
-    known, flags, pool, seat_cards, seat_weight, score, facts = _scratch(n)
+    known, flags, pool, seat_cards, seat_weight, score, facts = scratch(n)
     for i in range(lo, hi):
         count = 0
         single = -1
@@ -394,41 +196,21 @@ def _decide_range(
             out[i] = fallback
             continue
         choice = PASS
-        if _popcount(hand) == 3 and _popcount(centre) == 3 and _kind(hand) == NORMAL:
+        if popcount(hand) == 3 and popcount(centre) == 3 and _kind(hand) == NORMAL:
             announced = obs[i, off[O_ANNOUNCED]] != 0
             keep = _assess(
                 hand, centre, washed, known, flags, n, announced, _reserve_low(obs, i, off),
                 params, pool, seat_cards, seat_weight, score, facts,
             )  # fmt: skip
-            best = -1
-            failed = False
+            legal = 0
             for a in range(SWAP_BASE, SWAP_ALL + 1):
-                if mask[i, a] == 0:
-                    continue
-                if facts[F_BAD, a]:
-                    failed = True  # the per-game agent raises here and falls back
-                    break
-                if best < 0 or score[0, a] >= score[0, best]:  # max by (score, action)
-                    best = a
-            if failed:
+                if mask[i, a] != 0:
+                    legal |= 1 << a
+            pass_ends = obs[i, off[O_PASS_ENDS]] != 0
+            choice = choose_move(hand, keep, score, facts, legal, announced, pass_ends, params)
+            if choice < 0:  # the per-game agent raises here and falls back
                 out[i] = fallback
                 continue
-            if best >= 0:
-                hand_value = _key(hand) >> _KEY_VALUE_SHIFT
-                reaches_top = facts[F_KIND, best] != NORMAL or facts[F_VALUE, best] >= 31
-                if announced:  # final turn: only the final hand matters
-                    if score[0, best] > keep:
-                        choice = best
-                else:
-                    hold = hand_value >= 31 or (
-                        not reaches_top
-                        and (
-                            hand_value >= params[P_STRONG]
-                            or (obs[i, off[O_PASS_ENDS]] != 0 and hand_value >= params[P_END_ROUND])
-                        )
-                    )
-                    if not hold and score[0, best] > keep + params[P_MIN_GAIN]:
-                        choice = best
         out[i] = choice if mask[i, choice] != 0 else fallback
 
 
@@ -447,7 +229,7 @@ def _features_range(
     errors: np.ndarray,
 ) -> None:
     dim = obs.shape[1]
-    known, flags, pool, seat_cards, seat_weight, score, facts = _scratch(n)
+    known, flags, pool, seat_cards, seat_weight, score, facts = scratch(n)
     seats = _GLOBAL_FEATURES
     moves = _GLOBAL_FEATURES + _SEAT_FEATURES * (n - 1)
     for i in range(lo, hi):
@@ -460,12 +242,12 @@ def _features_range(
         if error != OK:
             errors[i] = error
             continue
-        if _popcount(hand) != 3 or _popcount(centre) != 3:
+        if popcount(hand) != 3 or popcount(centre) != 3:
             continue
         announced = obs[i, off[O_ANNOUNCED]] != 0
         pass_ends = obs[i, off[O_PASS_ENDS]] != 0
         reserve_low = _reserve_low(obs, i, off)
-        hand_value = _key(hand) >> _KEY_VALUE_SHIFT
+        hand_value = _key(hand) >> KEY_VALUE_SHIFT
         special = _kind(hand) != NORMAL
         x = out[i, dim:]
         x[0] = hand_value / VALUE_SCALE
@@ -475,8 +257,8 @@ def _features_range(
         x[4] = announced
         for r in range(1, n):
             base = seats + _SEAT_FEATURES * (r - 1)
-            x[base] = _suit_value(known[r]) / VALUE_SCALE
-            x[base + 1] = _popcount(known[r]) / 3.0
+            x[base] = suit_value_of(known[r]) / VALUE_SCALE
+            x[base + 1] = popcount(known[r]) / 3.0
         playable = 1.0 if obs[i, off[O_PHASE] + ACTION] != 0 else 0.0  # the first phase bit
         keep = _assess(
             hand, centre, washed, known, flags, n, announced, reserve_low, params, pool,
@@ -517,7 +299,7 @@ def _numeric(array: np.ndarray, what: str) -> np.ndarray:
     return np.ascontiguousarray(array)
 
 
-_DEFAULT_PARAMS = _params_array(TriPalkiParams())
+_DEFAULT_PARAMS = params_array(TriPalkiParams())
 
 
 class BatchedTriPalkiHeuristic:
@@ -538,7 +320,7 @@ class BatchedTriPalkiHeuristic:
         self.num_players = int(num_players)
         self.obs_dim = observation_size(self.num_players)
         self.params = params or TriPalkiParams()
-        self._params = _params_array(self.params)
+        self._params = params_array(self.params)
         self._off = _offsets(self.num_players)
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:

@@ -26,7 +26,8 @@ uniform worlds and keeps ``samples`` of them, resampled in proportion to how lik
 decisions (passes, swaps, keeping cards, not announcing a 31) are under the rollout policy in
 each world, each counting ``(1 - eps) * [the policy makes it] + eps / options``
 (:func:`~folkcards.search.tri_palki_belief.steps_log_likelihood`, ``eps`` =
-``infer_epsilon``); identical worlds are rolled out once. At the first decision of a round the
+``infer_epsilon``; the rollout policy's rules are passed to the search code as its opponent
+model, :data:`CORE_MODEL`); identical worlds are rolled out once. At the first decision of a round the
 run of passes just before the agent is all it can use (:func:`pass_likelihood`). Everything the
 agent uses is in its observations, so two tables that differ only in hidden cards get the same
 decisions for the same seed.
@@ -47,10 +48,28 @@ round, paired by round; report in ``docs/tournaments/tri_palki_pimc/``): pimc - 
 ``benchmarks/agent_speed.py --game tri_palki --agent pimc --episodes 30 --players 3 --seed 7``):
 median 33 ms, 95th percentile 53 ms, slowest 80 ms.
 
+**A bound on every decision** (issue 24). Against players unlike the heuristic (swapping
+cards back and forth, rounds running towards ``max_turns``) the reconstructed histories grow to
+hundreds of decisions; the work of a decision is therefore counted and capped, whatever the
+other players do (``self.work`` after each ``act``): each reconstruction tries at most
+``reconstruct_budget`` candidate moves (50,000) and otherwise gives up (the round is then
+weighted as from a fresh start); the likelihood, compiled and computed once per distinct hand of
+each player, evaluates at most ``infer_budget`` modelled decisions (200,000) and otherwise keeps
+each player's most recent decisions only (``self.kept_steps``); rollouts play at most
+``samples x 11 x horizon`` actions. The budgets count work, not time, so decisions stay
+deterministic given the seed; where no budget binds they are the decisions made before the
+bound (332 decisions against the heuristic and two of the styles replayed identically before
+and after). ``benchmarks/pimc_decision_time.py`` measures the decision time against four such
+styles and the heuristic at 3, 4 and 6 players: with ``--rounds 4`` (max_turns 300, seed 11, 2
+shared cores) the median per cell was 0.05-0.12 s, the 95th percentile 0.09-0.26 s and the
+slowest decision 0.54 s; with max_turns 1000 (3 and 6 players, swapping back and forth, long
+rounds) the slowest was 0.68 s. Before the bound, 4 players swapping back and forth cost a
+median 0.92 s and up to 2.3 s per decision, and long histories grew without limit.
+
 Parameters come from the spec, e.g. ``pimc:samples=32,horizon=60,seed=3`` (fields of
 :class:`TriPalkiSearchParams`: ``samples`` 32, ``horizon`` 60, ``rollout`` fast,
-``infer`` 8, ``infer_epsilon`` 0.1, ``confidence`` 0). The agent is deterministic given its
-seed.
+``infer`` 8, ``infer_epsilon`` 0.1, ``confidence`` 0, ``infer_budget`` 200000,
+``reconstruct_budget`` 50000). The agent is deterministic given its seed.
 """
 
 from __future__ import annotations
@@ -65,19 +84,15 @@ from ..envs.tri_palki.rules import (
     ACTION,
     ANNOUNCE,
     ANNOUNCE_DECISION,
-    NORMAL,
     OVER,
     PASS,
-    SWAP_ALL,
-    SWAP_BASE,
-    THREE_ACES,
-    TRIPLES,
     TriPalkiRound,
-    key_score,
     next_alive,
     settle,
 )
+from ..search.tri_palki_belief import LIKELIHOOD_BUDGET, RECONSTRUCTION_BUDGET
 from .base import Agent, legal_actions, make_agent
+from .tri_palki_heuristic_core import core_move, core_moves
 
 
 @dataclass(frozen=True)
@@ -92,10 +107,15 @@ class TriPalkiSearchParams:
     confidence: float = 0.0  # leave the rollout policy's own move only when another is better
     # by more than this many standard errors over the worlds (0: the plain minimum)
     infer_epsilon: float = 0.1  # each modelled decision counts (1 - eps) * [policy's] + eps / n
+    infer_budget: int = LIKELIHOOD_BUDGET  # modelled decisions (worlds x steps) per weighting
+    reconstruct_budget: int = RECONSTRUCTION_BUDGET  # candidate moves per reconstruction
 
 
 _MAX_HISTORIES = 32  # most reconstructions of the opponents' decisions kept per round
-_KEYS = ("samples", "horizon", "rollout", "infer", "infer_epsilon", "confidence", "seed")
+_KEYS = (
+    "samples", "horizon", "rollout", "infer", "infer_epsilon", "confidence", "infer_budget",
+    "reconstruct_budget", "seed",
+)  # fmt: skip
 ROLLOUTS = ("fast", "heuristic")
 
 
@@ -193,19 +213,6 @@ def copy_round(rnd: TriPalkiRound) -> TriPalkiRound:
     return new
 
 
-# The heuristic's constants (agents/tri_palki_heuristic.py, TriPalkiParams and module constants).
-_SAFE_SCORE, _THREE_ACES_SCORE = 40.0, 45.0
-_STRONG, _END_ROUND, _MIN_GAIN, _WASH_BONUS = 30, 24, 0.5, 1.5
-_SCORES: dict[int, float] = {
-    mask: _THREE_ACES_SCORE
-    if t.kind == THREE_ACES
-    else _SAFE_SCORE
-    if t.kind != NORMAL
-    else key_score(t.key)
-    for mask, t in TRIPLES.items()
-}
-
-
 def fast_policy(rnd: TriPalkiRound) -> int:
     """The Tri Palki heuristic's decision rules on the engine state, without its two small
     terms (a two-card suit's potential and the cost of feeding known opponent cards): always
@@ -216,7 +223,7 @@ def fast_policy(rnd: TriPalkiRound) -> int:
     heuristic agent."""
     if rnd.phase == ANNOUNCE_DECISION:
         return ANNOUNCE
-    return policy_core(
+    return core_move(
         rnd.hands[rnd.to_act],
         rnd.centre,
         len(rnd.reserve) - rnd.top < 3,
@@ -227,41 +234,30 @@ def fast_policy(rnd: TriPalkiRound) -> int:
 
 def policy_core(hand: int, centre: int, reserve_low: bool, announced: bool, deciding: bool) -> int:
     """:func:`fast_policy`'s move from the facts it reads: the hand and centre masks, fewer
-    than 3 reserve cards, an announcement made, and whether a pass would end the round."""
-    th = TRIPLES[hand]
-    if th.kind != NORMAL:
-        return PASS
-    tc = TRIPLES[centre]
-    best_score = -1e9
-    best_action = PASS
-    best_mask = hand
-    for action in range(SWAP_ALL, SWAP_BASE - 1, -1):  # ties: the highest id, as the heuristic
-        if action == SWAP_ALL:
-            new, new_centre = centre, hand
-        else:
-            h, c = divmod(action - SWAP_BASE, 3)
-            moved = th.bits[h] ^ tc.bits[c]
-            new, new_centre = hand ^ moved, centre ^ moved
-        score = _SCORES[new]
-        if TRIPLES[new_centre].one_suit:
-            if reserve_low:
-                t = TRIPLES[new]
-                score += 3.0 if t.kind != NORMAL or t.value >= _END_ROUND else -3.0
-            else:
-                score += _WASH_BONUS
-        if score > best_score:
-            best_score, best_action, best_mask = score, action, new
-    keep = _SCORES[hand]
-    if announced:
-        return best_action if best_score > keep else PASS
-    best = TRIPLES[best_mask]
-    reaches_top = best.kind != NORMAL or best.value >= 31
-    value = th.value
-    if value >= 31 or (value >= _STRONG and not reaches_top):
-        return PASS
-    if deciding and value >= _END_ROUND and not reaches_top:
-        return PASS
-    return best_action if best_score > keep + _MIN_GAIN else PASS
+    than 3 reserve cards, an announcement made, and whether a pass would end the round (the
+    shared compiled rules, :func:`~folkcards.agents.tri_palki_heuristic_core.core_move`)."""
+    return int(core_move(hand, centre, reserve_low, announced, deciding))
+
+
+class _CoreModel:
+    """The rollout policy's rules (:func:`policy_core`) as the opponent model the worlds are
+    weighted by (:class:`folkcards.search.tri_palki_belief.OpponentModel`): it always announces
+    a normal 31."""
+
+    announces = True
+
+    @staticmethod
+    def moves(
+        hand: np.ndarray,
+        centre: np.ndarray,
+        reserve_low: np.ndarray,
+        announced: np.ndarray,
+        deciding: np.ndarray,
+    ) -> np.ndarray:
+        return core_moves(hand, centre, reserve_low, announced, deciding)
+
+
+CORE_MODEL = _CoreModel()
 
 
 def choose_action(outcomes: np.ndarray, legal: list[int], preferred: int, confidence: float) -> int:
@@ -331,8 +327,21 @@ class TriPalkiSearchAgent(Agent):
         """Forget the round's observations (called at the start of every episode)."""
         self._trail: tuple[obs_mod.TriPalkiView, int] | None = None
         self._histories: list[tuple[Any, ...]] = [()]
+        self.work: dict[str, int] = {}
+        self.kept_steps: int | None = None  # the last weighting kept only this many steps
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
+        """The action with the fewest sticks over the sampled worlds. ``self.work`` then holds
+        the work of this decision in counted units: ``reconstruction`` (candidate moves tried
+        rebuilding the other players' decisions), ``likelihood`` (modelled decisions evaluated
+        weighting the worlds) and ``rollout`` (actions played in rollouts); each is bounded by
+        the parameters (``reconstruct_budget`` per interval reconstructed, ``infer_budget``,
+        ``samples x 11 x horizon``), whatever the other players do."""
+        self.work = {"reconstruction": 0, "likelihood": 0, "rollout": 0}
+        self.kept_steps = None
+        return self._act(observation)
+
+    def _act(self, observation: dict[str, np.ndarray]) -> int:
         legal = legal_actions(observation)
         vector = np.asarray(observation["observation"])
         view = obs_mod.decode(vector)
@@ -346,11 +355,15 @@ class TriPalkiSearchAgent(Agent):
         (a new round, or views that do not fit together, start afresh)."""
         from ..search.tri_palki_belief import reconstruct_opening, reconstruct_steps
 
+        budget = self.params.reconstruct_budget
         steps = None
         if self._trail is not None:
-            steps = reconstruct_steps(self._trail[0], self._trail[1], view)
+            steps = reconstruct_steps(
+                self._trail[0], self._trail[1], view, budget=budget, counter=self.work
+            )
         if steps is None:  # the first decision of a round, or views that do not fit
-            self._histories = reconstruct_opening(view) or [()]
+            opening = reconstruct_opening(view, budget=budget, counter=self.work)
+            self._histories = opening or [()]
             return
         combined = [old + new for old in self._histories for new in steps]
         # too many ways the round may have gone: forget it rather than keep a biased part
@@ -384,7 +397,7 @@ class TriPalkiSearchAgent(Agent):
         (:func:`folkcards.search.tri_palki_belief.steps_log_likelihood`), or at the first
         decision of a round, of the passes just before it (:func:`pass_likelihood`)."""
         from ..search.belief import resample
-        from ..search.tri_palki_belief import sample_worlds, steps_log_likelihood
+        from ..search.tri_palki_belief import sample_worlds, worlds_log_likelihood
 
         p = self.params
         history = any(self._histories)
@@ -393,13 +406,13 @@ class TriPalkiSearchAgent(Agent):
             return [(w, engine_from_world(w, view)) for w in worlds], None
         worlds = sample_worlds(vector, p.samples * p.infer, self.rng, observer=0)
         if history:
-            cache: dict[Any, float] = {}
-            logs = np.array(
-                [
-                    steps_log_likelihood(w.hands, self._histories, p.infer_epsilon, cache)
-                    for w in worlds
-                ]
-            )
+            weighting = worlds_log_likelihood(
+                [w.hands for w in worlds], self._histories, p.infer_epsilon, CORE_MODEL,
+                p.infer_budget,
+            )  # fmt: skip
+            self.work["likelihood"] = weighting.work
+            self.kept_steps = weighting.kept_steps
+            logs = weighting.logs
             top = logs.max()  # -inf everywhere only if the reconstruction were wrong: uniform
             weights = np.exp(logs - top) if np.isfinite(top) else np.ones(len(worlds))
             rounds: list[TriPalkiRound | None] = [None] * len(worlds)
@@ -422,6 +435,7 @@ class TriPalkiSearchAgent(Agent):
         for _ in range(self.params.horizon):
             if rnd.phase == OVER:
                 break
+            self.work["rollout"] += 1
             if fast:
                 rnd.apply(fast_policy(rnd))
                 continue

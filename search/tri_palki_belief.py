@@ -56,9 +56,17 @@ and the end of each turn, where a normal 31 would have been offered the announce
 trying every three cards seen as the dealt centre. Swaps are public, so the ambiguity left is
 small (which hidden card each of two players gave, what a wash brought): every fitting history
 is kept. :func:`steps_log_likelihood` then scores a world's hands by how likely those decisions
-are under the heuristic's core rules (:func:`policy_move`), summed over the histories: walking
-backwards undoes each player's own swaps, which gives the hand it held at each decision. A
-player's factor depends only on its own hand, so it is cached per hand.
+are under an opponent model the caller passes in (:class:`OpponentModel`; ``pimc`` passes its
+rollout policy, the heuristic's core rules), summed over the histories: walking backwards undoes
+each player's own swaps, which gives the hand it held at each decision.
+:func:`worlds_log_likelihood` does it for many worlds in compiled code, once per distinct hand
+of each player (a player's factor depends only on its own hand).
+
+**Bounded work.** Both searches count their work and stop at a budget, so a decision costs at
+most a known amount whatever the other players do: a reconstruction tries at most ``budget``
+candidate moves (:data:`RECONSTRUCTION_BUDGET`) and then gives up; the likelihood evaluates at
+most ``budget`` modelled decisions (:data:`LIKELIHOOD_BUDGET`) and, over it, keeps only each
+player's most recent decisions. The budgets count work, not time: results are deterministic.
 """
 
 from __future__ import annotations
@@ -67,12 +75,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import combinations
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
+from numba import njit
 
 from ..envs.cards import mask_to_cards
 from ..envs.tri_palki import observation as obs_mod
+from ..envs.tri_palki.batched import _key, _kind
 from ..envs.tri_palki.rules import (
     ALL_CARDS,
     ANNOUNCE,
@@ -80,6 +90,7 @@ from ..envs.tri_palki.rules import (
     MAX_PLAYERS,
     MIN_PLAYERS,
     NO_ANNOUNCE,
+    NORMAL,
     NUM_ACTIONS,
     OVER,
     PASS,
@@ -90,6 +101,7 @@ from ..envs.tri_palki.rules import (
     TriPalkiRound,
     deal_order,
 )
+from ..envs.tri_palki.vocabulary import KEY_VALUE_SHIFT
 from .belief import (
     check_count,
     check_epsilon,
@@ -115,6 +127,10 @@ __all__ = [
     "reconstruct_opening",
     "policy_move",
     "steps_log_likelihood",
+    "worlds_log_likelihood",
+    "OpponentModel",
+    "Weighting",
+    "LIKELIHOOD_BUDGET",
 ]
 
 NORMAL_31_HANDS: tuple[int, ...] = tuple(
@@ -624,6 +640,8 @@ def weight_worlds(
 STEP_PASS, STEP_SWAP, STEP_SWAP_ALL, STEP_OFFER = "pass", "swap", "swap_all", "offer"
 _MAX_NODES = 4000  # search nodes per reconstructed interval before giving up
 _MAX_HISTORIES = 8  # more histories fitting one interval than this: too ambiguous, None
+RECONSTRUCTION_BUDGET = 50_000
+"""Default work budget of one reconstruction: candidate moves tried before giving up."""
 
 
 class OpponentStep(NamedTuple):
@@ -731,7 +749,12 @@ def _after_own_action(view: obs_mod.TriPalkiView, action: int) -> _Public | None
 
 
 def reconstruct_steps(
-    before: obs_mod.TriPalkiView, action: int, after: obs_mod.TriPalkiView
+    before: obs_mod.TriPalkiView,
+    action: int,
+    after: obs_mod.TriPalkiView,
+    *,
+    budget: int = RECONSTRUCTION_BUDGET,
+    counter: dict[str, int] | None = None,
 ) -> list[tuple[OpponentStep, ...]] | None:
     """Every sequence of other players' decisions that leads from the observer's decision
     ``before`` (where it played ``action``) to its next decision ``after`` (both views of the
@@ -742,7 +765,8 @@ def reconstruct_steps(
     cards a wash brought): every public history that fits both views is returned (``None``
     when more than 8 fit). ``[()]`` if nobody else acted (the observer acts again after a wash or an offer to
     announce); ``None`` if the views do not fit one round (a new round began) or the search
-    gave up."""
+    gave up (after 4,000 players' turns, or when ``budget`` candidate moves were not enough;
+    the moves tried, at most ``budget``, are added to ``counter["reconstruction"]``)."""
     if before.num_players != after.num_players or after.phase == "over":
         return None
     if after.to_act != 0 or before.turn_fraction > after.turn_fraction:
@@ -761,10 +785,15 @@ def reconstruct_steps(
     seen_after = _visible(after)
     if seen_before & ~seen_after or start.own != _bits(after.hand):
         return None
-    return _fit([(start, seen_after & ~seen_before)], after)
+    return _fit([(start, seen_after & ~seen_before)], after, budget, counter)
 
 
-def reconstruct_opening(view: obs_mod.TriPalkiView) -> list[tuple[OpponentStep, ...]] | None:
+def reconstruct_opening(
+    view: obs_mod.TriPalkiView,
+    *,
+    budget: int = RECONSTRUCTION_BUDGET,
+    counter: dict[str, int] | None = None,
+) -> list[tuple[OpponentStep, ...]] | None:
     """Every sequence of other players' decisions from the deal to the observer's first
     decision ``view`` (relative seats), as :func:`reconstruct_steps`. The dealt centre is not
     seen, so every three cards seen now (not in the observer's hand) are tried as the dealt
@@ -790,97 +819,138 @@ def reconstruct_opening(view: obs_mod.TriPalkiView) -> list[tuple[OpponentStep, 
             centre, (0,) * n, hidden, 0, view.reserve_count, 0, view.dealer, -1, 0, hand
         )
         starts.append((start, seen & ~centre))
-    return _fit(starts, view)
+    return _fit(starts, view, budget, counter)
 
 
 def _fit(
-    starts: Sequence[tuple[_Public, int]], after: obs_mod.TriPalkiView
+    starts: Sequence[tuple[_Public, int]],
+    after: obs_mod.TriPalkiView,
+    budget: int = RECONSTRUCTION_BUDGET,
+    counter: dict[str, int] | None = None,
 ) -> list[tuple[OpponentStep, ...]] | None:
     """The other players' decisions that lead from one of ``starts`` (a public table and the
-    cards still to appear) to the observer's decision ``after``."""
-    t_centre, t_known, t_washed, _ = _view_masks(after)
-    t_announcer = -1 if after.announcer is None else after.announcer
-    alive = [not e for e in after.eliminated]
-    survivors = sum(alive)
-    results: list[tuple[OpponentStep, ...]] = []
-    nodes = 0
+    cards still to appear) to the observer's decision ``after``; ``None`` if there are none,
+    too many, or the search needed more than ``budget`` candidate moves (added to
+    ``counter["reconstruction"]``)."""
+    fit = _Fit(after, budget)
+    for start, pool in starts:
+        fit.search(start, (), pool)
+    if counter is not None:
+        counter["reconstruction"] = counter.get("reconstruction", 0) + fit.work
+    if not fit.results or fit.gave_up():
+        return None
+    return fit.results
 
-    def turn_end(ps: _Public, seat: int, path: tuple[OpponentStep, ...], pool: int) -> None:
-        if ps.known[seat] != t_known[seat]:
+
+class _Fit:
+    """The depth-first search of :func:`_fit`: from a public table, each other player's
+    possible decisions in turn (pass, a single swap, swap all; washes and their replacement
+    cards), kept when the table reaches the observer's decision ``after``. Every public fact of
+    ``after`` (known cards at the end of each player's turn, the centre, washed cards, reserve,
+    announcer, passes) prunes the search."""
+
+    def __init__(self, after: obs_mod.TriPalkiView, budget: int):
+        self.centre, self.known, self.washed, _ = _view_masks(after)
+        self.announcer = -1 if after.announcer is None else after.announcer
+        self.passes = after.passes if self.announcer < 0 else 0
+        self.reserve = after.reserve_count
+        self.alive = [not e for e in after.eliminated]
+        self.survivors = sum(self.alive)
+        self.results: list[tuple[OpponentStep, ...]] = []
+        self.nodes = 0  # players' turns searched
+        self.work = 0  # candidate moves tried
+        self.budget = budget
+        self.spent = False  # a candidate move was refused: the budget is spent
+
+    def gave_up(self) -> bool:
+        return self.nodes > _MAX_NODES or len(self.results) > _MAX_HISTORIES or self.spent
+
+    def try_one(self) -> bool:
+        """Count one candidate move; ``False`` (the search gives up) once ``budget`` are."""
+        if self.work >= self.budget:
+            self.spent = True
+            return False
+        self.work += 1
+        return True
+
+    def search(self, ps: _Public, path: tuple[OpponentStep, ...], pool: int) -> None:
+        """From table ``ps``: the observer is to act (keep ``path`` if the table is ``after``'s
+        and every card due to appear has), or the player to act decides."""
+        if ps.to_act != 0:
+            self.act(ps, ps.to_act, path, pool)
             return
-        announces = ps.announcer < 0 and t_announcer == seat
-        offer = OpponentStep(
-            seat, STEP_OFFER, int(announces), 0, ps.centre, ps.reserve, ps.passes,
-            ps.announcer >= 0, survivors,
-        )  # fmt: skip
-        announcer, final_left = ps.announcer, ps.final_left
-        if announces:
-            announcer, final_left = seat, survivors - 1
-        elif announcer >= 0:
-            final_left -= 1
-            if final_left <= 0:
-                return  # the round ended
-        nxt = _next_seat(seat, alive)
-        state = ps._replace(to_act=nxt, announcer=announcer, final_left=final_left)
-        search(state, path + (offer,), pool)
+        if (
+            pool == 0
+            and ps.centre == self.centre
+            and ps.washed == self.washed
+            and ps.reserve == self.reserve
+            and ps.announcer == self.announcer
+            and (ps.passes if ps.announcer < 0 else 0) == self.passes
+            and path not in self.results
+        ):
+            self.results.append(path)
 
-    def washes(ps: _Public, seat: int, path: tuple[OpponentStep, ...], pool: int) -> None:
-        """After an action of ``seat``: the turn ends, or the centre is washed (each
-        replacement is any three cards still to appear) and the same player acts again."""
-        if not TRIPLES[ps.centre].one_suit:
-            turn_end(ps, seat, path, pool)
-            return
-        if ps.reserve < 3:
-            return  # the round ended
-        for combo in combinations(mask_to_cards(pool), 3):
-            if nodes > _MAX_NODES:
-                return
-            new = _bits(combo)
-            state = ps._replace(centre=new, washed=ps.washed | ps.centre, reserve=ps.reserve - 3)
-            if TRIPLES[new].one_suit:
-                washes(state, seat, path, pool & ~new)
-            else:
-                act(state, seat, path, pool & ~new)
-
-    def act(ps: _Public, seat: int, path: tuple[OpponentStep, ...], pool: int) -> None:
-        nonlocal nodes
-        nodes += 1
-        if nodes > _MAX_NODES or len(results) > _MAX_HISTORIES:
+    def act(self, ps: _Public, seat: int, path: tuple[OpponentStep, ...], pool: int) -> None:
+        """Every decision of ``seat`` at table ``ps``."""
+        self.nodes += 1
+        if self.nodes > _MAX_NODES or len(self.results) > _MAX_HISTORIES:
             return
         face = (ps.centre, ps.reserve, ps.passes if ps.announcer < 0 else 0, ps.announcer >= 0)
-        # pass
         passes = ps.passes + 1
-        if ps.announcer >= 0 or passes < survivors:
-            step = OpponentStep(seat, STEP_PASS, 0, 0, *face, survivors)
-            turn_end(ps._replace(passes=passes), seat, path + (step,), pool)
+        if ps.announcer >= 0 or passes < self.survivors:
+            step = OpponentStep(seat, STEP_PASS, 0, 0, *face, self.survivors)
+            self.turn_end(ps._replace(passes=passes), seat, path + (step,), pool)
+        self.single_swaps(ps, seat, path, pool, face)
+        self.swaps_of_all(ps, seat, path, pool, face)
+
+    def single_swaps(
+        self,
+        ps: _Public,
+        seat: int,
+        path: tuple[OpponentStep, ...],
+        pool: int,
+        face: tuple[int, int, int, bool],
+    ) -> None:
+        """One card for one: a known card given, or a hidden one that shows later."""
         known, hidden = ps.known[seat], ps.hidden[seat]
-        # one card: from the known cards, or a hidden one that shows later
         givable = known | (pool if hidden else 0)
         for took in TRIPLES[ps.centre].bits:
             for gave_card in mask_to_cards(givable):
+                if not self.try_one():
+                    return
                 gave = 1 << gave_card
                 from_hidden = not known & gave
                 new_centre = ps.centre & ~took | gave
                 kept = known & ~gave | took
-                if kept != t_known[seat] and not TRIPLES[new_centre].one_suit:
+                if kept != self.known[seat] and not TRIPLES[new_centre].one_suit:
                     continue  # the turn would end with the wrong known cards
                 new_known = list(ps.known)
                 new_known[seat] = kept
                 new_hidden = list(ps.hidden)
                 new_hidden[seat] = hidden - from_hidden
                 state = ps._replace(
-                    centre=new_centre,
-                    known=tuple(new_known),
-                    hidden=tuple(new_hidden),
-                    passes=0,
+                    centre=new_centre, known=tuple(new_known), hidden=tuple(new_hidden), passes=0
                 )
-                step = OpponentStep(seat, STEP_SWAP, gave, took, *face, survivors)
-                washes(state, seat, path + (step,), pool & ~gave if from_hidden else pool)
-        # all three (unless the turn goes on after a wash, the known cards become the centre)
-        final = ps.centre == t_known[seat]
+                step = OpponentStep(seat, STEP_SWAP, gave, took, *face, self.survivors)
+                self.washes(state, seat, path + (step,), pool & ~gave if from_hidden else pool)
+
+    def swaps_of_all(
+        self,
+        ps: _Public,
+        seat: int,
+        path: tuple[OpponentStep, ...],
+        pool: int,
+        face: tuple[int, int, int, bool],
+    ) -> None:
+        """All three: the known cards and any hidden ones become the centre (unless the turn
+        goes on after a wash, the known cards end as the centre taken)."""
+        known, hidden = ps.known[seat], ps.hidden[seat]
+        final = ps.centre == self.known[seat]
         if not final and sum(1 for m in SUIT_MASKS if known & m) > 1:
             return
         for combo in combinations(mask_to_cards(pool), hidden):
+            if not self.try_one():
+                return
             extra = _bits(combo)
             given = known | extra
             if not final and not TRIPLES[given].one_suit:
@@ -892,40 +962,92 @@ def _fit(
             state = ps._replace(
                 centre=given, known=tuple(new_known), hidden=tuple(new_hidden), passes=0
             )
-            step = OpponentStep(seat, STEP_SWAP_ALL, given, ps.centre, *face, survivors)
-            washes(state, seat, path + (step,), pool & ~extra)
+            step = OpponentStep(seat, STEP_SWAP_ALL, given, ps.centre, *face, self.survivors)
+            self.washes(state, seat, path + (step,), pool & ~extra)
 
-    def search(ps: _Public, path: tuple[OpponentStep, ...], pool: int) -> None:
-        if ps.to_act == 0:
-            t_passes = after.passes if t_announcer < 0 else 0
-            if (
-                pool == 0
-                and ps.centre == t_centre
-                and ps.washed == t_washed
-                and ps.reserve == after.reserve_count
-                and ps.announcer == t_announcer
-                and (ps.passes if ps.announcer < 0 else 0) == t_passes
-                and path not in results
-            ):
-                results.append(path)
+    def washes(self, ps: _Public, seat: int, path: tuple[OpponentStep, ...], pool: int) -> None:
+        """After an action of ``seat``: the turn ends, or the centre is washed (each
+        replacement is any three cards still to appear) and the same player acts again."""
+        if not TRIPLES[ps.centre].one_suit:
+            self.turn_end(ps, seat, path, pool)
             return
-        act(ps, ps.to_act, path, pool)
+        if ps.reserve < 3:
+            return  # the round ended
+        for combo in combinations(mask_to_cards(pool), 3):
+            if self.nodes > _MAX_NODES or not self.try_one():
+                return
+            new = _bits(combo)
+            state = ps._replace(centre=new, washed=ps.washed | ps.centre, reserve=ps.reserve - 3)
+            if TRIPLES[new].one_suit:
+                self.washes(state, seat, path, pool & ~new)
+            else:
+                self.act(state, seat, path, pool & ~new)
 
-    for start, pool in starts:
-        search(start, (), pool)
-    if not results or nodes > _MAX_NODES or len(results) > _MAX_HISTORIES:
-        return None
-    return results
+    def turn_end(self, ps: _Public, seat: int, path: tuple[OpponentStep, ...], pool: int) -> None:
+        """The end of ``seat``'s turn: its known cards must be ``after``'s; the announcement
+        offer (taken if ``after`` shows it as the announcer); the next player's turn."""
+        if ps.known[seat] != self.known[seat]:
+            return
+        announces = ps.announcer < 0 and self.announcer == seat
+        offer = OpponentStep(
+            seat, STEP_OFFER, int(announces), 0, ps.centre, ps.reserve, ps.passes,
+            ps.announcer >= 0, self.survivors,
+        )  # fmt: skip
+        announcer, final_left = ps.announcer, ps.final_left
+        if announces:
+            announcer, final_left = seat, self.survivors - 1
+        elif announcer >= 0:
+            final_left -= 1
+            if final_left <= 0:
+                return  # the round ended
+        nxt = _next_seat(seat, self.alive)
+        state = ps._replace(to_act=nxt, announcer=announcer, final_left=final_left)
+        self.search(state, path + (offer,), pool)
+
+
+class OpponentModel(Protocol):
+    """How the other players are assumed to decide, for :func:`steps_log_likelihood`.
+
+    ``moves`` answers for arrays of tables at once (equal lengths): the move (``PASS``,
+    ``SWAP_BASE + 3 * h + c`` or ``SWAP_ALL``) of a player holding ``hand`` facing ``centre``
+    (int64 masks), given ``reserve_low`` (fewer than 3 reserve cards), ``announced`` (someone
+    has announced: a final turn) and ``deciding`` (a pass would end the round), as an int64
+    array. ``announces``: whether the model takes the announcement whenever it is offered (a
+    normal 31). The ``pimc`` agent passes its rollout policy
+    (:data:`folkcards.agents.tri_palki_search.CORE_MODEL`)."""
+
+    announces: bool
+
+    def moves(
+        self,
+        hand: np.ndarray,
+        centre: np.ndarray,
+        reserve_low: np.ndarray,
+        announced: np.ndarray,
+        deciding: np.ndarray,
+    ) -> np.ndarray: ...
 
 
 def policy_move(
-    hand: int, centre: int, reserve: int, passes: int, announced: bool, survivors: int
+    model: OpponentModel,
+    hand: int,
+    centre: int,
+    reserve: int,
+    passes: int,
+    announced: bool,
+    survivors: int,
 ) -> tuple[str, int, int]:
-    """What the heuristic's core rules (:func:`folkcards.agents.tri_palki_search.fast_policy`)
-    do with ``hand`` facing a public table, as a public step: ``(kind, gave, took)``."""
-    from ..agents.tri_palki_search import policy_core
-
-    action = policy_core(hand, centre, reserve < 3, announced, passes == survivors - 1)
+    """What ``model`` does with ``hand`` facing a public table, as a public step:
+    ``(kind, gave, took)``."""
+    action = int(
+        model.moves(
+            np.array([hand], dtype=np.int64),
+            np.array([centre], dtype=np.int64),
+            np.array([reserve < 3]),
+            np.array([announced]),
+            np.array([passes == survivors - 1]),
+        )[0]
+    )
     if action == PASS:
         return STEP_PASS, 0, 0
     if action == SWAP_ALL:
@@ -934,87 +1056,329 @@ def policy_move(
     return STEP_SWAP, TRIPLES[hand].bits[h], TRIPLES[centre].bits[c]
 
 
+# Step kinds as the compiled likelihood reads them.
+_KIND_IDS = {STEP_PASS: 0, STEP_SWAP: 1, STEP_SWAP_ALL: 2, STEP_OFFER: 3}
+_K_PASS, _K_SWAP, _K_SWAP_ALL, _K_OFFER = range(4)
+LIKELIHOOD_BUDGET = 200_000
+"""Default work budget of :func:`worlds_log_likelihood`: modelled decisions evaluated
+(distinct hands times steps) per call."""
+
+
+class _Encoded(NamedTuple):
+    """Histories as arrays: each seat's decision sequence within a history is a *group*, equal
+    sequences of a seat shared; a history is a row of group ids (-1 padded)."""
+
+    seat: np.ndarray  # (G,) relative seat of each group
+    start: np.ndarray  # (G,) its first step in the step arrays
+    length: np.ndarray  # (G,) its number of steps
+    steps: np.ndarray  # (S, 7) int64: kind, gave, took, centre, reserve_low, announced, deciding
+    rows: np.ndarray  # (H, max groups per history) group ids
+
+
+def _encode(histories: Sequence[Sequence[OpponentStep]]) -> _Encoded:
+    ids: dict[tuple[int, tuple[OpponentStep, ...]], int] = {}
+    rows: list[list[int]] = []
+    seats: list[int] = []
+    starts: list[int] = []
+    lengths: list[int] = []
+    steps: list[tuple[int, ...]] = []
+    for history in histories:
+        by_seat: dict[int, list[OpponentStep]] = {}
+        for step in history:
+            by_seat.setdefault(step.seat, []).append(step)
+        row = []
+        for seat, seat_steps in by_seat.items():
+            key = (seat, tuple(seat_steps))
+            if key not in ids:
+                ids[key] = len(ids)
+                seats.append(seat)
+                starts.append(len(steps))
+                lengths.append(len(seat_steps))
+                steps.extend(
+                    (
+                        _KIND_IDS[st.kind], st.gave, st.took, st.centre, st.reserve < 3,
+                        st.announced, st.passes == st.survivors - 1,
+                    )
+                    for st in seat_steps
+                )  # fmt: skip
+            row.append(ids[key])
+        rows.append(row)
+    width = max((len(row) for row in rows), default=0)
+    table = np.full((len(rows), max(width, 1)), -1, dtype=np.int64)
+    for h, row in enumerate(rows):
+        table[h, : len(row)] = row
+    return _Encoded(
+        np.array(seats, dtype=np.int64),
+        np.array(starts, dtype=np.int64),
+        np.array(lengths, dtype=np.int64),
+        np.array(steps, dtype=np.int64).reshape(-1, 7),
+        table,
+    )
+
+
+@njit(cache=True)
+def _cards_in(mask: int) -> int:
+    count = 0
+    while mask:
+        mask &= mask - 1
+        count += 1
+    return count
+
+
+def _steps_per_group(lengths: np.ndarray, worlds: int, budget: int) -> int:
+    """The most recent steps of each group that fit ``budget`` over ``worlds`` worlds (the
+    longest group's length when everything fits; 0 when not even one step per group does)."""
+    longest = int(lengths.max(initial=0))
+    if worlds * int(lengths.sum()) <= budget:
+        return longest
+    low, high = 0, longest  # the largest cap c with worlds * sum(min(length, c)) <= budget
+    while low < high:
+        mid = (low + high + 1) // 2
+        if worlds * int(np.minimum(lengths, mid).sum()) <= budget:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+@njit(cache=True)
+def _hands_before(
+    hands: np.ndarray,
+    seat: np.ndarray,
+    start: np.ndarray,
+    length: np.ndarray,
+    steps: np.ndarray,
+    cap: int,
+    slot: np.ndarray,
+    made: np.ndarray,
+    held: np.ndarray,
+    valid: np.ndarray,
+    queries: np.ndarray,
+) -> int:
+    """Walk each group's last ``cap`` steps backwards from each world's hand of its seat,
+    undoing the seat's own swaps. Kept step ``j`` of group ``g`` (``j`` counted from the
+    group's last step, kept steps numbered group after group) gets, per world ``w``:
+    ``held[w, i]`` the hand held (before a move; at the end of the turn for an offer) and, for
+    a move, ``made[w, i]`` the action id of the recorded move from that hand and ``slot[w, i]``
+    its row in ``queries`` (hand, centre, reserve low, announced, deciding: what the model is
+    asked). ``valid[w, g]`` is False when the steps cannot have come from the hand. Returns the
+    number of queries."""
+    count = 0
+    for w in range(hands.shape[0]):
+        i0 = 0
+        for g in range(seat.shape[0]):
+            hand = hands[w, seat[g]]
+            end = start[g] + length[g]
+            kept = min(length[g], cap)
+            for j in range(kept):
+                k = end - 1 - j
+                i = i0 + j
+                kind = steps[k, 0]
+                gave = steps[k, 1]
+                took = steps[k, 2]
+                slot[w, i] = -1
+                if kind == _K_OFFER:
+                    held[w, i] = hand
+                    continue
+                if kind == _K_SWAP:
+                    before = (hand & ~took) | gave
+                elif kind == _K_SWAP_ALL:
+                    before = gave
+                else:
+                    before = hand
+                if _cards_in(before) != 3:
+                    valid[w, g] = False
+                    break
+                held[w, i] = before
+                if kind == _K_PASS:
+                    made[w, i] = PASS
+                elif kind == _K_SWAP_ALL:
+                    made[w, i] = SWAP_ALL
+                else:  # h, c: the positions of the given and taken cards, ascending
+                    h = _cards_in(before & (gave - 1))
+                    made[w, i] = SWAP_BASE + 3 * h + _cards_in(steps[k, 3] & (took - 1))
+                queries[count, 0] = before
+                for f in range(1, 5):
+                    queries[count, f] = steps[k, 2 + f]
+                slot[w, i] = count
+                count += 1
+                hand = before
+            i0 += kept
+    return count
+
+
+@njit(cache=True)
+def _group_logs(
+    seat: np.ndarray,
+    start: np.ndarray,
+    length: np.ndarray,
+    steps: np.ndarray,
+    cap: int,
+    slot: np.ndarray,
+    made: np.ndarray,
+    held: np.ndarray,
+    valid: np.ndarray,
+    moves: np.ndarray,
+    epsilon: float,
+    announces: bool,
+    options: int,
+) -> np.ndarray:
+    """Per row of hands and group, the log of the product of every kept decision's ``(1 -
+    epsilon) * [the model's move] + epsilon / options`` (an announcement offer: ``/ 2``,
+    counted only for a normal 31)."""
+    out = np.empty((slot.shape[0], seat.shape[0]))
+    for w in range(slot.shape[0]):
+        i0 = 0
+        for g in range(seat.shape[0]):
+            kept = min(length[g], cap)
+            if not valid[w, g]:
+                out[w, g] = -np.inf
+                i0 += kept
+                continue
+            total = 0.0
+            end = start[g] + length[g]
+            for j in range(kept):
+                k = end - 1 - j
+                i = i0 + j
+                if steps[k, 0] == _K_OFFER:
+                    hand = held[w, i]
+                    if steps[k, 5] or not (
+                        _kind(hand) == NORMAL and (_key(hand) >> KEY_VALUE_SHIFT) == 31
+                    ):
+                        continue  # no offer: nothing to explain
+                    agrees = (steps[k, 1] != 0) == announces
+                    total += np.log((1 - epsilon) * (1.0 if agrees else 0.0) + epsilon / 2)
+                    continue
+                agrees = moves[slot[w, i]] == made[w, i]
+                total += np.log((1 - epsilon) * (1.0 if agrees else 0.0) + epsilon / options)
+            out[w, g] = total
+            i0 += kept
+    return out
+
+
+@njit(cache=True)
+def _combine(
+    group_log: np.ndarray, row_of: np.ndarray, seat: np.ndarray, rows: np.ndarray
+) -> np.ndarray:
+    """Per world, the log of the sum over the histories (``rows``) of the product of their
+    groups' probabilities; ``row_of[w, s]`` is the row of ``group_log`` holding world ``w``'s
+    hand of seat ``s``."""
+    out = np.empty(row_of.shape[0])
+    totals = np.empty(rows.shape[0])
+    for w in range(row_of.shape[0]):
+        top = -np.inf
+        for h in range(rows.shape[0]):
+            t = 0.0
+            for g in rows[h]:
+                if g >= 0:
+                    t += group_log[row_of[w, seat[g]], g]
+            totals[h] = t
+            top = max(top, t)
+        if top == -np.inf:
+            out[w] = top
+            continue
+        acc = 0.0
+        for h in range(rows.shape[0]):
+            acc += np.exp(totals[h] - top)
+        out[w] = top + np.log(acc)
+    return out
+
+
+def _distinct_hands(hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct hands of each seat as the columns of one table (a seat with fewer repeats
+    its first hand) and, per world and seat, the table's row holding that world's hand: a
+    player's factor depends only on its own hand, so it is computed once per distinct hand."""
+    columns = []
+    row_of = np.empty(hands.shape, dtype=np.int64)
+    for s in range(hands.shape[1]):
+        distinct, row_of[:, s] = np.unique(hands[:, s], return_inverse=True)
+        columns.append(distinct)
+    height = max(len(c) for c in columns)
+    table = np.empty((height, hands.shape[1]), dtype=np.int64)
+    for s, distinct in enumerate(columns):
+        table[:, s] = distinct[0]
+        table[: len(distinct), s] = distinct
+    return table, row_of
+
+
+class Weighting(NamedTuple):
+    """What :func:`worlds_log_likelihood` returned: a log-likelihood per world, the modelled
+    decisions it evaluated (distinct hands times steps: its work units) and the most recent steps per
+    player and history it kept (``None``: all of them; 0: none, the worlds stay uniform)."""
+
+    logs: np.ndarray
+    work: int
+    kept_steps: int | None
+
+
+def worlds_log_likelihood(
+    hands: np.ndarray | Sequence[Sequence[int]],
+    histories: Sequence[Sequence[OpponentStep]],
+    epsilon: float,
+    model: OpponentModel,
+    budget: int = LIKELIHOOD_BUDGET,
+) -> Weighting:
+    """:func:`steps_log_likelihood` for many worlds at once (``hands``: worlds x relative seats
+    of three-card masks), in compiled code, within a work budget.
+
+    The work is one model decision per step and distinct hand of the step's player (a
+    player's factor depends only on its own hand, so worlds that deal it the same hand share
+    it), counted over the seat with the most distinct hands. When the histories are longer than
+    ``budget`` allows, each player's decisions in each history are cut to its most recent ones
+    (the same number for all, the most that fits): the worlds are then weighted by the
+    likelihood of those recent decisions only, a partial weighting that is still exact for the
+    steps it keeps (walking backwards from the hands now needs no older step); below one step
+    per player the worlds stay uniform (all 0). Deterministic: the cut depends only on the
+    histories, the worlds' hands and ``budget``."""
+    epsilon = check_epsilon(epsilon)
+    hands = np.asarray(hands, dtype=np.int64).reshape(len(hands), -1)
+    worlds = hands.shape[0]
+    if not histories or worlds == 0:
+        return Weighting(np.zeros(worlds), 0, None)
+    enc = _encode(histories)
+    distinct, row_of = _distinct_hands(hands)
+    rows = distinct.shape[0]
+    cap = _steps_per_group(enc.length, rows, int(budget))
+    if cap == 0:
+        return Weighting(np.zeros(worlds), 0, 0)
+    kept = None if cap >= int(enc.length.max(initial=0)) else cap
+    width = int(np.minimum(enc.length, cap).sum())  # kept steps per row of hands
+    slot = np.empty((rows, width), dtype=np.int64)
+    made = np.empty((rows, width), dtype=np.int64)
+    held = np.empty((rows, width), dtype=np.int64)
+    valid = np.ones((rows, max(len(enc.seat), 1)), dtype=np.bool_)
+    queries = np.empty((rows * width, 5), dtype=np.int64)
+    count = _hands_before(
+        distinct, enc.seat, enc.start, enc.length, enc.steps, cap, slot, made, held, valid,
+        queries,
+    )  # fmt: skip
+    q = queries[:count]
+    moves = model.moves(
+        np.ascontiguousarray(q[:, 0]), np.ascontiguousarray(q[:, 1]), q[:, 2] != 0,
+        q[:, 3] != 0, q[:, 4] != 0,
+    )  # fmt: skip
+    group_log = _group_logs(
+        enc.seat, enc.start, enc.length, enc.steps, cap, slot, made, held, valid,
+        np.asarray(moves, dtype=np.int64), epsilon, bool(model.announces), NUM_ACTIONS - 2,
+    )  # fmt: skip
+    logs = _combine(group_log, row_of, enc.seat, enc.rows)
+    work = rows * width
+    return Weighting(logs, work, kept)
+
+
 def steps_log_likelihood(
     hands: Sequence[int],
     histories: Sequence[Sequence[OpponentStep]],
     epsilon: float,
-    cache: dict[Any, float] | None = None,
+    model: OpponentModel,
 ) -> float:
     """Log of the probability, summed over the possible ``histories``, that the other players
-    made their reconstructed decisions under the heuristic's core rules, given their hands
-    now (``hands``, relative seats, as in a world sampled with ``observer=0``).
+    made their reconstructed decisions under ``model``, given their hands now (``hands``,
+    relative seats, as in a world sampled with ``observer=0``).
 
     Walking each history backwards undoes every player's own swaps, which gives the hand it
-    held at each decision. A decision counts ``(1 - epsilon) * [the rules make it] + epsilon /
+    held at each decision. A decision counts ``(1 - epsilon) * [the model makes it] + epsilon /
     options`` (11 options for a move; 2 for the announcement offer, which a hand that is not a
-    normal 31 never gets and so counts 1). Each player's product depends only on its own
-    decisions and its own hand now, so it is cached per (decisions, hand) in ``cache`` (a dict
-    to pass again with the same ``histories``)."""
-    if not histories:
-        return 0.0
-    cache = {} if cache is None else cache
-    groups = _seat_groups(histories, cache)
-    totals = []
-    for history in groups:
-        log_total = 0.0
-        for seat, group, seat_steps in history:
-            key = (group, hands[seat])
-            value = cache.get(key)
-            if value is None:
-                value = cache[key] = _seat_log_likelihood(hands[seat], seat_steps, epsilon)
-            log_total += value
-        totals.append(log_total)
-    top = max(totals)
-    if top == -np.inf:
-        return top
-    return float(top + np.log(sum(np.exp(t - top) for t in totals)))
-
-
-def _seat_groups(
-    histories: Sequence[Sequence[OpponentStep]], cache: dict[Any, Any]
-) -> list[list[tuple[int, int, tuple[OpponentStep, ...]]]]:
-    """Per history, ``(seat, id, steps)`` for each player's decisions; equal decision
-    sequences (of the same seat) share an id. Computed once per ``histories`` and cached."""
-    held = cache.get("groups")
-    if held is not None and held[0] is histories:
-        return held[1]
-    ids: dict[tuple[OpponentStep, ...], int] = {}
-    out = []
-    for steps in histories:
-        by_seat: dict[int, list[OpponentStep]] = {}
-        for step in steps:
-            by_seat.setdefault(step.seat, []).append(step)
-        row = []
-        for seat, seat_steps in by_seat.items():
-            key = tuple(seat_steps)
-            row.append((seat, ids.setdefault(key, len(ids)), key))
-        out.append(row)
-    cache["groups"] = (histories, out)
-    return out
-
-
-def _seat_log_likelihood(hand: int, steps: Sequence[OpponentStep], epsilon: float) -> float:
-    total = 0.0
-    for step in reversed(steps):
-        if step.kind == STEP_OFFER:
-            if step.announced or not TRIPLES[hand].normal_31:
-                continue  # no offer: nothing to explain
-            policy_announces = True
-            made = bool(step.gave)
-            total += np.log((1 - epsilon) * (made == policy_announces) + epsilon / 2)
-            continue
-        if step.kind == STEP_SWAP:
-            before = hand & ~step.took | step.gave
-        elif step.kind == STEP_SWAP_ALL:
-            before = step.gave
-        else:
-            before = hand
-        if before not in TRIPLES:
-            return -np.inf
-        move = policy_move(
-            before, step.centre, step.reserve, step.passes, step.announced, step.survivors
-        )
-        agrees = move == (step.kind, step.gave, step.took)
-        total += np.log((1 - epsilon) * agrees + epsilon / (NUM_ACTIONS - 2))
-        hand = before
-    return total
+    normal 31 never gets and so counts 1)."""
+    weighting = worlds_log_likelihood([list(hands)], histories, epsilon, model, budget=2**62)
+    return float(weighting.logs[0])

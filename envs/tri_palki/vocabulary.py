@@ -47,3 +47,7 @@ ACTION_NAMES: tuple[str, ...] = (
     + ("swap all", "announce", "no announce")
 )
 """Generic names of the 13 ids (the card-specific names come from ``action_to_string``)."""
+
+# --- hand comparison keys ---
+KEY_VALUE_SHIFT = 11  # a hand's comparison key is value << 11 | ranks << 2 | suit
+KEY_RANKS_SHIFT = 2

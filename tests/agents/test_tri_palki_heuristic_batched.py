@@ -2,7 +2,9 @@
 opponents"): every decision of games played through the vector env at 2, 4, 7 and 11 players
 (and of matches with eliminated seats through the AEC env) must get the action
 ``TriPalkiHeuristicAgent().act`` gives and the feature row ``features.tri_palki_actions`` gives,
-exactly. The games mix heuristic and uniformly random legal actions, so announcements, final
+exactly. Both now call the rules compiled once in ``agents/tri_palki_heuristic_core.py``, so
+every decision and assessment is also checked against the Python heuristic they replaced
+(``tri_palki_heuristic_reference.py``, issue 21: behaviour unchanged). The games mix heuristic and uniformly random legal actions, so announcements, final
 turns, washes, round-ending washes, deciding passes and special hands all occur; the kinds of
 decision met are counted and a minimum of each is required, so the test cannot pass on an
 empty or one-sided sample.
@@ -11,6 +13,7 @@ empty or one-sided sample.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import astuple
 
 import numpy as np
 import pytest
@@ -21,8 +24,10 @@ from folkcards.agents.tri_palki_heuristic_batched import (
     tri_palki_actions_batch,
 )
 from folkcards.envs import tri_palki_v0
-from folkcards.envs.tri_palki.observation import observation_offsets, observation_size
+from folkcards.envs.tri_palki.observation import decode, observation_offsets, observation_size
 from folkcards.envs.tri_palki.vocabulary import ANNOUNCE, NUM_ACTIONS, PASS, SWAP_ALL
+
+from .tri_palki_heuristic_reference import ReferenceTriPalkiHeuristic
 
 _MOVE_FEATURES = 7  # features.py: per move legal, value, special, score, washes, ends round, feed
 WASHES, ENDS_ROUND, FEED = 4, 5, 6
@@ -67,6 +72,7 @@ def _compare(
 ) -> np.ndarray:
     """Check every row of a batch against the per-game agent and features; the actions."""
     agent = TriPalkiHeuristicAgent()
+    reference = ReferenceTriPalkiHeuristic()
     actions = batched.act(obs, mask)
     features = tri_palki_actions_batch(obs)
     assert actions.dtype == np.int64 and actions.shape == (obs.shape[0],)
@@ -74,6 +80,16 @@ def _compare(
     for i in range(obs.shape[0]):
         expected = agent.act({"observation": obs[i], "action_mask": mask[i]})
         assert actions[i] == expected, f"row {i}: batched {actions[i]}, per game {expected}"
+        observation = {"observation": obs[i], "action_mask": mask[i]}
+        assert reference.act(observation) == expected, f"row {i}: reference differs"
+        view = decode(obs[i])
+        if len(view.hand) == 3 and len(view.centre) == 3:
+            moves = list(range(1, SWAP_ALL + 1))
+            keep, options = agent.assess(view, moves)
+            ref_keep, ref_options = reference.assess(view, moves)
+            assert keep == ref_keep and list(map(astuple, options)) == list(
+                map(astuple, ref_options)
+            ), f"row {i}: assessments differ from the reference"
         row = tri_palki_actions(obs[i])
         if not np.array_equal(features[i], row):
             bad = np.flatnonzero(features[i] != row)

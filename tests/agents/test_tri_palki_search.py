@@ -42,7 +42,23 @@ def test_make_agent_reads_the_spec():
     )
 
 
-@pytest.mark.parametrize("arg", ["samples=x", "depth=3", "samples", "horizon=0", "rollout=dice"])
+def test_make_agent_reads_the_budgets():
+    agent = make_agent("pimc:infer_budget=700,reconstruct_budget=900", "tri_palki")
+    assert (agent.params.infer_budget, agent.params.reconstruct_budget) == (700, 900)
+
+
+@pytest.mark.parametrize(
+    "arg",
+    [
+        "samples=x",
+        "depth=3",
+        "samples",
+        "horizon=0",
+        "rollout=dice",
+        "infer_budget=0",
+        "reconstruct_budget=y",
+    ],
+)
 def test_bad_spec_is_one_line_value_error(arg):
     with pytest.raises(ValueError) as info:
         make_agent(f"pimc:{arg}", "tri_palki")

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 import pytest
-from folkcards.agents.tri_palki_search import copy_round, fast_policy
+from folkcards.agents.tri_palki_search import CORE_MODEL, copy_round, fast_policy
 from folkcards.envs import tri_palki_v0
 from folkcards.envs.cards import TRI_PALKI_CARDS
 from folkcards.envs.tri_palki import observation as obs_mod
@@ -158,7 +158,7 @@ def test_likelihood_equals_the_engine_replay(num_players):
         if histories is None or len(histories) != 1:
             continue
         hands = [rnd.hands[s] for s in range(num_players)]
-        ours = steps_log_likelihood(hands, histories, EPS)
+        ours = steps_log_likelihood(hands, histories, EPS, CORE_MODEL)
         assert ours == pytest.approx(_replay_log_likelihood(rnd))
         checked += 1
     assert checked >= 40
@@ -177,10 +177,12 @@ def test_worked_example_of_pass_likelihoods():
     strong = [0, _mask("AS", "KS", "QS"), 0]
     weak = [0, _mask("6S", "7D", "9H"), 0]
     options = NUM_ACTIONS - 2
-    assert steps_log_likelihood(strong, [(step,)], EPS) == pytest.approx(
+    assert steps_log_likelihood(strong, [(step,)], EPS, CORE_MODEL) == pytest.approx(
         math.log(1 - EPS + EPS / options)
     )
-    assert steps_log_likelihood(weak, [(step,)], EPS) == pytest.approx(math.log(EPS / options))
+    assert steps_log_likelihood(weak, [(step,)], EPS, CORE_MODEL) == pytest.approx(
+        math.log(EPS / options)
+    )
 
 
 def test_likelihood_sums_over_the_possible_histories():
@@ -189,9 +191,9 @@ def test_likelihood_sums_over_the_possible_histories():
     pass1 = (_pass_step(1, centre),)
     pass2 = (_pass_step(2, centre, passes=1),)
     hands = [0, _mask("6S", "7D", "9H"), _mask("AS", "KS", "QS")]
-    a = steps_log_likelihood(hands, [pass1], EPS)
-    b = steps_log_likelihood(hands, [pass2], EPS)
-    both = steps_log_likelihood(hands, [pass1, pass2], EPS)
+    a = steps_log_likelihood(hands, [pass1], EPS, CORE_MODEL)
+    b = steps_log_likelihood(hands, [pass2], EPS, CORE_MODEL)
+    both = steps_log_likelihood(hands, [pass1, pass2], EPS, CORE_MODEL)
     assert both == pytest.approx(math.log(math.exp(a) + math.exp(b)))
 
 
@@ -200,10 +202,10 @@ def test_an_offer_declined_with_a_normal_31_is_unlikely():
     counts eps / 2; a hand that is not a normal 31 was never offered (counts 1)."""
     centre = _mask("KH", "QD", "7C")
     offer = OpponentStep(1, STEP_OFFER, 0, 0, centre, 20, 0, False, 3)
-    assert steps_log_likelihood([0, _mask("AS", "KS", "QS"), 0], [(offer,)], EPS) == (
+    assert steps_log_likelihood([0, _mask("AS", "KS", "QS"), 0], [(offer,)], EPS, CORE_MODEL) == (
         pytest.approx(math.log(EPS / 2))
     )
-    assert steps_log_likelihood([0, _mask("AS", "KS", "9S"), 0], [(offer,)], EPS) == 0.0
+    assert steps_log_likelihood([0, _mask("AS", "KS", "9S"), 0], [(offer,)], EPS, CORE_MODEL) == 0.0
 
 
 def test_reconstruct_steps_refuses_views_of_different_rounds():

@@ -1,0 +1,195 @@
+"""Tri Palki ``pimc``: a hard bound on the work of a decision whatever the other players do
+(issue 24), and the compiled rules it shares with the heuristic (issue 21).
+
+The opponents are written for the test (``tri_palki_styles.py``): players that rarely pass, that
+swap cards back and forth, that swap all three often, and that keep rounds going towards
+``max_turns``. Their long, ambiguous rounds made the history reconstruction and likelihood run
+for minutes per decision; now each decision's work is counted (``agent.work``) and bounded by
+the agent's parameters. Wall time is checked only as a generous safety net."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+from folkcards.agents import make_agent
+from folkcards.agents.tri_palki_heuristic_core import core_moves
+from folkcards.agents.tri_palki_search import CORE_MODEL, policy_core
+from folkcards.envs import tri_palki_v0
+from folkcards.envs.tri_palki import observation as obs_mod
+from folkcards.envs.tri_palki.rules import TRIPLES
+from folkcards.search.tri_palki_belief import (
+    reconstruct_steps,
+    sample_worlds,
+    steps_log_likelihood,
+    worlds_log_likelihood,
+)
+
+from .tri_palki_heuristic_reference import reference_policy_core
+from .tri_palki_styles import StyledOpponent
+
+MOVES = 11  # pass, nine swaps, swap all: what a turn's decision can be
+SAFETY_SECONDS = 60.0  # a decision slower than this is a hang, not a slow machine
+
+
+def test_policy_core_is_the_python_rules_it_replaced():
+    """The compiled core rules give the old Python ``policy_core``'s move on 20,000 random
+    tables (hand, centre, reserve low, final turn, deciding pass), one at a time and in a batch."""
+    rng = np.random.default_rng(5)
+    masks = list(TRIPLES)
+    rows = []
+    while len(rows) < 20_000:
+        hand, centre = (masks[i] for i in rng.integers(len(masks), size=2))
+        if hand & centre:
+            continue
+        rows.append((hand, centre, *(bool(b) for b in rng.integers(2, size=3))))
+    expected = [reference_policy_core(*row) for row in rows]
+    assert [policy_core(*row) for row in rows] == expected
+    columns = [np.array(c) for c in zip(*rows, strict=True)]
+    assert core_moves(*columns).tolist() == expected
+    assert len(set(expected)) == MOVES  # every move occurs
+
+
+def _play(style: str, num_players: int, rounds: int, seed: int, spec: str, max_turns: int = 1000):
+    """Rounds of pimc in seat 0 against ``style`` players; yields (agent, observation, action,
+    seconds) at each of pimc's decisions."""
+    env = tri_palki_v0.raw_env(num_players=num_players, max_turns=max_turns)
+    agent = make_agent(spec, "tri_palki", "player_0", seed=seed)
+    others = [StyledOpponent(style, f"player_{i}", seed=seed + i) for i in range(1, num_players)]
+    for r in range(rounds):
+        env.reset(seed=seed * 100 + r)
+        agent.reset()
+        for other in others:
+            other.reset()
+        while env.agents:
+            name = env.agent_selection
+            if env.terminations[name] or env.truncations[name]:
+                env.step(None)
+                continue
+            obs = env.observe(name)
+            if name == "player_0":
+                started = time.perf_counter()
+                action = agent.act(obs)
+                seconds = time.perf_counter() - started
+                assert obs["action_mask"][action]
+                yield agent, obs, action, seconds
+            else:
+                action = others[int(name.split("_")[1]) - 1].act(obs)
+            env.step(action)
+
+
+SPEC = "pimc:samples=8,infer=8,horizon=40,infer_budget=1500,reconstruct_budget=5000"
+LIMITS = {"likelihood": 1_500, "reconstruction": 2 * 5_000, "rollout": 8 * MOVES * 40}
+
+
+@pytest.mark.parametrize(
+    ("style", "num_players", "max_turns", "rounds"),
+    [
+        ("rare_pass", 3, 1000, 6),
+        ("back_and_forth", 3, 300, 2),
+        ("swap_all", 3, 1000, 4),
+        ("swap_all", 4, 1000, 4),
+        ("long_rounds", 3, 300, 2),
+        ("long_rounds", 4, 200, 2),
+    ],
+)
+def test_work_per_decision_is_bounded_whatever_the_opponents(style, num_players, max_turns, rounds):
+    """Every decision stays within the counted budgets (the reconstruction can run twice: the
+    interval, then the round from the deal) and stays legal; against players swapping back and
+    forth the likelihood budget is reached, so the cut is exercised."""
+    decisions = cut = 0
+    slowest = 0.0
+    for agent, _, _, seconds in _play(style, num_players, rounds, 3, SPEC, max_turns):
+        for key, limit in LIMITS.items():
+            assert agent.work[key] <= limit, (key, agent.work)
+        cut += agent.kept_steps is not None
+        decisions += 1
+        slowest = max(slowest, seconds)
+    assert decisions > 20
+    assert slowest < SAFETY_SECONDS
+    if style == "back_and_forth":
+        assert cut > 0  # long, known histories: the likelihood kept only the recent decisions
+
+
+def test_decisions_are_deterministic_when_the_budget_binds():
+    """Two agents with the same seed facing the same players make the same decisions, budget cuts
+    included (the budgets count work, not time)."""
+    runs = []
+    for _ in range(2):
+        runs.append(
+            [
+                (a, agent.kept_steps)
+                for agent, _, a, _ in _play("back_and_forth", 3, 2, 3, SPEC, 300)
+            ]
+        )
+    assert runs[0] == runs[1]
+    assert any(kept is not None for _, kept in runs[0])
+
+
+def _long_histories():
+    """pimc's reconstructed histories and its observation at a decision late in a long round."""
+    best = None
+    for agent, obs, _, _ in _play("back_and_forth", 3, 2, 3, "pimc:samples=4,infer=2", 300):
+        histories = agent._histories
+        if any(histories) and (best is None or len(histories[0]) > len(best[0][0])):
+            best = (list(histories), obs)
+    assert best is not None and len(best[0][0]) > 40
+    return best
+
+
+def _recent(history, keep: int):
+    """``history`` with only each seat's last ``keep`` steps."""
+    seats = [step.seat for step in history]
+    out = []
+    for i, step in enumerate(history):
+        later = seats[i + 1 :].count(step.seat)
+        if later < keep:
+            out.append(step)
+    return tuple(out)
+
+
+def test_budgeted_likelihood_is_the_likelihood_of_the_recent_decisions():
+    """Within budget the compiled likelihood is the per-world one; over budget it is exactly the
+    likelihood of each player's most recent decisions (the same number for every player and
+    history), its work within the budget; below one step per player the worlds stay uniform."""
+    histories, obs = _long_histories()
+    worlds = sample_worlds(obs, 12, np.random.default_rng(0), observer=0)
+    hands = [w.hands for w in worlds]
+    full = worlds_log_likelihood(hands, histories, 0.1, CORE_MODEL, budget=10**9)
+    assert full.kept_steps is None
+    singles = [steps_log_likelihood(h, histories, 0.1, CORE_MODEL) for h in hands]
+    assert full.logs.tolist() == pytest.approx(singles)
+    assert np.isfinite(full.logs).any()
+
+    budget = full.work // 3
+    cut = worlds_log_likelihood(hands, histories, 0.1, CORE_MODEL, budget=budget)
+    assert cut.kept_steps is not None and cut.kept_steps > 0
+    assert 0 < cut.work <= budget
+    recent = [_recent(h, cut.kept_steps) for h in histories]
+    expected = worlds_log_likelihood(hands, recent, 0.1, CORE_MODEL, budget=10**9)
+    assert cut.logs.tolist() == pytest.approx(expected.logs.tolist())
+    assert not np.allclose(cut.logs, full.logs)
+
+    none = worlds_log_likelihood(hands, histories, 0.1, CORE_MODEL, budget=1)
+    assert none.kept_steps == 0 and none.work == 0
+    assert none.logs.tolist() == [0.0] * len(hands)
+
+
+def test_reconstruction_gives_up_within_its_budget():
+    """A reconstruction that needs more than ``budget`` candidate moves stops after ``budget``
+    and gives no history (the same intervals are reconstructed with the default budget)."""
+    views = []
+    for _, obs, action, _ in _play("swap_all", 4, 1, 2, "pimc:samples=2,infer=1", 1000):
+        views.append((obs_mod.decode(np.asarray(obs["observation"])), action))
+    checked = 0
+    for (before, action), (after, _) in zip(views, views[1:], strict=False):
+        counter: dict[str, int] = {}
+        full = reconstruct_steps(before, action, after, counter=counter)
+        if full is None or counter.get("reconstruction", 0) < 20:
+            continue
+        small: dict[str, int] = {}
+        assert reconstruct_steps(before, action, after, budget=10, counter=small) is None
+        assert small["reconstruction"] == 10
+        checked += 1
+    assert checked > 3
