@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import time
 from typing import Any
 
 import numpy as np
@@ -158,7 +159,8 @@ def test_web_table_create_play_replay(name, tmp_path):
 
     spec = GAMES[name]
     rng = np.random.default_rng(0)
-    with TestClient(create_app(tmp_path / "human.sqlite", seed=5)) as client:
+    app = create_app(tmp_path / "human.sqlite", seed=5, bot_workers=0)
+    with TestClient(app) as client:
         meta = client.get("/api/meta").json()
         assert name in [g["name"] for g in meta["games"]]
         opponents = ["random"] * (spec.default_players - 1)
@@ -167,8 +169,13 @@ def test_web_table_create_play_replay(name, tmp_path):
         view = response.json()
         assert view["players"] == spec.default_players
         while not view["over"]:
+            if view["waiting"]:  # the agents are still thinking
+                time.sleep(0.02)
+                view = client.get(f"/api/games/{view['id']}").json()
+                continue
             action = int(rng.choice([m["id"] for m in view["legal"]]))
-            response = client.post(f"/api/games/{view['id']}/move", json={"action": action})
+            move = {"action": action, "move": view["move"]}
+            response = client.post(f"/api/games/{view['id']}/move", json=move)
             assert response.status_code == 200, response.text
             view = response.json()
         assert view["result"] and not view["error"]
