@@ -327,6 +327,14 @@ def policy_agent(
     return BatchedPolicy(policy, game, deterministic=deterministic, label=label, seed=seed)
 
 
+_REGISTERED: dict[str, Callable[..., BatchedAgent]] = {}
+
+
+def register_batched_agent(kind: str, factory: Callable[..., BatchedAgent]) -> None:
+    """Give the agent kind ``kind`` a batched form: ``factory(game=, num_players=, seed=, arg=)``."""
+    _REGISTERED[kind] = factory
+
+
 def make_batched_agent(
     spec: str, game: str, num_players: int | None = None, seed: int | None = None
 ) -> BatchedAgent:
@@ -336,6 +344,8 @@ def make_batched_agent(
         raise ValueError(f"agent spec must be a non-empty string, got {spec!r}")
     players = game_spec(game).default_players if num_players is None else int(num_players)
     kind, _, arg = spec.partition(":")
+    if kind in _REGISTERED:
+        return _REGISTERED[kind](game=game, num_players=players, seed=seed, arg=arg or None)
     if kind == "random":
         return BatchedRandom(seed)
     if kind == "heuristic":
@@ -362,5 +372,6 @@ __all__ = [
     "make_batched_agent",
     "masked_logits_choice",
     "policy_agent",
+    "register_batched_agent",
     "uniform_legal",
 ]

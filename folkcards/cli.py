@@ -109,6 +109,22 @@ def _train(args: argparse.Namespace) -> int:
     return code if isinstance(code, int) else 1
 
 
+# --- exploit -----------------------------------------------------------------------------------
+
+
+def _add_exploit(sub: argparse._SubParsersAction) -> None:
+    from folkcards.train import exploit_cli
+
+    p = sub.add_parser(
+        "exploit",
+        help="train a best response to an agent and measure its gain (needs folkcards[train])",
+        description=exploit_cli.DESCRIPTION,
+        epilog=exploit_cli.EPILOG,
+    )
+    exploit_cli.add_arguments(p)
+    p.set_defaults(func=lambda args: exploit_cli.run(args, sys.argv[2:]))
+
+
 # --- serve --------------------------------------------------------------------------------------
 
 
@@ -163,6 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_tournament(sub)
     _add_report(sub)
     _add_train(sub)
+    _add_exploit(sub)
     _add_serve(sub)
     _add_records(sub)
     return parser
