@@ -5,6 +5,7 @@ Usage::
     from folkcards.search import paston_belief as pb
     context = pb.public_context(env, "player_1")        # public history, seat, first-deal flag
     worlds = pb.sample_worlds(obs, 64, rng, **context)  # obs = env.observe("player_1")
+    # without a context the seat is still required: sample_worlds(obs, 64, rng, observer=1)
     env_w = worlds[0].to_env()                          # a raw env at the same decision point
     worlds[0].hands, worlds[0].trick, worlds[0].trump    # what an open-hand solver needs
 
@@ -168,14 +169,14 @@ class PastonWorld:
 
         if self.phase != "play" or self.declarer is None or self.trump is None:
             raise ValueError(f"a solver position needs the play phase, not {self.phase!r}")
-        leader = self.trick[0][0] if self.trick else self.to_act
+        leader = None if self.trick else self.to_act  # a trick's leader is its first pair
         return Position(
             self.hands,
             self.trump,
             self.declarer,
             self.active,
             leader,
-            [card for _, card in self.trick],
+            self.trick,
             self.tricks[self.declarer],
         )
 
@@ -464,9 +465,24 @@ def _defender_slots(
     return _Slots("defender", sampler, own_dealt, (other, d))
 
 
+def _check_observer_fits(items: list[tuple[int | None, Any]] | None, first_bidder: int) -> None:
+    """The history's first actor is the first bidder: with agent names in the history, a wrong
+    ``observer`` puts the observation's first bidder at another seat."""
+    if items and items[0][0] is not None and items[0][0] != first_bidder:
+        raise ValueError(
+            f"observer does not match the observation: with this observer the first bidder "
+            f"is player_{first_bidder}, but the history starts with player_{items[0][0]}"
+        )
+
+
 def _plan(vector: np.ndarray, history: Any, observer: Any, first_deal: Any) -> _Plan:
     """Check one observation and fix everything its worlds share: the sampler of the unknown
     cards and the known fields."""
+    if observer is None:
+        raise ValueError(
+            "sample_worlds needs observer= (the observer's seat, e.g. 2 or 'player_2'): the "
+            "observation is relative to its player"
+        )
     o = check_seat(observer, NUM_SEATS)
     _check_card_pieces(vector)
     view = obs_mod.decode(vector)
@@ -476,6 +492,7 @@ def _plan(vector: np.ndarray, history: Any, observer: Any, first_deal: Any) -> _
     is_first = _first_deal_flag(first_deal, dealer, first_bidder, totals)
     played, voids, hand_o = _observed_cards(view, o)
     items = _history_items(history) if history is not None else None
+    _check_observer_fits(items, first_bidder)
     base = {
         "dealer": dealer,
         "first_bidder": first_bidder,
@@ -594,7 +611,7 @@ def sample_worlds(
     rng: np.random.Generator,
     *,
     history: Sequence[HistoryItem] | None = None,
-    observer: int | str = 0,
+    observer: int | str | None = None,
     first_deal: bool | None = None,
 ) -> list[PastonWorld]:
     """``n`` worlds drawn independently from the exact posterior given one observation.
@@ -604,8 +621,11 @@ def sample_worlds(
     :param rng: a numpy Generator; the same seed and inputs give the same worlds.
     :param history: the deal's actions so far (see the module docstring); stored in each
         world for :meth:`PastonWorld.to_env`; required in the discard phase.
-    :param observer: the observer's absolute seat (int or ``"player_k"``); the observation is
-        relative, so seats in the worlds are absolute only with this given.
+    :param observer: required: the observer's absolute seat (int or ``"player_k"``). The
+        observation is relative (seat 0 = self), so the worlds' seats are absolute only with
+        this given; ``observer=0`` deliberately keeps the observation's relative frame. When
+        ``history`` names its agents (``[agent, action]`` pairs, as :func:`public_context`
+        gives), a seat that does not fit the observation (its first bidder) is refused.
     :param first_deal: game mode only: whether this is the game's first deal (the J♠/7♠
         first-bidder rule); inferred when the observation tells, else required.
     """
