@@ -99,6 +99,8 @@ from .belief import (
 __all__ = [
     "PastonWorld",
     "sample_worlds",
+    "sample_world_arrays",
+    "PastonWorldArrays",
     "public_context",
     "weight_worlds",
     "resample",
@@ -547,8 +549,10 @@ def _designee(dealt: np.ndarray) -> np.ndarray:
     return out
 
 
-def _draw_many(plan: _Plan, rng: np.random.Generator, m: int) -> list[PastonWorld]:
-    """``m`` candidate worlds, of which those the deal constraints accept are returned."""
+def _draw_arrays(
+    plan: _Plan, rng: np.random.Generator, m: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``m`` candidate worlds as arrays; the rows the deal constraints accept are returned."""
     masks = plan.sampler.sample_many(rng, m)
     o = plan.observer
     played = [np.uint64(p) for p in plan.played]
@@ -589,20 +593,7 @@ def _draw_many(plan: _Plan, rng: np.random.Generator, m: int) -> list[PastonWorl
         accept &= _designee(dealt) == (plan.declarer if plan.declarer is not None else -1)
     dealer_seven = ((dealt[:, plan.dealer] >> np.uint64(SEVEN_OF_SPADES)) & _U1) == 1
     accept &= ~dealer_seven | (rng.random(m) < DEALER_SEVEN_WEIGHT)
-    worlds = []
-    for row in np.flatnonzero(accept):
-        dh = dealt[row].tolist()
-        hh = hands[row].tolist()
-        worlds.append(
-            PastonWorld(
-                dealt_hands=(dh[0], dh[1], dh[2]),
-                prikup=int(prikup[row]),
-                discards=int(discards[row]),
-                hands=(hh[0], hh[1], hh[2]),
-                **plan.base,
-            )
-        )
-    return worlds
+    return dealt[accept], hands[accept], prikup[accept], discards[accept]
 
 
 def sample_worlds(
@@ -629,22 +620,93 @@ def sample_worlds(
     :param first_deal: game mode only: whether this is the game's first deal (the J♠/7♠
         first-bidder rule); inferred when the observation tells, else required.
     """
+    arrays = sample_world_arrays(
+        observation, n, rng, history=history, observer=observer, first_deal=first_deal
+    )
+    return [arrays.world(k) for k in range(len(arrays))]
+
+
+@dataclass(frozen=True)
+class PastonWorldArrays:
+    """A batch of ``n`` worlds as arrays (card masks as uint64, absolute seats); the fields every
+    world of an observation shares are in ``shared`` (those of :class:`PastonWorld`)."""
+
+    dealt_hands: np.ndarray  # (n, 3)
+    hands: np.ndarray  # (n, 3): every seat's cards now
+    prikup: np.ndarray  # (n,)
+    discards: np.ndarray  # (n,)
+    shared: dict[str, Any]
+
+    def __len__(self) -> int:
+        return len(self.prikup)
+
+    def world(self, k: int) -> PastonWorld:
+        """World ``k`` as a :class:`PastonWorld`."""
+        dh = [int(x) for x in self.dealt_hands[k]]
+        hh = [int(x) for x in self.hands[k]]
+        return PastonWorld(
+            dealt_hands=(dh[0], dh[1], dh[2]),
+            prikup=int(self.prikup[k]),
+            discards=int(self.discards[k]),
+            hands=(hh[0], hh[1], hh[2]),
+            **self.shared,
+        )
+
+    def solver_positions(self) -> list[Any]:
+        """Every world's solver position (play phase), for ``solve_many``/``move_values_many``."""
+        from ..envs.paston.solver import Position
+
+        shared = self.shared
+        if shared["phase"] != "play" or shared["declarer"] is None:
+            raise ValueError(f"a solver position needs the play phase, not {shared['phase']!r}")
+        trick = shared["trick"]
+        leader = None if trick else shared["to_act"]
+        won = shared["tricks"][shared["declarer"]]
+        return [
+            Position(
+                [int(h) for h in row],
+                shared["trump"],
+                shared["declarer"],
+                shared["active"],
+                leader,
+                trick,
+                won,
+            )
+            for row in self.hands
+        ]
+
+
+def sample_world_arrays(
+    observation: Any,
+    n: int,
+    rng: np.random.Generator,
+    *,
+    history: Sequence[HistoryItem] | None = None,
+    observer: int | str | None = None,
+    first_deal: bool | None = None,
+) -> PastonWorldArrays:
+    """:func:`sample_worlds` as arrays (no Python object per world): the same worlds for the
+    same arguments and generator state."""
     vector = observation_vector(observation, lambda s: s == obs_mod.OBSERVATION_SIZE, "Paston")
     n = check_count(n)
     rng = check_rng(rng)
     plan = _plan(vector, history, observer, first_deal)
-    worlds: list[PastonWorld] = []
+    parts: list[tuple[np.ndarray, ...]] = []
+    got = 0
     attempts = 0
     limit = 10_000 + 1000 * n
-    while len(worlds) < n:
+    while got < n:
         # batches sized from the acceptance so far (a function of the inputs only: deterministic)
-        rate = max(len(worlds), 1) / attempts if attempts else 1.0
-        batch = min(max(int((n - len(worlds)) / rate * 1.1) + 8, 16), 50_000)
-        worlds.extend(_draw_many(plan, rng, batch))
+        rate = max(got, 1) / attempts if attempts else 1.0
+        batch = min(max(int((n - got) / rate * 1.1) + 8, 16), 50_000)
+        part = _draw_arrays(plan, rng, batch)
+        parts.append(part)
+        got += len(part[0])
         attempts += batch
-        if len(worlds) < n:
-            check_attempts(len(worlds), n, attempts, limit)
-    return worlds[:n]
+        if got < n:
+            check_attempts(got, n, attempts, limit)
+    dealt, hands, prikup, discards = (np.concatenate([p[j] for p in parts])[:n] for j in range(4))
+    return PastonWorldArrays(dealt, hands, prikup, discards, dict(plan.base))
 
 
 def public_context(env: Any, observer: int | str) -> dict[str, Any]:

@@ -120,3 +120,16 @@ def test_batch_over_sampled_worlds():
     )
     positions = [w.solver_position() for w in worlds]
     assert solve_many(positions).tolist() == [solve(p) for p in positions]
+
+
+def test_world_arrays_are_the_sampled_worlds():
+    env, observer = find_paston(lambda e, o: _mid_trick(e, o) and e.state_deal().declarer != o)
+    context = pb.public_context(env, observer)
+    obs = env.observe(f"player_{observer}")
+    arrays = pb.sample_world_arrays(obs, 50, np.random.default_rng(6), **context)
+    worlds = pb.sample_worlds(obs, 50, np.random.default_rng(6), **context)
+    assert len(arrays) == 50 and arrays.hands.shape == (50, 3)
+    assert [arrays.world(k) for k in range(50)] == worlds
+    assert arrays.hands[:, observer].tolist() == [env.state_deal().hands[observer]] * 50
+    positions = arrays.solver_positions()
+    assert solve_many(positions).tolist() == [solve(w.solver_position()) for w in worlds]
