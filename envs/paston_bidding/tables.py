@@ -486,15 +486,20 @@ def _run_local(
             yield futures[future], future.result()
 
 
-def _run_ray(
-    todo: list[tuple[int, int, int]], seed: int, address: str | None
-) -> Iterator[tuple[int, dict[str, np.ndarray]]]:
+def _import_ray() -> Any:
     try:
         import ray
     except ImportError:
         raise ValueError(
             "--backend ray needs Ray, which is not installed: pip install 'folkcards[rllib]'"
         ) from None
+    return ray
+
+
+def _run_ray(
+    todo: list[tuple[int, int, int]], seed: int, address: str | None
+) -> Iterator[tuple[int, dict[str, np.ndarray]]]:
+    ray = _import_ray()
     if not ray.is_initialized():
         os.environ.setdefault("RAY_worker_niceness", "0")
         ray.init(address=address, include_dashboard=False, log_to_driver=False)
@@ -533,6 +538,8 @@ def generate(
     chunk = _check_int(chunk, "chunk", 1, 1_000_000)
     if backend not in ("local", "ray"):
         raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
+    if backend == "ray":
+        _import_ray()  # a missing Ray is refused before anything is written
     out = Path(out)
     if not out.parent.is_dir():
         raise ValueError(f"the folder of {out} does not exist")

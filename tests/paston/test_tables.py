@@ -212,3 +212,22 @@ def test_the_shipped_table_is_regenerated_bit_for_bit(tmp_path: Path):
 def test_left_and_right_defences_are_the_declarers_neighbours():
     assert T.defence_seats(1, 0) == [left_of(1), right_of(1)]
     assert T.defence_seats(1, 1) == [2] and T.defence_seats(1, 2) == [0]
+
+
+def test_ray_backend_without_ray_is_one_line(monkeypatch, tmp_path: Path, capsys):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # "import ray" raises ImportError
+    argv = ["tables", "--deals", "2", "--seed", "1", "--backend", "ray", "--quiet"]
+    assert cli_main([*argv, "--out", str(tmp_path / "r.table")]) == 2
+    err = capsys.readouterr().err
+    assert "needs Ray" in err and len(err.strip().splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.slow
+def test_ray_backend_gives_the_same_file(small: Path, tmp_path: Path):
+    pytest.importorskip("ray")
+    out = tmp_path / "ray.table"
+    T.generate(out, 6, seed=11, backend="ray", chunk=2)
+    assert out.read_bytes() == small.read_bytes()
