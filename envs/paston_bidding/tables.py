@@ -74,7 +74,7 @@ import json
 import os
 import zlib
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -478,12 +478,26 @@ def _run_local(
         for k, a, b in todo:
             yield k, _solve_chunk(seed, a, b)
         return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        futures = {pool.submit(_solve_chunk, seed, a, b): k for k, a, b in todo}
-        from concurrent.futures import as_completed
-
-        for future in as_completed(futures):
-            yield futures[future], future.result()
+    # a few chunks in flight per worker, so that an interruption stops at once (queued chunks
+    # are cancelled, finished ones are already saved)
+    pool = ProcessPoolExecutor(max_workers=workers)
+    queue = iter(todo)
+    pending: dict[Future[dict[str, np.ndarray]], int] = {}
+    try:
+        while True:
+            while len(pending) < 2 * workers:
+                item = next(queue, None)
+                if item is None:
+                    break
+                k, a, b = item
+                pending[pool.submit(_solve_chunk, seed, a, b)] = k
+            if not pending:
+                return
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                yield pending.pop(future), future.result()
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _import_ray() -> Any:

@@ -100,7 +100,8 @@ def test_same_command_same_bytes_whatever_the_workers(small: Path, tmp_path: Pat
     assert (a.results == b.results[:4]).all() and (a.hands == b.hands[:4]).all()
 
 
-def test_an_interrupted_run_resumes_to_the_same_file(small: Path, tmp_path: Path):
+@pytest.mark.parametrize("workers", [1, 2])
+def test_an_interrupted_run_resumes_to_the_same_file(small: Path, tmp_path: Path, workers: int):
     out = tmp_path / "resumed.table"
     calls = []
 
@@ -110,10 +111,11 @@ def test_an_interrupted_run_resumes_to_the_same_file(small: Path, tmp_path: Path
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        T.generate(out, 6, seed=11, chunk=2, progress=stop_after_two)
+        T.generate(out, 6, seed=11, chunk=2, workers=workers, progress=stop_after_two)
     assert not out.exists()
     parts = T.parts_dir(out)
-    assert len(list(parts.glob("chunk_*.npz"))) == 2
+    saved = len(list(parts.glob("chunk_*.npz")))
+    assert saved == 2
     resumed = []
     T.generate(out, 6, seed=11, chunk=2, progress=lambda done, total: resumed.append(done))
     assert resumed == [4, 6]  # only the missing chunk was solved
