@@ -35,6 +35,15 @@ def env(**kwargs: Any) -> raw_env:
     return make_classic(raw_env, **kwargs)  # type: ignore[return-value]
 
 
+def vector_env(num_envs: int, tables: Any = None, **options: Any) -> Any:
+    """``num_envs`` bidding deals stepped together in compiled code, each drawn from the
+    open-hand table ``tables`` (a file; default the table shipped with the package) and scored
+    by a lookup: see :mod:`folkcards.envs.paston_bidding.batched`."""
+    from .paston_bidding.batched import vector_env as _vector_env
+
+    return _vector_env(num_envs, tables=tables, **options)
+
+
 def _action_table() -> str:
     rows = ["| id | action |", "|---|---|"]
     rows.append("| 0–31 | the card with that id: 7S=0 … AS=7, 7C=8 … AH=31 (a discard) |")
@@ -94,6 +103,15 @@ the three hands as they stand after the discards (``folkcards.search.paston_solv
   average, with a long tail (a few deals take 0.1-0.2 s). The first solve in a fresh process
   loads (or compiles) the solver's kernels.
 
+## Batched, on open-hand tables
+
+`paston_bidding_v0.vector_env(num_envs, tables=FILE, reward_scale=1.0)` steps many deals in
+compiled code with the API of the other batched engines, every deal drawn from an open-hand
+table (`folkcards tables`; the default is the table shipped with the package) and scored by a
+lookup. The declarer's discards are then the table's pair (see
+`folkcards.envs.paston_bidding.tables`), made automatically; every other decision has this
+env's observation and mask. `docs/bidding_benchmark.md` describes the tables and the env.
+
 `paston_bidding_v0.first_lead_result(hands, trump, declarer, defenders)` and
 `paston_bidding_v0.credit_tricks(position, solve=None)` give the same crediting for any deal or
 ending (an :class:`OpenHandResult`: `tricks`, `declarer_tricks`, `guaranteed`, `contested`);
@@ -150,6 +168,7 @@ defender, `None` without a solve). `env.unwrapped.open_hand_result()` returns th
 
 __all__ = [
     "env",
+    "vector_env",
     "raw_env",
     "replay",
     "decode",

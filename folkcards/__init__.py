@@ -8,7 +8,16 @@ players, and the one episode loop), ``folkcards.train`` (SB3 and RLlib training)
 ``watch``) and ``folkcards.web`` (the web table).
 """
 
+import os
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+# numba's disk cache of the compiled kernels goes to the user's cache directory, not the source
+# tree: NUMBA_CACHE_DIR when set, else $XDG_CACHE_HOME/folkcards/numba (~/.cache/folkcards/numba)
+os.environ.setdefault(
+    "NUMBA_CACHE_DIR",
+    str(Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "folkcards" / "numba"),
+)
 
 try:
     __version__ = version("folkcards")

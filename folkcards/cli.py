@@ -166,6 +166,19 @@ def _add_records(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=records_cli.import_from_args)
 
 
+# --- tables -------------------------------------------------------------------------------------
+
+
+def _add_tables(sub: argparse._SubParsersAction) -> None:
+    from folkcards import tables_cli
+
+    p = sub.add_parser(
+        "tables", help="solve a Paston open-hand table", description=tables_cli.DESCRIPTION
+    )
+    tables_cli.add_arguments(p)
+    p.set_defaults(func=tables_cli.tables_from_args)
+
+
 # --- main --------------------------------------------------------------------------------------
 
 
@@ -182,6 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_exploit(sub)
     _add_serve(sub)
     _add_records(sub)
+    _add_tables(sub)
     return parser
 
 

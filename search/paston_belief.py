@@ -5,6 +5,7 @@ Usage::
     from folkcards.search import paston_belief as pb
     context = pb.public_context(env, "player_1")        # public history, seat, first-deal flag
     worlds = pb.sample_worlds(obs, 64, rng, **context)  # obs = env.observe("player_1")
+    # without a context the seat is still required: sample_worlds(obs, 64, rng, observer=1)
     env_w = worlds[0].to_env()                          # a raw env at the same decision point
     worlds[0].hands, worlds[0].trick, worlds[0].trump    # what an open-hand solver needs
 
@@ -98,6 +99,8 @@ from .belief import (
 __all__ = [
     "PastonWorld",
     "sample_worlds",
+    "sample_world_arrays",
+    "PastonWorldArrays",
     "public_context",
     "weight_worlds",
     "resample",
@@ -168,14 +171,14 @@ class PastonWorld:
 
         if self.phase != "play" or self.declarer is None or self.trump is None:
             raise ValueError(f"a solver position needs the play phase, not {self.phase!r}")
-        leader = self.trick[0][0] if self.trick else self.to_act
+        leader = None if self.trick else self.to_act  # a trick's leader is its first pair
         return Position(
             self.hands,
             self.trump,
             self.declarer,
             self.active,
             leader,
-            [card for _, card in self.trick],
+            self.trick,
             self.tricks[self.declarer],
         )
 
@@ -464,9 +467,24 @@ def _defender_slots(
     return _Slots("defender", sampler, own_dealt, (other, d))
 
 
+def _check_observer_fits(items: list[tuple[int | None, Any]] | None, first_bidder: int) -> None:
+    """The history's first actor is the first bidder: with agent names in the history, a wrong
+    ``observer`` puts the observation's first bidder at another seat."""
+    if items and items[0][0] is not None and items[0][0] != first_bidder:
+        raise ValueError(
+            f"observer does not match the observation: with this observer the first bidder "
+            f"is player_{first_bidder}, but the history starts with player_{items[0][0]}"
+        )
+
+
 def _plan(vector: np.ndarray, history: Any, observer: Any, first_deal: Any) -> _Plan:
     """Check one observation and fix everything its worlds share: the sampler of the unknown
     cards and the known fields."""
+    if observer is None:
+        raise ValueError(
+            "sample_worlds needs observer= (the observer's seat, e.g. 2 or 'player_2'): the "
+            "observation is relative to its player"
+        )
     o = check_seat(observer, NUM_SEATS)
     _check_card_pieces(vector)
     view = obs_mod.decode(vector)
@@ -476,6 +494,7 @@ def _plan(vector: np.ndarray, history: Any, observer: Any, first_deal: Any) -> _
     is_first = _first_deal_flag(first_deal, dealer, first_bidder, totals)
     played, voids, hand_o = _observed_cards(view, o)
     items = _history_items(history) if history is not None else None
+    _check_observer_fits(items, first_bidder)
     base = {
         "dealer": dealer,
         "first_bidder": first_bidder,
@@ -530,8 +549,10 @@ def _designee(dealt: np.ndarray) -> np.ndarray:
     return out
 
 
-def _draw_many(plan: _Plan, rng: np.random.Generator, m: int) -> list[PastonWorld]:
-    """``m`` candidate worlds, of which those the deal constraints accept are returned."""
+def _draw_arrays(
+    plan: _Plan, rng: np.random.Generator, m: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``m`` candidate worlds as arrays; the rows the deal constraints accept are returned."""
     masks = plan.sampler.sample_many(rng, m)
     o = plan.observer
     played = [np.uint64(p) for p in plan.played]
@@ -572,20 +593,7 @@ def _draw_many(plan: _Plan, rng: np.random.Generator, m: int) -> list[PastonWorl
         accept &= _designee(dealt) == (plan.declarer if plan.declarer is not None else -1)
     dealer_seven = ((dealt[:, plan.dealer] >> np.uint64(SEVEN_OF_SPADES)) & _U1) == 1
     accept &= ~dealer_seven | (rng.random(m) < DEALER_SEVEN_WEIGHT)
-    worlds = []
-    for row in np.flatnonzero(accept):
-        dh = dealt[row].tolist()
-        hh = hands[row].tolist()
-        worlds.append(
-            PastonWorld(
-                dealt_hands=(dh[0], dh[1], dh[2]),
-                prikup=int(prikup[row]),
-                discards=int(discards[row]),
-                hands=(hh[0], hh[1], hh[2]),
-                **plan.base,
-            )
-        )
-    return worlds
+    return dealt[accept], hands[accept], prikup[accept], discards[accept]
 
 
 def sample_worlds(
@@ -594,7 +602,7 @@ def sample_worlds(
     rng: np.random.Generator,
     *,
     history: Sequence[HistoryItem] | None = None,
-    observer: int | str = 0,
+    observer: int | str | None = None,
     first_deal: bool | None = None,
 ) -> list[PastonWorld]:
     """``n`` worlds drawn independently from the exact posterior given one observation.
@@ -604,27 +612,101 @@ def sample_worlds(
     :param rng: a numpy Generator; the same seed and inputs give the same worlds.
     :param history: the deal's actions so far (see the module docstring); stored in each
         world for :meth:`PastonWorld.to_env`; required in the discard phase.
-    :param observer: the observer's absolute seat (int or ``"player_k"``); the observation is
-        relative, so seats in the worlds are absolute only with this given.
+    :param observer: required: the observer's absolute seat (int or ``"player_k"``). The
+        observation is relative (seat 0 = self), so the worlds' seats are absolute only with
+        this given; ``observer=0`` deliberately keeps the observation's relative frame. When
+        ``history`` names its agents (``[agent, action]`` pairs, as :func:`public_context`
+        gives), a seat that does not fit the observation (its first bidder) is refused.
     :param first_deal: game mode only: whether this is the game's first deal (the J♠/7♠
         first-bidder rule); inferred when the observation tells, else required.
     """
+    arrays = sample_world_arrays(
+        observation, n, rng, history=history, observer=observer, first_deal=first_deal
+    )
+    return [arrays.world(k) for k in range(len(arrays))]
+
+
+@dataclass(frozen=True)
+class PastonWorldArrays:
+    """A batch of ``n`` worlds as arrays (card masks as uint64, absolute seats); the fields every
+    world of an observation shares are in ``shared`` (those of :class:`PastonWorld`)."""
+
+    dealt_hands: np.ndarray  # (n, 3)
+    hands: np.ndarray  # (n, 3): every seat's cards now
+    prikup: np.ndarray  # (n,)
+    discards: np.ndarray  # (n,)
+    shared: dict[str, Any]
+
+    def __len__(self) -> int:
+        return len(self.prikup)
+
+    def world(self, k: int) -> PastonWorld:
+        """World ``k`` as a :class:`PastonWorld`."""
+        dh = [int(x) for x in self.dealt_hands[k]]
+        hh = [int(x) for x in self.hands[k]]
+        return PastonWorld(
+            dealt_hands=(dh[0], dh[1], dh[2]),
+            prikup=int(self.prikup[k]),
+            discards=int(self.discards[k]),
+            hands=(hh[0], hh[1], hh[2]),
+            **self.shared,
+        )
+
+    def solver_positions(self) -> list[Any]:
+        """Every world's solver position (play phase), for ``solve_many``/``move_values_many``."""
+        from ..envs.paston.solver import Position
+
+        shared = self.shared
+        if shared["phase"] != "play" or shared["declarer"] is None:
+            raise ValueError(f"a solver position needs the play phase, not {shared['phase']!r}")
+        trick = shared["trick"]
+        leader = None if trick else shared["to_act"]
+        won = shared["tricks"][shared["declarer"]]
+        return [
+            Position(
+                [int(h) for h in row],
+                shared["trump"],
+                shared["declarer"],
+                shared["active"],
+                leader,
+                trick,
+                won,
+            )
+            for row in self.hands
+        ]
+
+
+def sample_world_arrays(
+    observation: Any,
+    n: int,
+    rng: np.random.Generator,
+    *,
+    history: Sequence[HistoryItem] | None = None,
+    observer: int | str | None = None,
+    first_deal: bool | None = None,
+) -> PastonWorldArrays:
+    """:func:`sample_worlds` as arrays (no Python object per world): the same worlds for the
+    same arguments and generator state."""
     vector = observation_vector(observation, lambda s: s == obs_mod.OBSERVATION_SIZE, "Paston")
     n = check_count(n)
     rng = check_rng(rng)
     plan = _plan(vector, history, observer, first_deal)
-    worlds: list[PastonWorld] = []
+    parts: list[tuple[np.ndarray, ...]] = []
+    got = 0
     attempts = 0
     limit = 10_000 + 1000 * n
-    while len(worlds) < n:
+    while got < n:
         # batches sized from the acceptance so far (a function of the inputs only: deterministic)
-        rate = max(len(worlds), 1) / attempts if attempts else 1.0
-        batch = min(max(int((n - len(worlds)) / rate * 1.1) + 8, 16), 50_000)
-        worlds.extend(_draw_many(plan, rng, batch))
+        rate = max(got, 1) / attempts if attempts else 1.0
+        batch = min(max(int((n - got) / rate * 1.1) + 8, 16), 50_000)
+        part = _draw_arrays(plan, rng, batch)
+        parts.append(part)
+        got += len(part[0])
         attempts += batch
-        if len(worlds) < n:
-            check_attempts(len(worlds), n, attempts, limit)
-    return worlds[:n]
+        if got < n:
+            check_attempts(got, n, attempts, limit)
+    dealt, hands, prikup, discards = (np.concatenate([p[j] for p in parts])[:n] for j in range(4))
+    return PastonWorldArrays(dealt, hands, prikup, discards, dict(plan.base))
 
 
 def public_context(env: Any, observer: int | str) -> dict[str, Any]:

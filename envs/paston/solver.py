@@ -14,7 +14,11 @@ Public API
     suit 0..3 (or ``"S" "C" "D" "H"``, or a contract name such as ``"best_spades"``);
     ``active``: the seats that play (all three, or the declarer and a sole defender);
     ``leader``: the seat that led (or is to lead) the current trick (default the declarer);
-    ``trick``: the cards already played to the current trick, in order from the leader;
+    ``trick``: the cards already played to the current trick, in order from the leader, either
+    as cards (with ``leader``) or as ``(seat, card)`` pairs as in ``PastonDeal.trick`` and a
+    sampled world's ``trick`` (the leader is then the first pair's seat; ``position.trick_pairs``
+    gives them back); a passer's hand may be ``None`` (or ``hands`` a ``{seat: hand}`` dict of
+    the seats that play);
     ``declarer_tricks``: tricks the declarer has already won. Bad input raises ``ValueError``.
 ``Position.from_deal(deal)``
     From any play-phase :class:`~folkcards.envs.paston.rules.PastonDeal` (for example
@@ -32,6 +36,16 @@ Public API
     optimal play afterwards (``{}`` once all ten tricks are played).
 ``best_moves(position) -> list[int]``
     The legal cards that reach the optimum for the seat to act.
+``can_make(position, target) -> bool``
+    The target query: can the declarer take at least ``target`` tricks in total? One
+    zero-window search (what ``solve`` runs several of).
+``solve_many(positions) -> np.ndarray``, ``move_values_many(positions) -> list[dict]``
+    The batch calls: ``solve`` / ``move_values`` of each position of a sequence (for example
+    ``[w.solver_position() for w in worlds]``), equal to the single calls.
+``Position(..., declarer=seat, leader=declarer)`` for a defender's own objective
+    The solver maximises the tricks of its ``declarer`` seat against the other active seats
+    together; to value a defender's own tricks, pass that defender as ``declarer`` and the real
+    declarer as ``leader`` (the "paranoid" guarantee of :mod:`folkcards.envs.paston_bidding`).
 ``PastonSolver(tt_bits=18)``
     The same three functions as methods, with a transposition table of ``2**tt_bits`` entries
     (24 bytes each: 6 MB by default, ample, as 2**16 gives the same node counts) kept by the
@@ -90,7 +104,17 @@ from numba import njit
 from ..cards import PASTON_CARDS, SUIT_LETTERS, mask_to_cards
 from .rules import LEVEL_NAMES, LEVEL_TRUMP, PLAY, trick_winner
 
-__all__ = ["Position", "PastonSolver", "solve", "move_values", "best_moves", "legal_cards"]
+__all__ = [
+    "Position",
+    "PastonSolver",
+    "solve",
+    "move_values",
+    "best_moves",
+    "legal_cards",
+    "can_make",
+    "solve_many",
+    "move_values_many",
+]
 
 NUM_SEATS = 3
 NUM_TRICKS = 10
@@ -154,10 +178,16 @@ class Position:
         trick: Iterable[Any] = (),
         declarer_tricks: int = 0,
     ):
+        if isinstance(hands, dict):  # {seat: hand} for the seats that play
+            unknown = [seat for seat in hands if seat not in range(NUM_SEATS)]
+            if unknown:
+                raise ValueError(f"hands keys must be seats 0, 1 or 2, got {unknown}")
+            hands = [hands.get(seat) for seat in range(NUM_SEATS)]
         if isinstance(hands, (str, bytes)) or len(hands) != NUM_SEATS:
             raise ValueError(f"hands must be a sequence of 3 hands, got {hands!r}")
         self.hands: tuple[int, int, int] = tuple(  # type: ignore[assignment]
-            _parse_hand(hand, f"hand of player_{seat}") for seat, hand in enumerate(hands)
+            0 if hand is None else _parse_hand(hand, f"hand of player_{seat}")
+            for seat, hand in enumerate(hands)
         )
         self.trump: int = _parse_trump(trump)
         self.declarer: int = _parse_seat(declarer, "declarer")
@@ -170,17 +200,34 @@ class Position:
             raise ValueError(f"the declarer player_{self.declarer} must be an active seat")
         self.active: tuple[int, ...] = tuple(sorted(active_list))
         self.leader: int = self.declarer if leader is None else _parse_seat(leader, "leader")
-        if self.leader not in self.active:
-            raise ValueError(f"the leader player_{self.leader} is not an active seat")
         if isinstance(trick, str):
             trick = trick.split()
-        self.trick: tuple[int, ...] = tuple(
-            PASTON_CARDS.parse_cards(list(trick), "the current trick")
-        )
+        trick = list(trick)
+        if trick and all(isinstance(item, (tuple, list)) for item in trick):
+            # (seat, card) pairs, as in PastonDeal.trick and a sampled world's trick
+            if any(len(item) != 2 for item in trick):
+                raise ValueError(f"trick entries must be (seat, card) pairs, got {trick!r}")
+            first = _parse_seat(trick[0][0], "the trick's first seat")
+            if leader is not None and _parse_seat(leader, "leader") != first:
+                raise ValueError(
+                    f"leader={leader!r} but the trick was led by player_{first}; give one or agree"
+                )
+            self.leader = first
+            seats: list[int] | None = [_parse_seat(item[0], "a trick seat") for item in trick]
+            trick = [item[1] for item in trick]
+        else:
+            seats = None
+        if self.leader not in self.active:
+            raise ValueError(f"the leader player_{self.leader} is not an active seat")
+        self.trick: tuple[int, ...] = tuple(PASTON_CARDS.parse_cards(trick, "the current trick"))
         if isinstance(declarer_tricks, bool) or not isinstance(declarer_tricks, (int, np.integer)):
             raise ValueError(f"declarer_tricks must be an int, got {declarer_tricks!r}")
         self.declarer_tricks: int = int(declarer_tricks)
         self._validate()
+        if seats is not None and seats != self.play_order()[: len(seats)]:
+            raise ValueError(
+                f"trick seats {seats} are not the playing order {self.play_order()} from its leader"
+            )
 
     # --- checks ------------------------------------------------------------------------------
 
@@ -318,6 +365,11 @@ class Position:
         winner = trick_winner(list(zip(order, trick, strict=True)), self.trump)
         won = self.declarer_tricks + (winner == self.declarer)
         return Position(hands, self.trump, self.declarer, self.active, winner, (), won)
+
+    @property
+    def trick_pairs(self) -> tuple[tuple[int, int], ...]:
+        """The current trick as ``(seat, card)`` pairs in playing order."""
+        return tuple(zip(self.play_order(), self.trick, strict=False))
 
     def play_hands(self) -> tuple[int, int, int]:
         """The hands with a passer's cards taken out of play."""
@@ -879,6 +931,19 @@ def _solve_root(ws, tt, tcards, n_in, leader):
 
 
 @njit(cache=True, nogil=True)
+def _can_make_root(ws, tt, tcards, n_in, leader, target):
+    """One zero-window search: can the declarer take at least ``target`` of the remaining
+    tricks (the current one included)?"""
+    seat = _root(ws, tcards, n_in, leader)
+    if target <= 0:
+        return True
+    if target > _popcount(ws[_W_HANDS + seat]):
+        return False
+    ws[_f(_F_TARGET, n_in)] = target
+    return _search(ws, tt, n_in)
+
+
+@njit(cache=True, nogil=True)
 def _move_values(ws, tt, tcards, n_in, leader, out_cards, out_values):
     """The declarer's remaining tricks after each legal card of the seat to act (every legal
     card; rank-equivalent cards share their run's value). Returns the number of cards.
@@ -1002,6 +1067,30 @@ class PastonSolver:
         self.nodes = int(self._ws[_W_NODES])
         return position.declarer_tricks + int(future)
 
+    def can_make(self, position: Position, target: int) -> bool:
+        """Whether the declarer can take at least ``target`` tricks in total (already won plus
+        still to win) against best defence: ``solve(position) >= target``, from one zero-window
+        search instead of the several of ``solve``."""
+        if isinstance(target, bool) or not isinstance(target, (int, np.integer)):
+            raise ValueError(f"target must be an int number of tricks, got {target!r}")
+        if not 0 <= target <= NUM_TRICKS:
+            raise ValueError(f"target must be 0..{NUM_TRICKS} tricks, got {target}")
+        tcards = self._prepare(position)
+        future = int(target) - position.declarer_tricks
+        made = _can_make_root(
+            self._ws, self._tt, tcards, len(position.trick), position.leader, future
+        )
+        self.nodes = int(self._ws[_W_NODES])
+        return bool(made)
+
+    def solve_many(self, positions: Iterable[Position]) -> np.ndarray:
+        """:meth:`solve` of each position, as an int64 array (one call for a batch of worlds)."""
+        return np.array([self.solve(p) for p in _positions(positions)], dtype=np.int64)
+
+    def move_values_many(self, positions: Iterable[Position]) -> list[dict[int, int]]:
+        """:meth:`move_values` of each position, in order."""
+        return [self.move_values(p) for p in _positions(positions)]
+
     def move_values(self, position: Position) -> dict[int, int]:
         """For each legal card of the seat to act: the declarer's total tricks after it."""
         tcards = self._prepare(position)
@@ -1049,3 +1138,28 @@ def move_values(position: Position) -> dict[int, int]:
 def best_moves(position: Position) -> list[int]:
     """The legal cards that reach the optimum for the seat to act."""
     return _default().best_moves(position)
+
+
+def can_make(position: Position, target: int) -> bool:
+    """Whether the declarer can take at least ``target`` tricks in total against best defence."""
+    return _default().can_make(position, target)
+
+
+def solve_many(positions: Iterable[Position]) -> np.ndarray:
+    """:func:`solve` of each position of a batch, as an int64 array."""
+    return _default().solve_many(positions)
+
+
+def move_values_many(positions: Iterable[Position]) -> list[dict[int, int]]:
+    """:func:`move_values` of each position of a batch, in order."""
+    return _default().move_values_many(positions)
+
+
+def _positions(positions: Iterable[Position]) -> list[Position]:
+    if isinstance(positions, Position) or not hasattr(positions, "__iter__"):
+        raise ValueError("expected a sequence of Position objects (use solve() for one)")
+    items = list(positions)
+    for item in items:
+        if not isinstance(item, Position):
+            raise ValueError(f"expected Position objects, got {type(item).__name__}")
+    return items

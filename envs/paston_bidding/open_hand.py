@@ -69,15 +69,11 @@ def credit_tricks(position: Position, solve: Solve | None = None) -> OpenHandRes
     declarer = position.declarer
     total = position.tricks_left
     declarer_tricks = solve(position)
-    tricks = [0, 0, 0]
-    guaranteed: list[int | None] = [None, None, None]
-    tricks[declarer] = guaranteed[declarer] = declarer_tricks
     defenders = [
         seat for seat in (left_of(declarer), left_of(left_of(declarer))) if seat in position.active
     ]
     if len(defenders) == 1:
-        tricks[defenders[0]] = guaranteed[defenders[0]] = total - declarer_tricks
-        return OpenHandResult(tuple(tricks), declarer_tricks, tuple(guaranteed), 0)  # type: ignore[arg-type]
+        return sole_defender_result(declarer, defenders[0], total, declarer_tricks)
     defence = total - declarer_tricks
     left, right = defenders
     g_left = solve(Position(position.hands, position.trump, left, position.active, declarer))
@@ -88,8 +84,20 @@ def credit_tricks(position: Position, solve: Solve | None = None) -> OpenHandRes
         if g_left < defence
         else 0
     )
+    return two_defender_result(declarer, total, declarer_tricks, g_left, g_right)
+
+
+def two_defender_result(
+    declarer: int, total: int, declarer_tricks: int, g_left: int, g_right: int
+) -> OpenHandResult:
+    """The crediting of a two-defender deal from its three solver values: the declarer's count
+    and the guarantees of the declarer's left and right (the open-hand tables store these)."""
+    left, right = left_of(declarer), left_of(left_of(declarer))
+    tricks = [0, 0, 0]
+    guaranteed: list[int | None] = [None, None, None]
+    tricks[declarer] = guaranteed[declarer] = declarer_tricks
     guaranteed[left], guaranteed[right] = g_left, g_right
-    contested = defence - g_left - g_right
+    contested = total - declarer_tricks - g_left - g_right
     if contested < 0:
         raise AssertionError(f"guarantees {guaranteed} exceed the {total} tricks: solver bug")
     tricks[left] = g_left + contested // 2
@@ -97,6 +105,18 @@ def credit_tricks(position: Position, solve: Solve | None = None) -> OpenHandRes
     if contested % 2:
         tricks[right if g_right > g_left else left] += 1
     return OpenHandResult(tuple(tricks), declarer_tricks, tuple(guaranteed), contested)  # type: ignore[arg-type]
+
+
+def sole_defender_result(
+    declarer: int, defender: int, total: int, declarer_tricks: int
+) -> OpenHandResult:
+    """The crediting of a sole-defender deal: the defender takes the tricks the declarer does
+    not."""
+    tricks = [0, 0, 0]
+    guaranteed: list[int | None] = [None, None, None]
+    tricks[declarer] = guaranteed[declarer] = declarer_tricks
+    tricks[defender] = guaranteed[defender] = total - declarer_tricks
+    return OpenHandResult(tuple(tricks), declarer_tricks, tuple(guaranteed), 0)  # type: ignore[arg-type]
 
 
 def first_lead_result(

@@ -359,7 +359,7 @@ def test_paston_world_gives_the_solver_position_and_engine_state():
         for name in Position.__slots__:
             assert getattr(mine, name) == getattr(reference, name), name
     env.reset(seed=0)
-    auction_world = pb.sample_worlds(_obs(env, 0), 1, np.random.default_rng(0))[0]
+    auction_world = pb.sample_worlds(_obs(env, 0), 1, np.random.default_rng(0), observer=0)[0]
     with pytest.raises(ValueError, match="play phase"):
         auction_world.solver_position()
 
@@ -391,21 +391,21 @@ def test_paston_bad_input():
     obs = _obs(env, 0)
     rng = np.random.default_rng(0)
     with pytest.raises(ValueError, match="observation"):
-        pb.sample_worlds(obs[:-1], 1, rng)
+        pb.sample_worlds(obs[:-1], 1, rng, observer=0)
     with pytest.raises(ValueError, match="n must be"):
-        pb.sample_worlds(obs, -1, rng)
+        pb.sample_worlds(obs, -1, rng, observer=0)
     with pytest.raises(ValueError, match="Generator"):
-        pb.sample_worlds(obs, 1, 0)
+        pb.sample_worlds(obs, 1, 0, observer=0)
     with pytest.raises(ValueError, match="observer"):
         pb.sample_worlds(obs, 1, rng, observer=3)
     with pytest.raises(ValueError, match="first_deal"):
-        pb.sample_worlds(obs, 1, rng, first_deal=True)  # deal mode
+        pb.sample_worlds(obs, 1, rng, observer=0, first_deal=True)  # deal mode
     broken = obs.copy()
     broken[32 * 3 + next(iter(np.flatnonzero(obs[:32])))] = 1  # a held card also "played"
     with pytest.raises(ValueError):
-        pb.sample_worlds(broken, 1, rng)
+        pb.sample_worlds(broken, 1, rng, observer=0)
     with pytest.raises(ValueError, match="history"):
-        pb.sample_worlds(obs, 1, rng)[0].to_env()
+        pb.sample_worlds(obs, 1, rng, observer=0)[0].to_env()
     for seed in range(100):  # an "all-pass" flag while the observer holds J♠: no world fits
         env.reset(seed=seed, options={"dealer": 0})
         if env.state_deal().hands[2] >> 4 & 1:
@@ -423,8 +423,8 @@ def test_paston_bad_input():
         if deal.first_bidder == (deal.dealer + 1) % 3:
             break
     with pytest.raises(ValueError, match="first_deal"):
-        pb.sample_worlds(_obs(game, 0), 1, rng)
-    assert len(pb.sample_worlds(_obs(game, 0), 1, rng, first_deal=True)) == 1
+        pb.sample_worlds(_obs(game, 0), 1, rng, observer=0)
+    assert len(pb.sample_worlds(_obs(game, 0), 1, rng, observer=0, first_deal=True)) == 1
 
 
 def test_paston_policy_weighting_by_a_deterministic_bidder():
