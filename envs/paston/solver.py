@@ -1,7 +1,7 @@
 """Open-hand (double-dummy) solver for the Paston card play.
 
 All hands are visible. The declarer maximises their number of tricks, the defenders (one or two)
-jointly minimise it. Rules (``shared/spec/paston.md`` §5-§6): follow suit if able, else trump if
+jointly minimise it. Rules (``docs/rules/paston.md`` §5-§6): follow suit if able, else trump if
 able, else any card; the highest trump wins, else the highest card of the led suit; the winner
 leads. With a sole defender only the declarer and that defender play, alternating; the passer's
 cards are out of play.
@@ -89,7 +89,7 @@ the first lead of random deals (``benchmarks/solver_speed.py``, CPU time of one 
 defenders ``solve`` median 1.5 ms, 95th percentile 6 ms; ``move_values`` median 3.6 ms, 95th
 percentile 14 ms; sole defender well under 1 ms.
 
-``folkcards.envs.paston.solver_reference`` is a plain minimax used as the tests' oracle. The
+``tests/paston/solver_reference.py`` is a plain minimax used as the tests' oracle. The
 public name ``folkcards.search.paston_solver`` re-exports this module's API.
 """
 

@@ -1,6 +1,6 @@
 """Helpers for the Paston rulebook tests.
 
-Written from ``shared/spec/paston.md`` and ``shared/spec/api.md`` only (never from the
+Written from ``docs/rules/paston.md`` and the public contract (``docs/envs/``) only (never from the
 environment's code), so that the tests do not inherit the implementation's readings.
 
 Contents:

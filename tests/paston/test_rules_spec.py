@@ -1,4 +1,4 @@
-"""Paston rulebook tests, written from ``shared/spec/paston.md`` and ``shared/spec/api.md``.
+"""Paston rulebook tests, written from ``docs/rules/paston.md`` and the public contract (``docs/envs/``).
 
 Every rule of paston.md has at least one test here that fails if the rule is broken; each
 test's docstring names the section it checks.  Only the public contract of api.md is used:

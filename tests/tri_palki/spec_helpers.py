@@ -1,5 +1,5 @@
-"""Helpers for the Tri Palki rulebook tests, written from ``shared/spec/tri_palki.md``
-and ``shared/spec/api.md`` only (never from the environment's code).
+"""Helpers for the Tri Palki rulebook tests, written from ``docs/rules/tri_palki.md``
+and the public contract (``docs/envs/``) only (never from the environment's code).
 
 They give: card ids and strings (§1), a reference hand evaluator (§2, §6, §7), a deck
 builder that puts chosen hands / centre / reserve at the deck positions of the deal (§3),

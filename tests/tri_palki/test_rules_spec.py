@@ -1,5 +1,5 @@
-"""Tri Palki rulebook tests, written straight from ``shared/spec/tri_palki.md`` (the rules)
-and ``shared/spec/api.md`` (the public contract, "Decided details"), never from the env code.
+"""Tri Palki rulebook tests, written straight from ``docs/rules/tri_palki.md`` (the rules)
+and the public contract (``docs/envs/``, "Decided details"), never from the env code.
 
 Every test builds its deal as text (hands, centre, reserve placed at the deck positions of
 §3 for the given dealer) and drives the raw AEC env through its public API only. Section
