@@ -31,6 +31,7 @@ from .vocabulary import (  # noqa: F401  (the vocabulary is re-exported: rules.P
     LEVEL_NAMES,
     LEVEL_TRUMP,
     NUM_ACTIONS,
+    NUM_LEVELS,
     NUM_SEATS,
     OUTCOMES,
     OVER,
@@ -55,7 +56,7 @@ SUIT_MASKS = tuple(0xFF << (8 * suit) for suit in range(4))
 ALL_CARDS = (1 << NUM_CARDS) - 1
 
 # deck positions dealt to (dealer + 1, dealer + 2, dealer, prikup) as offsets; §2.3
-_DEAL_TARGETS: tuple[int, ...] = tuple([1, 1, 2, 2, 0, 0, 3, 3] + [1, 1, 2, 2, 0, 0] * 4)
+DEAL_TARGETS: tuple[int, ...] = tuple([1, 1, 2, 2, 0, 0, 3, 3] + [1, 1, 2, 2, 0, 0] * 4)
 
 
 def left_of(seat: int) -> int:
@@ -71,7 +72,7 @@ def deal_deck(deck: Sequence[int], dealer: int) -> tuple[list[int], int]:
     hands = [0, 0, 0]
     prikup = 0
     for position, card in enumerate(deck):
-        target = _DEAL_TARGETS[position]
+        target = DEAL_TARGETS[position]
         if target == 3:
             prikup |= 1 << card
         else:
@@ -169,6 +170,16 @@ def declarer_score(tricks: int, level: int) -> int:
     if tricks >= 6:
         return 10 if level == BEST_SPADES else 10 * LEVEL_FACTOR[level]
     return -10 * LEVEL_FACTOR[level]
+
+
+# The scores as tables by tricks taken (0..10), from the two functions above: a defender's
+# points before the factor (two defenders, a sole defender) and a declarer's, by level. The
+# batched engine and the heuristic read these instead of restating the score rules.
+TWO_DEFENDER_POINTS = tuple(defender_score(t, False) for t in range(NUM_TRICKS + 1))
+SOLE_DEFENDER_POINTS = tuple(defender_score(t, True) for t in range(NUM_TRICKS + 1))
+DECLARER_POINTS = tuple(
+    tuple(declarer_score(t, level) for t in range(NUM_TRICKS + 1)) for level in range(NUM_LEVELS)
+)
 
 
 class PastonDeal:

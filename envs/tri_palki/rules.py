@@ -53,12 +53,15 @@ SIXES = sum(1 << (NUM_RANKS * suit) for suit in range(4))
 ACES = sum(1 << (NUM_RANKS * suit + 8) for suit in range(4))
 SIX_SEVEN_EIGHT = tuple(0b111 << (NUM_RANKS * suit) for suit in range(4))
 ALL_CARDS = (1 << NUM_CARDS) - 1
+ANNOUNCE_VALUE = 31  # a normal hand of this value may announce (§5)
 
 # Comparison key of one suit's cards: value, then the 9-bit rank mask (comparing the masks as
-# integers is comparing the ranks from the top down), then the suit (H > D > C > S).
-_KEY_VALUE_SHIFT = 11
-_KEY_RANKS_SHIFT = 2
-_SUIT_POINTS = tuple(
+# integers is comparing the ranks from the top down), then the suit (H > D > C > S):
+# ``value << KEY_VALUE_SHIFT | ranks << KEY_RANKS_SHIFT | suit``. The batched engine and the
+# heuristics build and read keys with these names.
+KEY_VALUE_SHIFT = 11
+KEY_RANKS_SHIFT = 2
+SUIT_POINTS = tuple(
     sum(POINTS[rank] for rank in range(NUM_RANKS) if ranks >> rank & 1) for ranks in range(512)
 )
 
@@ -67,7 +70,7 @@ def _suit_key(hand: int, suit: int) -> int:
     ranks = (hand >> (NUM_RANKS * suit)) & 511
     if not ranks:
         return -1
-    return (_SUIT_POINTS[ranks] << _KEY_VALUE_SHIFT) | (ranks << _KEY_RANKS_SHIFT) | suit
+    return (SUIT_POINTS[ranks] << KEY_VALUE_SHIFT) | (ranks << KEY_RANKS_SHIFT) | suit
 
 
 def _kind(hand: int) -> int:
@@ -96,7 +99,7 @@ def _triple(mask: int) -> Triple:
     cards = tuple(mask_to_cards(mask))
     key = max(_suit_key(mask, suit) for suit in range(4))
     kind = _kind(mask)
-    value = key >> _KEY_VALUE_SHIFT
+    value = key >> KEY_VALUE_SHIFT
     return Triple(
         cards=cards,  # type: ignore[arg-type]
         bits=tuple(1 << c for c in cards),  # type: ignore[arg-type]
@@ -105,7 +108,7 @@ def _triple(mask: int) -> Triple:
         suit=key & 3,
         kind=kind,
         one_suit=any(mask & ~suit_mask == 0 for suit_mask in SUIT_MASKS),
-        normal_31=kind == NORMAL and value == 31,
+        normal_31=kind == NORMAL and value == ANNOUNCE_VALUE,
     )
 
 
@@ -147,8 +150,8 @@ def hand_kind(hand: int | Sequence[int | str]) -> str:
 
 def key_score(key: int) -> float:
     """A comparison key as one float: the hand's value, then a fraction for its ranks and suit."""
-    low = key & ((1 << _KEY_VALUE_SHIFT) - 1)
-    return (key >> _KEY_VALUE_SHIFT) + low / float(1 << _KEY_VALUE_SHIFT)
+    low = key & ((1 << KEY_VALUE_SHIFT) - 1)
+    return (key >> KEY_VALUE_SHIFT) + low / float(1 << KEY_VALUE_SHIFT)
 
 
 def scoring_suit(hand: int | Sequence[int | str]) -> int:
