@@ -91,6 +91,7 @@ from .rules import (
     OUTCOMES,
     OVER,
     PASS,
+    RANK_BITS,
     SAFE,
     SIX_SEVEN_EIGHT,
     SIXES,
@@ -112,7 +113,6 @@ ANNOUNCED, ALL_PASSED, RESERVE_EMPTY = (
 )
 TRUNCATED = len(OUTCOMES)  # the batched engine's own outcome: max_turns reached
 OUTCOME_NAMES = (*OUTCOMES, "truncated")
-RANK_BITS = (1 << NUM_RANKS) - 1  # one suit's ranks in a card mask
 
 # --- columns of the int64 state table ``st`` (one row per game) ---
 DEALER, TO_ACT, PHASE, PASSES, ANNOUNCER, FINAL_LEFT, TURNS, TOP, CENTRE, WASHED, OUTCOME = range(

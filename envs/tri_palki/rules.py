@@ -48,7 +48,8 @@ ELIMINATED_STICKS = 4  # what `sticks` reads for an eliminated player
 MAX_RESERVE = NUM_CARDS - 3 * MIN_PLAYERS - 3  # 27, the reserve after a 2-player deal
 
 POINTS = (6, 7, 8, 9, 10, 10, 10, 10, 11)  # ranks 6 7 8 9 10 J Q K A (§1)
-SUIT_MASKS = tuple(((1 << NUM_RANKS) - 1) << (NUM_RANKS * suit) for suit in range(4))
+RANK_BITS = (1 << NUM_RANKS) - 1  # one suit's ranks in a card mask, shifted down
+SUIT_MASKS = tuple(RANK_BITS << (NUM_RANKS * suit) for suit in range(4))
 SIXES = sum(1 << (NUM_RANKS * suit) for suit in range(4))
 ACES = sum(1 << (NUM_RANKS * suit + 8) for suit in range(4))
 SIX_SEVEN_EIGHT = tuple(0b111 << (NUM_RANKS * suit) for suit in range(4))
