@@ -33,7 +33,12 @@ import numpy as np
 from numba import njit
 
 from ..envs.paston.observation import OFFSETS
-from ..envs.paston.rules import DECLARER_POINTS, SOLE_DEFENDER_POINTS, TWO_DEFENDER_POINTS
+from ..envs.paston.rules import (
+    DECLARER_NEED,
+    DECLARER_POINTS,
+    SOLE_DEFENDER_POINTS,
+    TWO_DEFENDER_POINTS,
+)
 from ..envs.paston.vocabulary import (
     AUCTION,
     BEST_SPADES,
@@ -122,8 +127,8 @@ _NEUMAIER_SUM = sys.version_info >= (3, 12)
     K_O_ALL_PASS, K_O_DECLARER, K_O_CONTRACT, K_O_WHIST, K_O_VOIDS,
     K_A_PASS, K_A_BID, K_A_CONTRACT, K_A_SURRENDER, K_A_WHIST, K_NUM_LEVELS, K_BEST_SPADES,
     K_NUM_PHASES, K_PH_AUCTION, K_PH_DISCARD, K_PH_CONTRACT, K_PH_DEFENCE, K_PH_PLAY,
-    K_LEVEL_TRUMP,
-) = range(26)  # fmt: skip
+    K_DECLARER_NEED, K_LEVEL_TRUMP,
+) = range(27)  # fmt: skip
 K_LEVEL_FACTOR = K_LEVEL_TRUMP + NUM_LEVELS
 K_TERN = K_LEVEL_FACTOR + NUM_LEVELS  # 256 entries: a rank mask's bits as base-3 digits
 K_SIZE = K_TERN + 256
@@ -140,7 +145,7 @@ F_SOLE_C = F_SOLE_W + len(SOLE_DEFENCE_WEIGHTS)
 F_TWO_TABLE = F_SOLE_C + 1  # the defenders' score tables (rules.py), by tricks
 F_SOLE_TABLE = F_TWO_TABLE + len(TWO_DEFENDER_POINTS)
 F_DECLARER_WIN = F_SOLE_TABLE + len(SOLE_DEFENDER_POINTS)  # by level: the declarer's score
-F_DECLARER_LOSS = F_DECLARER_WIN + NUM_LEVELS  # with 6 tricks and with 5 (rules.py)
+F_DECLARER_LOSS = F_DECLARER_WIN + NUM_LEVELS  # with the tricks needed and one fewer
 _PARAM_FIELDS = (
     "prikup_bonus", "declarer_scale", "declarer_shift", "declarer_sigma", "bid_sigma",
     "bid_margin", "best_spades_margin", "two_sigma", "sole_sigma", "all_pass_bonus",
@@ -170,7 +175,7 @@ def tables(params: PastonParams) -> tuple[np.ndarray, np.ndarray]:
         *(OFFSETS[k] for k in ("high_bid", "all_pass", "declarer", "contract", "whist", "voids")),
         PASS, BID_BASE, CONTRACT_BASE, SURRENDER, WHIST, NUM_LEVELS, BEST_SPADES,
         len(PHASE_NAMES), AUCTION, DISCARD, CONTRACT, DEFENCE, PLAY,
-        *LEVEL_TRUMP, *LEVEL_FACTOR,
+        DECLARER_NEED, *LEVEL_TRUMP, *LEVEL_FACTOR,
         *(sum(3**r for r in range(8) if bits >> r & 1) for bits in range(256)),
     ]  # fmt: skip
     floats = [
@@ -180,8 +185,8 @@ def tables(params: PastonParams) -> tuple[np.ndarray, np.ndarray]:
         *TWO_DEFENCE_WEIGHTS, TWO_DEFENCE_CONSTANT,
         *SOLE_DEFENCE_WEIGHTS, SOLE_DEFENCE_CONSTANT,
         *TWO_DEFENDER_POINTS, *SOLE_DEFENDER_POINTS,
-        *(DECLARER_POINTS[level][6] for level in range(NUM_LEVELS)),
-        *(DECLARER_POINTS[level][5] for level in range(NUM_LEVELS)),
+        *(DECLARER_POINTS[level][DECLARER_NEED] for level in range(NUM_LEVELS)),
+        *(DECLARER_POINTS[level][DECLARER_NEED - 1] for level in range(NUM_LEVELS)),
         *astuple(params),
         *np.zeros(6 * SUIT_PAIRS),
     ]  # fmt: skip
@@ -359,7 +364,7 @@ def declarer_tricks(hand: int, gone: int, trump: int, K: np.ndarray, F: np.ndarr
 @njit(cache=True)
 def contract_value(tricks: float, level: int, sigma: float, K: np.ndarray, F: np.ndarray) -> float:
     """Expected score of declaring ``level`` when the tricks are about ``tricks`` ± ``sigma``."""
-    z = (tricks - (6 - 0.5)) / sigma  # P(at least the 6 tricks the declarer needs)
+    z = (tricks - (K[K_DECLARER_NEED] - 0.5)) / sigma  # P(at least the tricks needed)
     p = 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
     win = F[F_DECLARER_WIN + level]
     loss = F[F_DECLARER_LOSS + level]

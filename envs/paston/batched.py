@@ -68,8 +68,10 @@ from .rules import (
     CONTRACT,
     CONTRACT_BASE,
     DEAL_TARGETS,
+    DECLARER_NEED,
     DECLARER_POINTS,
     DEFENCE,
+    DEFENDER_NEED,
     DISCARD,
     JACK_OF_SPADES,
     LEVEL_FACTOR,
@@ -86,10 +88,13 @@ from .rules import (
     PLAY,
     SEVEN_OF_SPADES,
     SIX_SPADES_RUN,
+    SOLE_DEFENDER_NEED,
     SOLE_DEFENDER_POINTS,
     SPADE_HONOURS,
     SUIT_MASKS,
     SURRENDER,
+    SURRENDER_OPPONENT_SCORE,
+    SURRENDER_SCORE,
     TWO_DEFENDER_POINTS,
     WHIST,
     parse_deal,
@@ -419,8 +424,8 @@ def _apply(seat: np.ndarray, st: np.ndarray, i: int, action: int) -> None:
         if action == SURRENDER:
             st[i, SURRENDERED] = 1
             for s in range(NUM_SEATS):
-                seat[i, SCORES, s] = 2
-            seat[i, SCORES, who] = -10
+                seat[i, SCORES, s] = SURRENDER_OPPONENT_SCORE
+            seat[i, SCORES, who] = SURRENDER_SCORE
             _over(st, i, SURRENDERED_OUT)
         else:
             st[i, LEVEL] = action - CONTRACT_BASE
@@ -442,9 +447,9 @@ def _shape(
         new = 0.0
         if st[i, PHASE] == PLAY and (active >> s) & 1:
             if s == st[i, DECLARER]:
-                need = 6
+                need = DECLARER_NEED
             elif seat[i, DEFENCE_SAID, s] == 1:
-                need = 4 if num_active == 2 else 2
+                need = SOLE_DEFENDER_NEED if num_active == 2 else DEFENDER_NEED
             else:
                 need = 0
             factor = LEVEL_FACTOR_ARRAY[st[i, LEVEL]]

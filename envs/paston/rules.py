@@ -48,6 +48,12 @@ NUM_CARDS = 32
 HAND_SIZE = 10
 NUM_TRICKS = 10
 
+DECLARER_NEED = 6  # tricks the declarer needs to score (§7)
+DEFENDER_NEED = 2  # tricks each of two defenders needs to avoid a loss
+SOLE_DEFENDER_NEED = 4  # tricks a sole defender needs to avoid a loss
+SURRENDER_SCORE = -10  # the declarer who surrenders
+SURRENDER_OPPONENT_SCORE = 2  # each other seat, when the declarer surrenders
+
 SEVEN_OF_SPADES = 0
 JACK_OF_SPADES = 4
 SIX_SPADES_RUN = 0b00111111  # 7♠..Q♠
@@ -167,7 +173,7 @@ def defender_score(tricks: int, sole: bool) -> int:
 
 def declarer_score(tricks: int, level: int) -> int:
     """Declarer's points with the factor applied (§7)."""
-    if tricks >= 6:
+    if tricks >= DECLARER_NEED:
         return 10 if level == BEST_SPADES else 10 * LEVEL_FACTOR[level]
     return -10 * LEVEL_FACTOR[level]
 
@@ -341,8 +347,8 @@ class PastonDeal:
         if action == SURRENDER:
             self.surrendered = True
             self.outcome = "surrender"
-            self.scores = [2, 2, 2]
-            self.scores[seat] = -10
+            self.scores = [SURRENDER_OPPONENT_SCORE] * NUM_SEATS
+            self.scores[seat] = SURRENDER_SCORE
             self.phase = OVER
             self.to_act = -1
             return
@@ -435,9 +441,9 @@ class PastonDeal:
     def need(self, seat: int) -> int:
         """Tricks this seat needs to avoid a loss: declarer 6, defenders 2, sole defender 4."""
         if seat == self.declarer:
-            return 6
+            return DECLARER_NEED
         if self.defence[seat] == 1:
-            return 4 if len(self.active) == 2 else 2
+            return SOLE_DEFENDER_NEED if len(self.active) == 2 else DEFENDER_NEED
         return 0
 
     def contract_name(self) -> str | None:
