@@ -62,27 +62,61 @@ from ..cards import mask_to_cards
 from .env import SHAPING_POINTS_PER_TRICK
 from .observation import OBSERVATION_SIZE, OFFSETS
 from .rules import (
+    AUCTION,
+    BEST_SPADES,
+    BID_BASE,
+    CONTRACT,
+    CONTRACT_BASE,
+    DEAL_TARGETS,
+    DECLARER_NEED,
+    DECLARER_POINTS,
+    DEFENCE,
+    DEFENDER_NEED,
+    DISCARD,
+    JACK_OF_SPADES,
+    LEVEL_FACTOR,
     LEVEL_NAMES,
+    LEVEL_TRUMP,
     NUM_ACTIONS,
     NUM_CARDS,
+    NUM_LEVELS,
+    NUM_SEATS,
+    NUM_TRICKS,
     OUTCOMES,
+    OVER,
+    PASS,
+    PLAY,
+    SEVEN_OF_SPADES,
+    SIX_SPADES_RUN,
+    SOLE_DEFENDER_NEED,
+    SOLE_DEFENDER_POINTS,
+    SPADE_HONOURS,
+    SUIT_MASKS,
+    SURRENDER,
+    SURRENDER_OPPONENT_SCORE,
+    SURRENDER_SCORE,
+    TWO_DEFENDER_POINTS,
+    WHIST,
     parse_deal,
     redeal_reason,
 )
 
-# --- action ids, levels, phases (api.md, rules.py) ---
-PASS, BID_BASE, CONTRACT_BASE, SURRENDER, WHIST = 32, 33, 38, 43, 44
-BEST_SPADES = 4
-AUCTION, DISCARD, CONTRACT, DEFENCE, PLAY, OVER = range(6)
-PLAYED, AUTO_WIN, SURRENDERED_OUT, REDEAL = range(4)
-LEVEL_TRUMP = np.array([0, 1, 2, 3, 0], dtype=np.int64)
-LEVEL_FACTOR = np.array([1, 2, 3, 4, 4], dtype=np.int64)
-SUIT_MASK = np.array([0xFF << (8 * s) for s in range(4)], dtype=np.int64)
-SIX_SPADES_RUN = 0b00111111
-SPADE_HONOURS = 0b11000000
-SEVEN_OF_SPADES, JACK_OF_SPADES = 0, 4
-# deck position -> (dealer + 1, dealer + 2, dealer, prikup) as offsets 1, 2, 0, 3 (rules §2.3)
-DEAL_TARGETS = np.array([1, 1, 2, 2, 0, 0, 3, 3] + [1, 1, 2, 2, 0, 0] * 4, dtype=np.int64)
+# The vocabulary and the rules' constants come from vocabulary.py and rules.py (imported above);
+# numba reads module-level ints and arrays as compile-time constants, so the tables below are
+# those facts as int64 arrays, not a second copy of them.
+PLAYED, AUTO_WIN, SURRENDERED_OUT, REDEAL = (
+    OUTCOMES.index(name) for name in ("played", "auto_win", "surrender", "redeal")
+)
+LEVEL_TRUMP_ARRAY = np.array(LEVEL_TRUMP, dtype=np.int64)
+LEVEL_FACTOR_ARRAY = np.array(LEVEL_FACTOR, dtype=np.int64)
+SUIT_MASK = np.array(SUIT_MASKS, dtype=np.int64)
+DEAL_TARGETS_ARRAY = np.array(DEAL_TARGETS, dtype=np.int64)  # 3: the prikup (rules §2.3)
+DECLARER_POINTS_ARRAY = np.array(DECLARER_POINTS, dtype=np.int64)  # [level, tricks]
+DEFENDER_POINTS_ARRAY = np.array(  # [sole, tricks], before the level's factor
+    [TWO_DEFENDER_POINTS, SOLE_DEFENDER_POINTS], dtype=np.int64
+)
+PRIKUP_TARGET = NUM_SEATS  # the deal target after the seats' offsets 0..2
+ALL_SEATS = (1 << NUM_SEATS) - 1  # a bitmask of seats: all three
 LOW_BIT = np.array([(r & -r).bit_length() - 1 if r else 0 for r in range(256)], dtype=np.int64)
 
 # --- columns of the int64 state table ``st`` (one row per game) ---
@@ -121,15 +155,15 @@ O_CONTRACT, O_SURRENDERED, O_WHIST, O_DEFENCE_PASS, O_TRICKS, O_VOIDS = (
 @njit(cache=True)
 def _deal_deck(seat: np.ndarray, st: np.ndarray, deck: np.ndarray, i: int) -> None:
     dealer = st[i, DEALER]
-    for s in range(3):
+    for s in range(NUM_SEATS):
         seat[i, DEALT_HANDS, s] = 0
     prikup = 0
     for position in range(NUM_CARDS):
-        target = DEAL_TARGETS[position]
-        if target == 3:
+        target = DEAL_TARGETS_ARRAY[position]
+        if target == PRIKUP_TARGET:
             prikup |= 1 << deck[position]
         else:
-            seat[i, DEALT_HANDS, (dealer + target) % 3] |= 1 << deck[position]
+            seat[i, DEALT_HANDS, (dealer + target) % NUM_SEATS] |= 1 << deck[position]
     st[i, DEALT_PRIKUP] = prikup
 
 
@@ -143,7 +177,7 @@ def _has_six_spades(hand: int) -> bool:
 def _random_deal(seat: np.ndarray, st: np.ndarray, rng: np.ndarray, i: int) -> None:
     """rules.py ``random_deal`` for a deal-mode episode: a random dealer, then shuffle and deal
     until the bottom card is not 7♠ and nobody holds the six spades."""
-    st[i, DEALER] = rng_below(rng, i, 3)
+    st[i, DEALER] = rng_below(rng, i, NUM_SEATS)
     deck = np.empty(NUM_CARDS, dtype=np.int64)
     while True:
         for c in range(NUM_CARDS):
@@ -167,7 +201,7 @@ def _start_deal(seat: np.ndarray, st: np.ndarray, potential: np.ndarray, i: int)
     for f in range(NUM_FIELDS):
         if f != DEALER and f != DEALT_PRIKUP:
             st[i, f] = 0
-    for s in range(3):
+    for s in range(NUM_SEATS):
         for f in range(NUM_SEAT_FIELDS):
             if f != DEALT_HANDS:
                 seat[i, f, s] = 0
@@ -176,8 +210,8 @@ def _start_deal(seat: np.ndarray, st: np.ndarray, potential: np.ndarray, i: int)
         seat[i, TRICK_CARD, s] = -1
         potential[i, s] = 0.0
     st[i, PRIKUP] = st[i, DEALT_PRIKUP]
-    st[i, FIRST_BIDDER] = (dealer + 1) % 3
-    st[i, TO_ACT] = (dealer + 1) % 3
+    st[i, FIRST_BIDDER] = (dealer + 1) % NUM_SEATS
+    st[i, TO_ACT] = (dealer + 1) % NUM_SEATS
     st[i, PHASE] = AUCTION
     st[i, HIGH_BID] = -1
     st[i, HIGH_BIDDER] = -1
@@ -249,11 +283,11 @@ def _auction(seat: np.ndarray, st: np.ndarray, i: int, who: int, action: int) ->
             _declare(seat, st, i, who)
             return
     passed = st[i, PASSED]
-    if passed == 7:  # all three passed
+    if passed == ALL_SEATS:  # all three passed
         st[i, ALL_PASS] = 1
         designee = -1
         for card in (JACK_OF_SPADES, SEVEN_OF_SPADES):
-            for s in range(3):
+            for s in range(NUM_SEATS):
                 if designee < 0 and (seat[i, HANDS, s] >> card) & 1:
                     designee = s
         if designee < 0:
@@ -262,48 +296,40 @@ def _auction(seat: np.ndarray, st: np.ndarray, i: int, who: int, action: int) ->
             _declare(seat, st, i, designee)
         return
     high_bidder = st[i, HIGH_BIDDER]
-    if high_bidder >= 0 and 7 & ~passed == 1 << high_bidder:  # only the high bidder is left
+    if high_bidder >= 0 and ALL_SEATS & ~passed == 1 << high_bidder:  # only the high bidder is left
         _declare(seat, st, i, high_bidder)
         return
-    nxt = (who + 1) % 3
+    nxt = (who + 1) % NUM_SEATS
     while (passed >> nxt) & 1:
-        nxt = (nxt + 1) % 3
+        nxt = (nxt + 1) % NUM_SEATS
     st[i, TO_ACT] = nxt
 
 
 @njit(cache=True)
 def _declarer_score(tricks: int, level: int) -> int:
-    if tricks >= 6:
-        return 10 if level == BEST_SPADES else 10 * LEVEL_FACTOR[level]
-    return -10 * LEVEL_FACTOR[level]
+    return DECLARER_POINTS_ARRAY[level, tricks]
 
 
 @njit(cache=True)
 def _defender_score(tricks: int, sole: bool) -> int:
-    if sole:
-        if tricks <= 4:
-            return (-10, -9, -8, -7, 0)[tricks]
-        return 10 * (tricks - 4)
-    if tricks <= 2:
-        return (-10, -9, 0)[tricks]
-    return 10 * (tricks - 2)
+    return DEFENDER_POINTS_ARRAY[1 if sole else 0, tricks]
 
 
 @njit(cache=True)
 def _defence(seat: np.ndarray, st: np.ndarray, i: int, who: int, action: int) -> None:
     seat[i, DEFENCE_SAID, who] = 1 if action == WHIST else 0
     declarer = st[i, DECLARER]
-    if who == (declarer + 1) % 3:
-        st[i, TO_ACT] = (declarer + 2) % 3
+    if who == (declarer + 1) % NUM_SEATS:
+        st[i, TO_ACT] = (declarer + 2) % NUM_SEATS
         return
     active = 1 << declarer
-    for s in range(3):
+    for s in range(NUM_SEATS):
         if seat[i, DEFENCE_SAID, s] == 1:
             active |= 1 << s
     if active == 1 << declarer:
-        for s in range(3):
+        for s in range(NUM_SEATS):
             seat[i, SCORES, s] = 0
-        seat[i, SCORES, declarer] = _declarer_score(10, st[i, LEVEL])
+        seat[i, SCORES, declarer] = _declarer_score(NUM_TRICKS, st[i, LEVEL])
         _over(st, i, AUTO_WIN)
         return
     st[i, ACTIVE] = active
@@ -314,9 +340,9 @@ def _defence(seat: np.ndarray, st: np.ndarray, i: int, who: int, action: int) ->
 
 @njit(cache=True)
 def _next_active(st: np.ndarray, i: int, who: int) -> int:
-    nxt = (who + 1) % 3
+    nxt = (who + 1) % NUM_SEATS
     if not (st[i, ACTIVE] >> nxt) & 1:
-        nxt = (nxt + 1) % 3
+        nxt = (nxt + 1) % NUM_SEATS
     return nxt
 
 
@@ -361,18 +387,20 @@ def _play(seat: np.ndarray, st: np.ndarray, i: int, who: int, card: int) -> None
     seat[i, TRICKS, best_seat] += 1
     st[i, TRICK_COUNT] += 1
     st[i, TRICK_LEN] = 0
-    for s in range(3):
+    for s in range(NUM_SEATS):
         seat[i, TRICK_CARD, s] = -1
-    if st[i, TRICK_COUNT] == 10:
+    if st[i, TRICK_COUNT] == NUM_TRICKS:
         declarer = st[i, DECLARER]
         level = st[i, LEVEL]
         sole = num_active == 2
-        for s in range(3):
+        for s in range(NUM_SEATS):
             seat[i, SCORES, s] = 0
         seat[i, SCORES, declarer] = _declarer_score(seat[i, TRICKS, declarer], level)
-        for s in range(3):
+        for s in range(NUM_SEATS):
             if s != declarer and (active >> s) & 1:
-                seat[i, SCORES, s] = _defender_score(seat[i, TRICKS, s], sole) * LEVEL_FACTOR[level]
+                seat[i, SCORES, s] = (
+                    _defender_score(seat[i, TRICKS, s], sole) * LEVEL_FACTOR_ARRAY[level]
+                )
         _over(st, i, PLAYED)
         return
     st[i, LEADER] = best_seat
@@ -395,15 +423,15 @@ def _apply(seat: np.ndarray, st: np.ndarray, i: int, action: int) -> None:
     elif phase == CONTRACT:
         if action == SURRENDER:
             st[i, SURRENDERED] = 1
-            for s in range(3):
-                seat[i, SCORES, s] = 2
-            seat[i, SCORES, who] = -10
+            for s in range(NUM_SEATS):
+                seat[i, SCORES, s] = SURRENDER_OPPONENT_SCORE
+            seat[i, SCORES, who] = SURRENDER_SCORE
             _over(st, i, SURRENDERED_OUT)
         else:
             st[i, LEVEL] = action - CONTRACT_BASE
-            st[i, TRUMP] = LEVEL_TRUMP[action - CONTRACT_BASE]
+            st[i, TRUMP] = LEVEL_TRUMP_ARRAY[action - CONTRACT_BASE]
             st[i, PHASE] = DEFENCE
-            st[i, TO_ACT] = (who + 1) % 3
+            st[i, TO_ACT] = (who + 1) % NUM_SEATS
     elif phase == DEFENCE:
         _defence(seat, st, i, who, action)
 
@@ -415,20 +443,20 @@ def _shape(
     """env.py ``_shape``: Φ = 2·f·(tricks − need·tricks_played/10) during play, 0 after."""
     active = st[i, ACTIVE]
     num_active = (active & 1) + ((active >> 1) & 1) + ((active >> 2) & 1)
-    for s in range(3):
+    for s in range(NUM_SEATS):
         new = 0.0
         if st[i, PHASE] == PLAY and (active >> s) & 1:
             if s == st[i, DECLARER]:
-                need = 6
+                need = DECLARER_NEED
             elif seat[i, DEFENCE_SAID, s] == 1:
-                need = 4 if num_active == 2 else 2
+                need = SOLE_DEFENDER_NEED if num_active == 2 else DEFENDER_NEED
             else:
                 need = 0
-            factor = LEVEL_FACTOR[st[i, LEVEL]]
+            factor = LEVEL_FACTOR_ARRAY[st[i, LEVEL]]
             new = (
                 SHAPING_POINTS_PER_TRICK
                 * factor
-                * (seat[i, TRICKS, s] - need * st[i, TRICK_COUNT] / 10.0)
+                * (seat[i, TRICKS, s] - need * st[i, TRICK_COUNT] / float(NUM_TRICKS))
             )
         acc[i, s] += (new - potential[i, s]) * scale
         potential[i, s] = new
@@ -462,18 +490,18 @@ def _observe(
     if declarer == me:
         _put_cards(obs, i, O_PRIKUP, st[i, PRIKUP])
         _put_cards(obs, i, O_DISCARDS, st[i, DISCARDS])
-    for r in range(3):
-        s = (me + r) % 3
-        _put_cards(obs, i, O_PLAYED + 32 * r, seat[i, PLAYED_CARDS, s])
+    for r in range(NUM_SEATS):
+        s = (me + r) % NUM_SEATS
+        _put_cards(obs, i, O_PLAYED + NUM_CARDS * r, seat[i, PLAYED_CARDS, s])
         card = seat[i, TRICK_CARD, s]
         if card >= 0:
-            obs[i, O_TRICK + 32 * r + card] = 1.0
+            obs[i, O_TRICK + NUM_CARDS * r + card] = 1.0
         if (st[i, PASSED] >> s) & 1:
             obs[i, O_PASSED + r] = 1.0
         bids = seat[i, BIDS, s]
-        for level in range(5):
+        for level in range(NUM_LEVELS):
             if (bids >> level) & 1:
-                obs[i, O_BIDS + 5 * r + level] = 1.0
+                obs[i, O_BIDS + NUM_LEVELS * r + level] = 1.0
         said = seat[i, DEFENCE_SAID, s]
         if said == 1:
             obs[i, O_WHIST + r] = 1.0
@@ -485,18 +513,18 @@ def _observe(
                 obs[i, O_VOIDS + 4 * r + suit] = 1.0
         obs[i, O_TRICKS + r] = seat[i, TRICKS, s] / 10.0
     if st[i, TRICK_LEN]:
-        obs[i, O_TRICK_LEADER + (st[i, LEADER] - me) % 3] = 1.0
+        obs[i, O_TRICK_LEADER + (st[i, LEADER] - me) % NUM_SEATS] = 1.0
     obs[i, O_TO_ACT] = 1.0
-    obs[i, O_DEALER + (st[i, DEALER] - me) % 3] = 1.0
-    obs[i, O_FIRST_BIDDER + (st[i, FIRST_BIDDER] - me) % 3] = 1.0
+    obs[i, O_DEALER + (st[i, DEALER] - me) % NUM_SEATS] = 1.0
+    obs[i, O_FIRST_BIDDER + (st[i, FIRST_BIDDER] - me) % NUM_SEATS] = 1.0
     obs[i, O_PHASE + st[i, PHASE]] = 1.0
     if st[i, HIGH_BID] >= 0:
         obs[i, O_HIGH_BID + st[i, HIGH_BID]] = 1.0
-        obs[i, O_HIGH_BIDDER + (st[i, HIGH_BIDDER] - me) % 3] = 1.0
+        obs[i, O_HIGH_BIDDER + (st[i, HIGH_BIDDER] - me) % NUM_SEATS] = 1.0
     if st[i, ALL_PASS]:
         obs[i, O_ALL_PASS] = 1.0
     if declarer >= 0:
-        obs[i, O_DECLARER + (declarer - me) % 3] = 1.0
+        obs[i, O_DECLARER + (declarer - me) % NUM_SEATS] = 1.0
     if st[i, LEVEL] >= 0:
         obs[i, O_CONTRACT + st[i, LEVEL]] = 1.0
     if st[i, SURRENDERED]:
@@ -526,11 +554,11 @@ def _step_range(
     more than the work)."""
     for i in range(lo, hi):
         if not active[i]:
-            for s in range(3):
+            for s in range(NUM_SEATS):
                 rewards[i, s] = 0.0
             terminated[i] = False
             continue
-        for s in range(3):
+        for s in range(NUM_SEATS):
             acc[i, s] = 0.0
         tricks_before = st[i, TRICK_COUNT]
         _apply(seat, st, i, actions[i])
@@ -539,7 +567,7 @@ def _step_range(
             _shape(seat, st, potential, i, scale, acc)
         terminated[i] = over
         if over:
-            for s in range(3):
+            for s in range(NUM_SEATS):
                 acc[i, s] += seat[i, SCORES, s] * scale
                 fin_seat[i, 0, s] = seat[i, SCORES, s]
                 fin_seat[i, 1, s] = seat[i, TRICKS, s]
@@ -552,7 +580,7 @@ def _step_range(
             fin[i, F_SURRENDERED] = st[i, SURRENDERED]
             _random_deal(seat, st, rng, i)
             _start_deal(seat, st, potential, i)
-        for s in range(3):
+        for s in range(NUM_SEATS):
             rewards[i, s] = acc[i, s]
         _observe(seat, st, i, obs, mask, player)
 
@@ -569,7 +597,7 @@ def _start_games(random, seat, st, potential, rng, obs, mask, player) -> None:  
 
 @njit(cache=True)
 def _draw_dealer(rng: np.ndarray, i: int) -> int:
-    return rng_below(rng, i, 3)
+    return rng_below(rng, i, NUM_SEATS)
 
 
 ROLE_BY_DEFENCE = {1: "defender", 0: "passer"}
@@ -580,9 +608,9 @@ class PastonVectorEnv(VectorEnvBase):
 
     option_keys = ("deals", "dealers")
     num_actions = NUM_ACTIONS
-    num_players = 3
+    num_players = NUM_SEATS
     obs_dim = OBSERVATION_SIZE
-    possible_agents = ["player_0", "player_1", "player_2"]
+    possible_agents = [f"player_{s}" for s in range(NUM_SEATS)]
 
     def __init__(
         self,
@@ -620,12 +648,12 @@ class PastonVectorEnv(VectorEnvBase):
         self.reward_scale = float(reward_scale)
         N = self.num_envs
         self._st = np.zeros((N, NUM_FIELDS), dtype=np.int64)
-        self._seat = np.zeros((N, NUM_SEAT_FIELDS, 3), dtype=np.int64)
-        self._potential = np.zeros((N, 3), dtype=np.float64)
-        self._acc = np.zeros((N, 3), dtype=np.float64)  # a step's rewards before float32
+        self._seat = np.zeros((N, NUM_SEAT_FIELDS, NUM_SEATS), dtype=np.int64)
+        self._potential = np.zeros((N, NUM_SEATS), dtype=np.float64)
+        self._acc = np.zeros((N, NUM_SEATS), dtype=np.float64)  # a step's rewards before float32
         self._rng = seed_states(None, N)
         self._fin = np.zeros((N, NUM_FIN), dtype=np.int64)
-        self._fin_seat = np.zeros((N, 3, 3), dtype=np.int64)
+        self._fin_seat = np.zeros((N, 3, NUM_SEATS), dtype=np.int64)  # score, tricks, defence
         self._setup_outputs()
 
     # --- public API ---------------------------------------------------------------------------
@@ -714,7 +742,7 @@ class PastonVectorEnv(VectorEnvBase):
 
     def _parse_entry(self, key: str, entry: Any) -> Any:
         if key == "dealers":
-            return seat_option(entry, 3)
+            return seat_option(entry, NUM_SEATS)
         hands, prikup = parse_deal(entry)
         reason = redeal_reason(hands, False)
         if reason:
@@ -729,14 +757,14 @@ def _bits_to_list(bits: int) -> list[int]:
 def _python_random_deal(rng: np.ndarray, i: int, dealer: int) -> tuple[list[int], int]:
     """A random deal from game ``i``'s generator with a given dealer (for ``dealers`` without
     ``deals`` in ``reset``)."""
-    seat = np.zeros((1, NUM_SEAT_FIELDS, 3), dtype=np.int64)
+    seat = np.zeros((1, NUM_SEAT_FIELDS, NUM_SEATS), dtype=np.int64)
     st = np.zeros((1, NUM_FIELDS), dtype=np.int64)
     one = rng[i : i + 1].copy()
     _random_deal(seat, st, one, 0)  # draws its own dealer: turn the table to ``dealer``
     rng[i] = one[0]
     dealt = [int(h) for h in seat[0, DEALT_HANDS]]
-    shift = (dealer - int(st[0, DEALER])) % 3
-    return [dealt[(s - shift) % 3] for s in range(3)], int(st[0, DEALT_PRIKUP])
+    shift = (dealer - int(st[0, DEALER])) % NUM_SEATS
+    return [dealt[(s - shift) % NUM_SEATS] for s in range(NUM_SEATS)], int(st[0, DEALT_PRIKUP])
 
 
 def _info_from(snap: tuple[np.ndarray, np.ndarray], k: int) -> dict[str, dict[str, Any]]:

@@ -31,6 +31,7 @@ from .vocabulary import (  # noqa: F401  (the vocabulary is re-exported: rules.P
     LEVEL_NAMES,
     LEVEL_TRUMP,
     NUM_ACTIONS,
+    NUM_LEVELS,
     NUM_SEATS,
     OUTCOMES,
     OVER,
@@ -47,6 +48,12 @@ NUM_CARDS = 32
 HAND_SIZE = 10
 NUM_TRICKS = 10
 
+DECLARER_NEED = 6  # tricks the declarer needs to score (§7)
+DEFENDER_NEED = 2  # tricks each of two defenders needs to avoid a loss
+SOLE_DEFENDER_NEED = 4  # tricks a sole defender needs to avoid a loss
+SURRENDER_SCORE = -10  # the declarer who surrenders
+SURRENDER_OPPONENT_SCORE = 2  # each other seat, when the declarer surrenders
+
 SEVEN_OF_SPADES = 0
 JACK_OF_SPADES = 4
 SIX_SPADES_RUN = 0b00111111  # 7♠..Q♠
@@ -55,7 +62,7 @@ SUIT_MASKS = tuple(0xFF << (8 * suit) for suit in range(4))
 ALL_CARDS = (1 << NUM_CARDS) - 1
 
 # deck positions dealt to (dealer + 1, dealer + 2, dealer, prikup) as offsets; §2.3
-_DEAL_TARGETS: tuple[int, ...] = tuple([1, 1, 2, 2, 0, 0, 3, 3] + [1, 1, 2, 2, 0, 0] * 4)
+DEAL_TARGETS: tuple[int, ...] = tuple([1, 1, 2, 2, 0, 0, 3, 3] + [1, 1, 2, 2, 0, 0] * 4)
 
 
 def left_of(seat: int) -> int:
@@ -71,7 +78,7 @@ def deal_deck(deck: Sequence[int], dealer: int) -> tuple[list[int], int]:
     hands = [0, 0, 0]
     prikup = 0
     for position, card in enumerate(deck):
-        target = _DEAL_TARGETS[position]
+        target = DEAL_TARGETS[position]
         if target == 3:
             prikup |= 1 << card
         else:
@@ -166,9 +173,19 @@ def defender_score(tricks: int, sole: bool) -> int:
 
 def declarer_score(tricks: int, level: int) -> int:
     """Declarer's points with the factor applied (§7)."""
-    if tricks >= 6:
+    if tricks >= DECLARER_NEED:
         return 10 if level == BEST_SPADES else 10 * LEVEL_FACTOR[level]
     return -10 * LEVEL_FACTOR[level]
+
+
+# The scores as tables by tricks taken (0..10), from the two functions above: a defender's
+# points before the factor (two defenders, a sole defender) and a declarer's, by level. The
+# batched engine and the heuristic read these instead of restating the score rules.
+TWO_DEFENDER_POINTS = tuple(defender_score(t, False) for t in range(NUM_TRICKS + 1))
+SOLE_DEFENDER_POINTS = tuple(defender_score(t, True) for t in range(NUM_TRICKS + 1))
+DECLARER_POINTS = tuple(
+    tuple(declarer_score(t, level) for t in range(NUM_TRICKS + 1)) for level in range(NUM_LEVELS)
+)
 
 
 class PastonDeal:
@@ -330,8 +347,8 @@ class PastonDeal:
         if action == SURRENDER:
             self.surrendered = True
             self.outcome = "surrender"
-            self.scores = [2, 2, 2]
-            self.scores[seat] = -10
+            self.scores = [SURRENDER_OPPONENT_SCORE] * NUM_SEATS
+            self.scores[seat] = SURRENDER_SCORE
             self.phase = OVER
             self.to_act = -1
             return
@@ -424,9 +441,9 @@ class PastonDeal:
     def need(self, seat: int) -> int:
         """Tricks this seat needs to avoid a loss: declarer 6, defenders 2, sole defender 4."""
         if seat == self.declarer:
-            return 6
+            return DECLARER_NEED
         if self.defence[seat] == 1:
-            return 4 if len(self.active) == 2 else 2
+            return SOLE_DEFENDER_NEED if len(self.active) == 2 else DEFENDER_NEED
         return 0
 
     def contract_name(self) -> str | None:

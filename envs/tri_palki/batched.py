@@ -61,26 +61,57 @@ from .._batched import (
 )
 from ..cards import TRI_PALKI_CARDS
 from .observation import MAX_PLAYERS as _OBS_MAX_PLAYERS
-from .observation import TURNS_HORIZON, observation_layout, observation_offsets, observation_size
+from .observation import (
+    TURNS_HORIZON,
+    VALUE_SCALE,
+    observation_layout,
+    observation_offsets,
+    observation_size,
+)
 from .rules import (
+    ACES,
+    ACTION,
+    ACTION_BITS,
+    ANNOUNCE,
+    ANNOUNCE_BITS,
+    ANNOUNCE_DECISION,
+    ANNOUNCE_VALUE,
     ELIMINATED_STICKS,
+    KEY_RANKS_SHIFT,
+    KEY_VALUE_SHIFT,
     KIND_NAMES,
     MAX_PLAYERS,
     MAX_RESERVE,
     MAX_STICKS,
     MIN_PLAYERS,
+    NORMAL,
     NUM_ACTIONS,
     NUM_CARDS,
+    NUM_RANKS,
     OUTCOMES,
+    OVER,
+    PASS,
+    RANK_BITS,
+    SAFE,
+    SIX_SEVEN_EIGHT,
+    SIXES,
+    SUIT_MASKS,
+    SWAP_ALL,
+    SWAP_BASE,
+    THREE_ACES,
     TRIPLES,
     parse_deck,
 )
+from .rules import POINTS as _RULES_POINTS
+from .rules import SUIT_POINTS as _RULES_SUIT_POINTS
 
-# --- action ids and phases (api.md, rules.py) ---
-PASS, SWAP_ALL, ANNOUNCE = 0, 10, 11
-ACTION, ANNOUNCE_DECISION, OVER = 0, 1, 2
-NORMAL, SAFE, THREE_ACES = 0, 1, 2
-ANNOUNCED, ALL_PASSED, RESERVE_EMPTY, TRUNCATED = 0, 1, 2, 3
+# The vocabulary and the rules' constants come from vocabulary.py and rules.py (imported above);
+# numba reads module-level ints and arrays as compile-time constants, so the tables below are
+# those facts as int64 arrays, not a second copy of them.
+ANNOUNCED, ALL_PASSED, RESERVE_EMPTY = (
+    OUTCOMES.index(name) for name in ("announced", "all_passed", "reserve_empty")
+)
+TRUNCATED = len(OUTCOMES)  # the batched engine's own outcome: max_turns reached
 OUTCOME_NAMES = (*OUTCOMES, "truncated")
 
 # --- columns of the int64 state table ``st`` (one row per game) ---
@@ -104,16 +135,13 @@ PIECES = (
     O_PHASE, O_HAND_VALUE, O_HAND_KIND,
 ) = range(len(PIECES))  # fmt: skip
 
-POINTS = np.array([6, 7, 8, 9, 10, 10, 10, 10, 11], dtype=np.int64)
-SUIT_POINTS = np.array(
-    [sum(int(POINTS[r]) for r in range(9) if ranks >> r & 1) for ranks in range(512)],
-    dtype=np.int64,
+POINTS = np.array(_RULES_POINTS, dtype=np.int64)
+SUIT_POINTS = np.array(_RULES_SUIT_POINTS, dtype=np.int64)  # value of each 9-bit rank mask
+LOW_BIT = np.array(
+    [(r & -r).bit_length() - 1 if r else 0 for r in range(1 << NUM_RANKS)], dtype=np.int64
 )
-LOW_BIT = np.array([(r & -r).bit_length() - 1 if r else 0 for r in range(512)], dtype=np.int64)
-SUIT_MASK = np.array([511 << (9 * s) for s in range(4)], dtype=np.int64)
-SIXES = sum(1 << (9 * s) for s in range(4))
-ACES = sum(1 << (9 * s + 8) for s in range(4))
-SIX_SEVEN_EIGHT = np.array([7 << (9 * s) for s in range(4)], dtype=np.int64)
+SUIT_MASK = np.array(SUIT_MASKS, dtype=np.int64)
+SIX_SEVEN_EIGHT_ARRAY = np.array(SIX_SEVEN_EIGHT, dtype=np.int64)
 PASSES_SCALE = float(_OBS_MAX_PLAYERS)
 
 
@@ -124,9 +152,9 @@ PASSES_SCALE = float(_OBS_MAX_PLAYERS)
 def _key(mask: int) -> int:
     best = -1
     for s in range(4):
-        ranks = (mask >> (9 * s)) & 511
+        ranks = (mask >> (NUM_RANKS * s)) & RANK_BITS
         if ranks:
-            key = (SUIT_POINTS[ranks] << 11) | (ranks << 2) | s
+            key = (SUIT_POINTS[ranks] << KEY_VALUE_SHIFT) | (ranks << KEY_RANKS_SHIFT) | s
             if key > best:
                 best = key
     return best
@@ -137,7 +165,7 @@ def _kind(mask: int) -> int:
     if mask & SIXES == mask:
         return SAFE
     for s in range(4):
-        if mask == SIX_SEVEN_EIGHT[s]:
+        if mask == SIX_SEVEN_EIGHT_ARRAY[s]:
             return SAFE
     if mask & ACES == mask:
         return THREE_ACES
@@ -156,10 +184,10 @@ def _one_suit(mask: int) -> bool:
 def _nth_bit(mask: int, k: int) -> int:
     """The ``1 << card`` of the ``k``-th lowest card of ``mask``."""
     for s in range(4):
-        ranks = (mask >> (9 * s)) & 511
+        ranks = (mask >> (NUM_RANKS * s)) & RANK_BITS
         while ranks:
             if k == 0:
-                return 1 << (9 * s + LOW_BIT[ranks])
+                return 1 << (NUM_RANKS * s + LOW_BIT[ranks])
             k -= 1
             ranks &= ranks - 1
     return 0
@@ -167,7 +195,7 @@ def _nth_bit(mask: int, k: int) -> int:
 
 @njit(cache=True)
 def _normal_31(mask: int) -> bool:
-    return _kind(mask) == NORMAL and (_key(mask) >> 11) == 31
+    return _kind(mask) == NORMAL and (_key(mask) >> KEY_VALUE_SHIFT) == ANNOUNCE_VALUE
 
 
 # --- the round (rules.py TriPalkiRound) ---------------------------------------------------------
@@ -265,8 +293,8 @@ def _apply(
             st[i, CENTRE] = hand
             known[i, seat] = centre
         else:
-            h = (action - 1) // 3
-            c = (action - 1) % 3
+            h = (action - SWAP_BASE) // 3
+            c = (action - SWAP_BASE) % 3
             gave = _nth_bit(hand, h)
             took = _nth_bit(centre, c)
             hands[i, seat] = hand ^ gave ^ took
@@ -371,9 +399,9 @@ def _new_random_round(
 @njit(cache=True)
 def _put_cards(obs: np.ndarray, i: int, start: int, mask: int) -> None:
     for s in range(4):
-        ranks = (mask >> (9 * s)) & 511
+        ranks = (mask >> (NUM_RANKS * s)) & RANK_BITS
         while ranks:
-            obs[i, start + 9 * s + LOW_BIT[ranks]] = 1.0
+            obs[i, start + NUM_RANKS * s + LOW_BIT[ranks]] = 1.0
             ranks &= ranks - 1
 
 
@@ -425,16 +453,11 @@ def _observe(
     obs[i, off[O_PHASE] + phase] = 1.0
     obs[i, off[O_TURNS]] = min(1.0, st[i, TURNS] / min(max_turns, TURNS_HORIZON))
     hand = hands[i, me]
-    obs[i, off[O_HAND_VALUE]] = (_key(hand) >> 11) / 31.0
+    obs[i, off[O_HAND_VALUE]] = (_key(hand) >> KEY_VALUE_SHIFT) / VALUE_SCALE
     obs[i, off[O_HAND_KIND] + _kind(hand)] = 1.0
+    legal = ANNOUNCE_BITS if phase == ANNOUNCE_DECISION else ACTION_BITS
     for a in range(NUM_ACTIONS):
-        mask[i, a] = 0
-    if phase == ANNOUNCE_DECISION:
-        mask[i, ANNOUNCE] = 1
-        mask[i, ANNOUNCE + 1] = 1
-    else:
-        for a in range(SWAP_ALL + 1):
-            mask[i, a] = 1
+        mask[i, a] = (legal >> a) & 1
     player[i] = me
 
 

@@ -50,15 +50,19 @@ ELIMINATED_STICKS = 4  # what `sticks` reads for an eliminated player
 MAX_RESERVE = NUM_CARDS - 3 * MIN_PLAYERS - 3  # 27, the reserve after a 2-player deal
 
 POINTS = (6, 7, 8, 9, 10, 10, 10, 10, 11)  # ranks 6 7 8 9 10 J Q K A (§1)
-SUIT_MASKS = tuple(((1 << NUM_RANKS) - 1) << (NUM_RANKS * suit) for suit in range(4))
+RANK_BITS = (1 << NUM_RANKS) - 1  # one suit's ranks in a card mask, shifted down
+SUIT_MASKS = tuple(RANK_BITS << (NUM_RANKS * suit) for suit in range(4))
 SIXES = sum(1 << (NUM_RANKS * suit) for suit in range(4))
 ACES = sum(1 << (NUM_RANKS * suit + 8) for suit in range(4))
 SIX_SEVEN_EIGHT = tuple(0b111 << (NUM_RANKS * suit) for suit in range(4))
 ALL_CARDS = (1 << NUM_CARDS) - 1
+ANNOUNCE_VALUE = 31  # a normal hand of this value may announce (§5)
 
 # Comparison key of one suit's cards: value, then the 9-bit rank mask (comparing the masks as
-# integers is comparing the ranks from the top down), then the suit (H > D > C > S).
-_SUIT_POINTS = tuple(
+# integers is comparing the ranks from the top down), then the suit (H > D > C > S):
+# ``value << KEY_VALUE_SHIFT | ranks << KEY_RANKS_SHIFT | suit`` (the shifts are the vocabulary's;
+# the batched engine and the heuristics build and read keys with these names).
+SUIT_POINTS = tuple(
     sum(POINTS[rank] for rank in range(NUM_RANKS) if ranks >> rank & 1) for ranks in range(512)
 )
 
@@ -67,7 +71,7 @@ def _suit_key(hand: int, suit: int) -> int:
     ranks = (hand >> (NUM_RANKS * suit)) & 511
     if not ranks:
         return -1
-    return (_SUIT_POINTS[ranks] << KEY_VALUE_SHIFT) | (ranks << KEY_RANKS_SHIFT) | suit
+    return (SUIT_POINTS[ranks] << KEY_VALUE_SHIFT) | (ranks << KEY_RANKS_SHIFT) | suit
 
 
 def _kind(hand: int) -> int:
@@ -105,7 +109,7 @@ def _triple(mask: int) -> Triple:
         suit=key & 3,
         kind=kind,
         one_suit=any(mask & ~suit_mask == 0 for suit_mask in SUIT_MASKS),
-        normal_31=kind == NORMAL and value == 31,
+        normal_31=kind == NORMAL and value == ANNOUNCE_VALUE,
     )
 
 

@@ -1,9 +1,11 @@
-"""The batched Paston heuristic makes exactly the per-game heuristic's decisions (issue 12).
+"""The Paston heuristic's compiled rules make exactly the decisions of its pure-Python
+reference, in both forms: batched and per game (issues 12 and 21).
 
 Games are played through the batched engine with a mix of heuristic and random actions (so that
 every phase, both table sizes in the play and every contract are reached, including states the
 heuristic alone would not bid into); at every decision the batched action is compared with
-``PastonHeuristicAgent().act`` on the same observation and mask.
+``PastonHeuristicAgent().act`` and with the reference (``paston_heuristic_reference.py``, the
+heuristic's first, pure-Python form) on the same observation and mask.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections import Counter
 import numpy as np
 import pytest
 from folkcards.agents import paston_heuristic as ph
+from folkcards.agents import paston_heuristic_core as core
 from folkcards.agents.paston_heuristic import PastonHeuristicAgent, PastonParams
 from folkcards.agents.paston_heuristic_batched import (
     BatchedPastonHeuristic,
@@ -30,6 +33,8 @@ from folkcards.envs.paston.vocabulary import (
     SURRENDER,
     WHIST,
 )
+
+from . import paston_heuristic_reference as ref
 
 # the share of random actions, by game (game i uses RANDOM_SHARE[i % 4]): pure heuristic games
 # reach the states the heuristic plays into, random ones every bid, contract and defence
@@ -71,10 +76,13 @@ def play_and_compare(
     seed: int,
     params: PastonParams | None = None,
 ) -> Counter[str]:
-    """Play ``steps`` steps of ``num_envs`` games; every decision of every step is asked of both
-    heuristics and must agree. Returns the decisions counted by category."""
-    agent = PastonHeuristicAgent(params=params)
+    """Play ``steps`` steps of ``num_envs`` games; every decision of every step is asked of the
+    reference, the per-game and the batched heuristic, and all must agree. Returns the decisions
+    counted by category."""
+    agent = ref.ReferencePastonHeuristicAgent(params=params)
     agent.strict = True  # a rule that raises shows as its error, not as a mismatch
+    per_game = PastonHeuristicAgent(params=params)
+    per_game.strict = True
     batched = BatchedPastonHeuristic(params=params)
     vec = paston_v0.vector_env(num_envs)
     obs, mask, _ = vec.reset(seed=seed)
@@ -87,7 +95,11 @@ def play_and_compare(
         for i in range(num_envs):
             expected = agent.act({"observation": obs[i], "action_mask": mask[i]})
             assert actions[i] == expected, (
-                f"decision {sum(counts.values())}: batched {actions[i]}, per-game {expected}"
+                f"decision {sum(counts.values())}: batched {actions[i]}, reference {expected}"
+            )
+            single = per_game.act({"observation": obs[i], "action_mask": mask[i]})
+            assert single == expected, (
+                f"decision {sum(counts.values())}: per-game {single}, reference {expected}"
             )
             counts["decisions"] += 1
             counts.update(_categories(obs[i], mask[i], expected))
@@ -168,8 +180,9 @@ def test_suit_tricks_agree_on_every_suit():
         while True:  # every subset of the ranks not held
             for trump, control in [(True, 2)] + [(False, c) for c in range(5)]:
                 got = suit_tricks_batched(mine, out, trump, control)
-                want = ph.suit_tricks(mine, out, trump, control)
+                want = ref.suit_tricks(mine, out, trump, control)
                 assert got == want, (mine, out, trump, control, got, want)
+                assert ph.suit_tricks(mine, out, trump, control) == want
                 checked += 1
             if out == 0:
                 break
@@ -234,32 +247,37 @@ def test_a_row_without_legal_action_is_named():
 
 
 def test_trick_estimates_bit_for_bit():
-    """The compiled estimates equal the per-game ones exactly (the order of every float sum, as
-    CPython's ``sum`` does it on this Python version), on random hands."""
-    from folkcards.agents import paston_heuristic_batched as pb
-
-    tables = pb._DEFAULT_TABLES
+    """The compiled estimates (and the per-game module's functions, which call them) equal the
+    reference's exactly (the order of every float sum, as CPython's ``sum`` does it on this
+    Python version), on random hands."""
+    tables = core.tables(PastonParams())
     rng = np.random.default_rng(4)
     for _ in range(3000):
         cards = rng.permutation(32)
         hand = sum(1 << int(c) for c in cards[:10])
         gone = sum(1 << int(c) for c in cards[10 : 10 + int(rng.integers(0, 12))])
         trump = int(rng.integers(4))
-        assert pb._declarer_tricks(hand, gone, trump, *tables) == ph.declarer_tricks(
-            hand, gone, trump
-        )
+        want = ref.declarer_tricks(hand, gone, trump)
+        assert core.declarer_tricks(hand, gone, trump, *tables) == want
+        assert ph.declarer_tricks(hand, gone, trump) == want
         for sole in (False, True):
-            assert pb._defence_tricks(hand, trump, sole, *tables) == ph.defence_tricks(
-                hand, trump, sole
-            )
+            want = ref.defence_tricks(hand, trump, sole)
+            assert core.defence_tricks(hand, trump, sole, *tables) == want
+            assert ph.defence_tricks(hand, trump, sole) == want
         mean, sigma = float(rng.uniform(-2, 12)), float(rng.uniform(0.5, 2))
         level, factor = int(rng.integers(NUM_LEVELS)), int(rng.integers(1, 5))
-        assert pb._contract_value(mean, level, sigma, *tables) == ph.contract_value(
-            mean, level, sigma
-        )
+        want = ref.contract_value(mean, level, sigma)
+        assert core.contract_value(mean, level, sigma, *tables) == want
+        assert ph.contract_value(mean, level, sigma) == want
         for sole in (False, True):
-            assert pb._defence_value(mean, sigma, sole, factor, *tables) == ph.defence_value(
-                mean, sigma, sole, factor
+            want = ref.defence_value(mean, sigma, sole, factor)
+            assert core.defence_value(mean, sigma, sole, factor, *tables) == want
+            assert ph.defence_value(mean, sigma, sole, factor) == want
+        flags = {k: bool(rng.integers(2)) for k in ("all_pass", "first_speaker", "other_whisted")}
+        params = PastonParams(other_whist_prob=float(rng.uniform()), whist_margin=mean / 10)
+        for p in (None, params):
+            assert ph.defence_call(hand, level, params=p, **flags) == ref.defence_call(
+                hand, level, params=p, **flags
             )
 
 
@@ -272,7 +290,10 @@ def test_rows_outside_the_deal_get_the_first_legal_action():
     phase = slice(OFFSETS["phase"], OFFSETS["phase"] + len(PHASE_NAMES))
     obs[:, phase] = 0
     obs[::2, OFFSETS["phase"] + len(PHASE_NAMES) - 1] = 1  # "over" on every other row
-    agent = PastonHeuristicAgent()
+    agent = ref.ReferencePastonHeuristicAgent()
     want = [agent.act({"observation": o, "action_mask": m}) for o, m in zip(obs, mask, strict=True)]
     np.testing.assert_array_equal(BatchedPastonHeuristic().act(obs, mask), want)
+    per_game = PastonHeuristicAgent()
+    pairs = zip(obs, mask, strict=True)
+    assert [per_game.act({"observation": o, "action_mask": m}) for o, m in pairs] == want
     assert want == [int(np.flatnonzero(m)[0]) for m in mask]

@@ -1,0 +1,167 @@
+"""Engine and heuristic speed of a git commit against the working tree, side by side.
+
+For a change that must leave the speed as it was (issue 21: the batched engines and the Paston
+heuristic import their vocabularies and share their compiled rules). The commit is exported
+with ``git archive`` to a temporary folder laid out as the ``folkcards`` package (the mapping of
+``package-dir`` in ``pyproject.toml``); the working tree is laid out the same way. Each
+measurement runs in a fresh process from the *current* benchmark scripts
+(``batched_speed.run_batched`` and ``heuristic_batched``'s rates), so both sides are timed by
+the same code; the two sides alternate within every repeat (before, after, then after, before)
+so that a change in the machine's load falls on both. A first untimed round compiles and caches
+each side's numba code.
+
+    python benchmarks/before_after.py --ref 80a3f1a --repeats 5 --seconds 2
+
+Prints, for every measurement, the median of the repeats with the lowest and highest run, and
+the ratio of the medians (after / before). The machine's load average is printed too: figures
+from a shared machine are noisy, so read the spread before the ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+import tomllib
+
+REPO = Path(__file__).resolve().parent.parent
+BENCH = Path(__file__).resolve().parent
+
+# One measurement, run in a fresh process with the tree to measure first on sys.path; prints a
+# JSON number (steps or decisions per second, wall clock).
+_PROBE = """
+import json, sys
+sys.path.insert(0, {bench!r})
+kind, game, size, seconds = {kind!r}, {game!r}, {size!r}, {seconds!r}
+if kind == "engine":
+    import batched_speed
+    rate = batched_speed.run_batched(game, size, 4, seconds, 0)["steps_per_s"]
+else:
+    import heuristic_batched as hb
+    obs, mask = hb.decision_pool(4096, 0)
+    if size == 0:
+        rate = hb.rate_per_game(obs, mask, seconds)
+    else:
+        hb.rate_batched(obs, mask, size, 0.05)  # compiled code loaded, threads started
+        rate = hb.rate_batched(obs, mask, size, seconds)
+import folkcards.agents.paston_heuristic as measured
+print(json.dumps([rate, measured.__file__]))
+"""
+
+
+def _layout(source: Path, target: Path) -> Path:
+    """``target/folkcards/...`` as symlinks into ``source``, following ``package-dir``."""
+    config = tomllib.loads((source / "pyproject.toml").read_text())
+    package_dir = config["tool"]["setuptools"]["package-dir"]
+    root = target / "folkcards"
+    root.mkdir(parents=True)
+    for entry in (source / package_dir["folkcards"]).iterdir():
+        (root / entry.name).symlink_to(entry)
+    for package, folder in package_dir.items():
+        if package != "folkcards":
+            (root / package.split(".", 1)[1]).symlink_to(source / folder)
+    return target
+
+
+def _export(ref: str, target: Path) -> Path:
+    """The tree of commit ``ref`` in ``target/src``."""
+    src = target / "src"
+    src.mkdir(parents=True)
+    archive = subprocess.run(
+        ["git", "-C", str(REPO), "archive", "--format=tar", ref],
+        check=True,
+        capture_output=True,
+    ).stdout
+    archive_path = target / "ref.tar"
+    archive_path.write_bytes(archive)
+    with tarfile.open(archive_path) as tar:
+        tar.extractall(src, filter="data")
+    return src
+
+
+def _measure(path: Path, kind: str, game: str, size: int, seconds: float) -> float:
+    code = _PROBE.format(bench=str(BENCH), kind=kind, game=game, size=size, seconds=seconds)
+    env = dict(os.environ, PYTHONPATH=str(path))
+    # run outside the repository: its folkcards/ folder would shadow the tree on the path
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=path,
+    ).stdout
+    rate, module = json.loads(out.strip().splitlines()[-1])
+    if not Path(module).is_relative_to(path):
+        raise RuntimeError(f"measured {module}, not the tree in {path}")
+    return float(rate)
+
+
+def _cell(runs: list[float]) -> str:
+    return f"{statistics.median(runs):,.0f} ({min(runs):,.0f}–{max(runs):,.0f})"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--ref", required=True, help="the commit to compare against")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
+    parser.add_argument("--engine-sizes", type=int, nargs="*", default=[1, 256, 4096])
+    parser.add_argument(
+        "--heuristic-sizes",
+        type=int,
+        nargs="*",
+        default=[0, 1, 4096],
+        help="batch sizes M of the Paston heuristic (0: the per-game agent)",
+    )
+    args = parser.parse_args(argv)
+    if args.repeats < 1 or args.seconds <= 0:
+        parser.error("--repeats must be positive and --seconds above 0")
+    cases = [("engine", game, n) for game in ("paston", "tri_palki") for n in args.engine_sizes]
+    cases += [("heuristic", "paston", m) for m in args.heuristic_sizes]
+    work = Path(tempfile.mkdtemp(prefix="folkcards-before-after-"))
+    try:
+        before = _layout(_export(args.ref, work / "before"), work / "before" / "path")
+        after = _layout(REPO, work / "after")
+        sides = {"before": before, "after": after}
+        for kind, game, size in cases:  # compile and cache, untimed
+            for path in sides.values():
+                _measure(path, kind, game, size, 0.05)
+        runs: dict[tuple[str, str, int, str], list[float]] = {}
+        for repeat in range(args.repeats):
+            order = ("before", "after") if repeat % 2 == 0 else ("after", "before")
+            for kind, game, size in cases:
+                for side in order:
+                    rate = _measure(sides[side], kind, game, size, args.seconds)
+                    runs.setdefault((kind, game, size, side), []).append(rate)
+        load = os.getloadavg()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"{args.ref} (before) against the working tree (after); {args.repeats} repeats of ")
+    print(f"{args.seconds:g} s; median (lowest–highest) per second, wall clock\n")
+    print("| measurement | N | before | after | after / before |")
+    print("|---|---|---|---|---|")
+    for kind, game, size in cases:
+        b = runs[(kind, game, size, "before")]
+        a = runs[(kind, game, size, "after")]
+        label = (
+            f"{game} batched engine, steps/s"
+            if kind == "engine"
+            else ("paston heuristic, decisions/s")
+        )
+        n = "per game" if kind == "heuristic" and size == 0 else str(size)
+        ratio = statistics.median(a) / statistics.median(b)
+        print(f"| {label} | {n} | {_cell(b)} | {_cell(a)} | {ratio:.2f} |")
+    print(f"\nload average at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
