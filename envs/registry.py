@@ -57,6 +57,7 @@ PIECES: dict[str, tuple[str, bool]] = {
     "search_agent": ("search agent (pimc)", False),
     "observation_size": ("observation size by table size", False),
     "size_adapter": ("table size adapter for trained models", False),
+    "open_hand_analysis": ("open-hand analysis of a record's play", False),
 }
 
 
@@ -108,6 +109,8 @@ class GameSpec:
     batched_engine: str | None = None  # envs: (num_envs, **env_kwargs) -> batched engine
     batched_heuristic: str | None = None  # agents: (num_players) -> batched heuristic
     search_agent: str | None = None  # agents: the `pimc` factory (game, seat, seed, arg)
+    # evaluate: (record) -> per deal, each card's and the contract's open-hand loss
+    open_hand_analysis: str | None = None
     observation_size: str | None = None  # envs: num_players -> observation length
     size_adapter: str | None = None  # agents: a trained model's table-size adapter
     feature_sets: tuple[str, ...] = ()  # agents: "module:attr" of each FeatureSet it offers
@@ -274,6 +277,7 @@ PASTON = GameSpec(
     batched_engine="folkcards.envs.paston_v0:vector_env",
     batched_heuristic="folkcards.agents.paston_heuristic_batched:BatchedPastonHeuristic",
     search_agent="folkcards.agents.pimc:make_pimc_agent",
+    open_hand_analysis="folkcards.evaluate.open_hand:analyse_record",
     agents=("random", "heuristic", "pimc", "ppo", "rllib:paston"),
 )
 
@@ -327,6 +331,7 @@ GAMES: dict[str, GameSpec] = {
         base_game="paston",
         batched_engine=None,
         batched_heuristic=None,
+        open_hand_analysis=None,  # no card is played: the solver scores the tricks
         # ppo and rllib:paston play Paston's committed models (the same observations)
         agents=("random", "heuristic", "pimc", "ppo", "rllib:paston"),
     ),

@@ -167,6 +167,7 @@ def markdown(
         *(
             (title, section(results))
             for statistic in statistics.registered()
+            if statistic.applies(results)
             for title, section in statistic.sections
         ),
         (

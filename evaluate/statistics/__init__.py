@@ -14,6 +14,7 @@ from .base import CsvTable, Results, Statistic, StatisticInput
 from .behaviour import BEHAVIOUR
 from .decision_times import DECISION_TIMES
 from .head_to_head import HEAD_TO_HEAD
+from .open_hand import OPEN_HAND
 from .scores import SCORES
 from .seat_effects import SEAT_EFFECTS
 
@@ -45,7 +46,7 @@ def measured_keys() -> frozenset[str]:
     return frozenset(s.key for s in _REGISTRY.values() if s.measured)
 
 
-for _statistic in (SCORES, HEAD_TO_HEAD, BEHAVIOUR, SEAT_EFFECTS, DECISION_TIMES):
+for _statistic in (SCORES, HEAD_TO_HEAD, BEHAVIOUR, SEAT_EFFECTS, OPEN_HAND, DECISION_TIMES):
     register(_statistic)
 
 __all__ = [

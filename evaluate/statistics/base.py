@@ -70,6 +70,12 @@ class Statistic:
     sections: tuple[tuple[str, Callable[[Results], list[str]]], ...] = ()
     measured: bool = False
 
+    def applies(self, results: Results) -> bool:
+        """Whether the statistic applies to this tournament's game: its ``compute`` answers
+        ``None`` where it does not (e.g. open-hand accuracy for a game without a solver); an
+        older file without the key shows the section as not available."""
+        return not (self.key in results and results[self.key] is None)
+
     def available(self, results: Results) -> bool:
         """Whether the results hold this statistic (an older file may not)."""
         return bool(results.get(self.key))

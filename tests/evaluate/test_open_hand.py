@@ -127,3 +127,41 @@ def test_the_contract_check_scores_the_alternatives_the_auction_allowed():
 )
 def test_reachable_contracts_follow_the_rules(high_bid, levels):
     assert reachable_levels(high_bid) == levels
+
+
+def test_every_paston_tournament_report_has_open_hand_accuracy(tmp_path):
+    import json
+
+    from folkcards.cli import main
+
+    out = tmp_path / "t"
+    args = "tournament --game paston --agents heuristic random random --deals 4 --seed 3"
+    assert main([*args.split(), "--workers", "1", "--out", str(out), "--no-progress"]) == 0
+    results = json.loads((out / "results.json").read_text())
+    accuracy = results["open_hand"]
+    assert set(accuracy) == {"heuristic", "random", "random#2"}
+    for rows in accuracy.values():
+        assert set(rows) == {"declarer", "defender", "contracts"}
+        for role in ("declarer", "defender"):
+            if rows[role]["deals"]:
+                assert rows[role]["tricks_lost"] >= 0
+    assert "open-hand accuracy" in results["method"]["open_hand"]
+    report = (out / "report.md").read_text()
+    assert "## Open-hand accuracy" in report and "diagnostic beside the duplicate score" in report
+    assert (out / "open_hand.csv").read_text().startswith("agent,role,deals")
+    rebuilt = tmp_path / "rebuilt"
+    assert main(["report", "--db", str(out / "tournament.sqlite"), "--out", str(rebuilt)]) == 0
+    assert "## Open-hand accuracy" in (rebuilt / "report.md").read_text()
+
+
+def test_a_game_without_card_play_analysis_has_no_open_hand_section(tmp_path):
+    import json
+
+    from folkcards.cli import main
+
+    out = tmp_path / "t"
+    args = "tournament --game tri_palki --agents heuristic random random --rounds 3 --seed 3"
+    assert main([*args.split(), "--workers", "1", "--out", str(out), "--no-progress"]) == 0
+    results = json.loads((out / "results.json").read_text())
+    assert not results.get("open_hand")
+    assert "## Open-hand accuracy" not in (out / "report.md").read_text()
