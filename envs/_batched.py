@@ -132,6 +132,18 @@ def run_in_chunks(kernel: Callable[..., None], num_envs: int, *args: Any) -> Non
         future.result()
 
 
+def check_reward_scale(reward_scale: Any) -> float:
+    """``reward_scale`` as a float if it is a positive finite number; else ``ValueError``."""
+    if (
+        isinstance(reward_scale, (bool, np.bool_))
+        or not isinstance(reward_scale, (int, float, np.number))
+        or not np.isfinite(reward_scale)
+        or reward_scale <= 0
+    ):
+        raise ValueError(f"reward_scale must be a positive finite number, got {reward_scale!r}")
+    return float(reward_scale)
+
+
 def check_num_envs(num_envs: Any) -> int:
     if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)):
         raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")

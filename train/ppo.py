@@ -217,6 +217,27 @@ def _schedule(config: TrainConfig) -> Any:
     return lr
 
 
+PPO_HYPERPARAMETERS = (
+    "n_steps",
+    "batch_size",
+    "n_epochs",
+    "gamma",
+    "gae_lambda",
+    "clip_range",
+    "ent_coef",
+    "vf_coef",
+    "max_grad_norm",
+    "target_kl",
+    "normalize_advantage",
+)
+
+
+def ppo_hyperparameters(alg: Any) -> dict[str, Any]:
+    """MaskablePPO's keyword arguments from an ``algorithm`` group, the learning rate and the
+    network excepted (each caller sets those)."""
+    return {name: getattr(alg, name) for name in PPO_HYPERPARAMETERS}
+
+
 def make_model(config: TrainConfig, env: Any, tensorboard_log: str | None) -> Any:
     import torch
 
@@ -228,17 +249,7 @@ def make_model(config: TrainConfig, env: Any, tensorboard_log: str | None) -> An
         "MlpPolicy",
         env,
         learning_rate=_schedule(config),
-        n_steps=alg.n_steps,
-        batch_size=alg.batch_size,
-        n_epochs=alg.n_epochs,
-        gamma=alg.gamma,
-        gae_lambda=alg.gae_lambda,
-        clip_range=alg.clip_range,
-        ent_coef=alg.ent_coef,
-        vf_coef=alg.vf_coef,
-        max_grad_norm=alg.max_grad_norm,
-        target_kl=alg.target_kl,
-        normalize_advantage=alg.normalize_advantage,
+        **ppo_hyperparameters(alg),
         policy_kwargs={
             "net_arch": net_arch,
             "activation_fn": activation,

@@ -52,6 +52,7 @@ from .._batched import (
     StepResult,
     VectorEnvBase,
     check_num_envs,
+    check_reward_scale,
     random_legal_actions,
     rng_below,
     rng_shuffle,
@@ -635,13 +636,7 @@ class PastonVectorEnv(VectorEnvBase):
             raise ValueError("max_deals applies to episode='game', which the batched engine lacks")
         if not isinstance(shaping, (bool, np.bool_)):
             raise ValueError(f"shaping must be True or False, got {shaping!r}")
-        if (
-            isinstance(reward_scale, (bool, np.bool_))
-            or not isinstance(reward_scale, (int, float, np.number))
-            or not np.isfinite(reward_scale)
-            or reward_scale <= 0
-        ):
-            raise ValueError(f"reward_scale must be a positive finite number, got {reward_scale!r}")
+        check_reward_scale(reward_scale)
         if render_mode is not None:
             raise ValueError("the batched Paston engine does not render; use render_mode=None")
         self.shaping = bool(shaping)

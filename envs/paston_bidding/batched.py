@@ -40,6 +40,7 @@ from .._batched import (
     StepResult,
     VectorEnvBase,
     check_num_envs,
+    check_reward_scale,
     rng_below,
     run_in_chunks,
     seed_states,
@@ -241,13 +242,7 @@ class PastonBiddingVectorEnv(VectorEnvBase):
             raise ValueError(
                 "the batched bidding env supports episode='deal' and reward='score' only"
             )
-        if (
-            isinstance(reward_scale, (bool, np.bool_))
-            or not isinstance(reward_scale, (int, float, np.number))
-            or not np.isfinite(reward_scale)
-            or reward_scale <= 0
-        ):
-            raise ValueError(f"reward_scale must be a positive finite number, got {reward_scale!r}")
+        check_reward_scale(reward_scale)
         if render_mode is not None:
             raise ValueError("the batched bidding env does not render; use render_mode=None")
         table = (
