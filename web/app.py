@@ -652,6 +652,99 @@ class CatchServerErrors:
             await response(scope, receive, send)
 
 
+class Handlers:
+    """The web table's request handlers over one :class:`Table` (``create_app`` routes them)."""
+
+    def __init__(self, table: Table, inline_wait: float) -> None:
+        self.table = table
+        self.inline_wait = inline_wait
+
+    async def settled(self, game: TableGame) -> Response:
+        """The game's view once its agents are done, or after ``inline_wait`` seconds."""
+        running = game.running
+        if running is not None and self.inline_wait > 0:
+            await asyncio.wait({asyncio.wrap_future(running)}, timeout=self.inline_wait)
+        return Response(game.published, media_type="application/json")
+
+    async def index(self, request: Request) -> Response:
+        return FileResponse(STATIC / "index.html")
+
+    async def meta(self, request: Request) -> Response:
+        games = [
+            {
+                "name": spec.name,
+                "title": spec.title,
+                "min_players": spec.min_players,
+                "max_players": spec.max_players,
+                "default_players": spec.default_players,
+                "modes": list(spec.mode_names),
+                "unavailable": self.table.unavailable.get(spec.name),
+            }
+            for spec in GAMES.values()
+        ]
+        body = {"games": games, "agents": agent_kinds(), "move_budget": self.table.move_budget}
+        return JSONResponse(body)
+
+    async def new_game(self, request: Request) -> Response:
+        body = await _json_body(request)
+        game = await run_in_threadpool(self.table.new_game, body)
+        response = await self.settled(game)
+        response.status_code = 201
+        return response
+
+    async def show_game(self, request: Request) -> Response:
+        game = self.table.get(request.path_params["game_id"])
+        seat = request.query_params.get("seat")
+        if seat is not None and seat != str(game.human):
+            raise RequestError(403, f"you sit in seat {game.human}; other seats' views are private")
+        return Response(game.published, media_type="application/json")
+
+    async def move(self, request: Request) -> Response:
+        body = await _json_body(request)
+        game = await run_in_threadpool(self.table.move, request.path_params["game_id"], body)
+        return await self.settled(game)
+
+    async def replays(self, request: Request) -> Response:
+        return JSONResponse(await run_in_threadpool(self.table.replays))
+
+    async def human_replay(self, request: Request) -> Response:
+        game_id = request.path_params["game_id"]
+        return JSONResponse(await run_in_threadpool(self.table.human_replay, game_id))
+
+    async def human_text(self, request: Request) -> Response:
+        game_id = request.path_params["game_id"]
+        self.table.check_finished(game_id)
+        try:
+            text = await run_in_threadpool(self.table.store.text, game_id)
+        except ValueError as exc:
+            raise RequestError(422, f"this game has no text form: {exc}") from None
+        if text is None:
+            raise RequestError(404, f"no stored game {clip(game_id)}")
+        return PlainTextResponse(text)
+
+    async def tournament_replay(self, request: Request) -> Response:
+        index = request.path_params["index"]
+        return JSONResponse(await run_in_threadpool(self.table.tournament_replay, index))
+
+    async def request_error(self, request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RequestError)
+        return JSONResponse({"error": one_line(str(exc))}, status_code=exc.status)
+
+    def routes(self) -> list[Any]:
+        return [
+            Route("/", self.index),
+            Route("/api/meta", self.meta),
+            Route("/api/games", self.new_game, methods=["POST"]),
+            Route("/api/games/{game_id}", self.show_game),
+            Route("/api/games/{game_id}/move", self.move, methods=["POST"]),
+            Route("/api/replays", self.replays),
+            Route("/api/replays/human/{game_id}", self.human_replay),
+            Route("/api/replays/human/{game_id}/text", self.human_text),
+            Route("/api/replays/tournament/{index:int}", self.tournament_replay),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        ]
+
+
 def create_app(
     store_path: str | Path,
     tournament_db: str | Path | None = None,
@@ -667,81 +760,7 @@ def create_app(
     table = Table(
         store_path, tournament_db, seed, bot_workers, move_budget, agents_module, bot_niceness
     )
-
-    async def settled(game: TableGame) -> Response:
-        """The game's view once its agents are done, or after ``inline_wait`` seconds."""
-        running = game.running
-        if running is not None and inline_wait > 0:
-            await asyncio.wait({asyncio.wrap_future(running)}, timeout=inline_wait)
-        return Response(game.published, media_type="application/json")
-
-    async def index(request: Request) -> Response:
-        return FileResponse(STATIC / "index.html")
-
-    async def meta(request: Request) -> Response:
-        return JSONResponse(
-            {
-                "games": [
-                    {
-                        "name": spec.name,
-                        "title": spec.title,
-                        "min_players": spec.min_players,
-                        "max_players": spec.max_players,
-                        "default_players": spec.default_players,
-                        "modes": list(spec.mode_names),
-                        "unavailable": table.unavailable.get(spec.name),
-                    }
-                    for spec in GAMES.values()
-                ],
-                "agents": agent_kinds(),
-                "move_budget": table.move_budget,
-            }
-        )
-
-    async def new_game(request: Request) -> Response:
-        body = await _json_body(request)
-        game = await run_in_threadpool(table.new_game, body)
-        response = await settled(game)
-        response.status_code = 201
-        return response
-
-    async def show_game(request: Request) -> Response:
-        game = table.get(request.path_params["game_id"])
-        seat = request.query_params.get("seat")
-        if seat is not None and seat != str(game.human):
-            raise RequestError(403, f"you sit in seat {game.human}; other seats' views are private")
-        return Response(game.published, media_type="application/json")
-
-    async def move(request: Request) -> Response:
-        body = await _json_body(request)
-        game = await run_in_threadpool(table.move, request.path_params["game_id"], body)
-        return await settled(game)
-
-    async def replays(request: Request) -> Response:
-        return JSONResponse(await run_in_threadpool(table.replays))
-
-    async def human_replay(request: Request) -> Response:
-        replay = await run_in_threadpool(table.human_replay, request.path_params["game_id"])
-        return JSONResponse(replay)
-
-    async def human_text(request: Request) -> Response:
-        game_id = request.path_params["game_id"]
-        table.check_finished(game_id)
-        try:
-            text = await run_in_threadpool(table.store.text, game_id)
-        except ValueError as exc:
-            raise RequestError(422, f"this game has no text form: {exc}") from None
-        if text is None:
-            raise RequestError(404, f"no stored game {clip(game_id)}")
-        return PlainTextResponse(text)
-
-    async def tournament_replay(request: Request) -> Response:
-        replay = await run_in_threadpool(table.tournament_replay, request.path_params["index"])
-        return JSONResponse(replay)
-
-    async def request_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, RequestError)
-        return JSONResponse({"error": one_line(str(exc))}, status_code=exc.status)
+    handlers = Handlers(table, inline_wait)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> Any:
@@ -752,21 +771,9 @@ def create_app(
         yield
         table.close()
 
-    routes = [
-        Route("/", index),
-        Route("/api/meta", meta),
-        Route("/api/games", new_game, methods=["POST"]),
-        Route("/api/games/{game_id}", show_game),
-        Route("/api/games/{game_id}/move", move, methods=["POST"]),
-        Route("/api/replays", replays),
-        Route("/api/replays/human/{game_id}", human_replay),
-        Route("/api/replays/human/{game_id}/text", human_text),
-        Route("/api/replays/tournament/{index:int}", tournament_replay),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
-    ]
     app = Starlette(
-        routes=routes,
-        exception_handlers={RequestError: request_error},
+        routes=handlers.routes(),
+        exception_handlers={RequestError: handlers.request_error},
         middleware=[Middleware(CatchServerErrors)],
         lifespan=lifespan,
     )
@@ -774,4 +781,4 @@ def create_app(
     return app
 
 
-__all__ = ["RequestError", "Table", "create_app"]
+__all__ = ["Handlers", "RequestError", "Table", "create_app"]
