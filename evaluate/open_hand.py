@@ -21,6 +21,8 @@ early or late), never a replacement for it.
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,7 +45,7 @@ class CardDecision:
     seat: int
     role: str  # "declarer" or "defender"
     card: int
-    best_card: int  # a card with the best value for the seat's side (the lowest id on ties)
+    best_card: int  # the card itself if it was one of the best, else the lowest best card
     tricks_lost: int  # 0 when the card was one of the best
     score_lost: int  # declarer's table points lost (declarer) or conceded (defender)
 
@@ -144,11 +146,22 @@ def value_card(deal: Any, card: int) -> CardDecision | None:
     )
 
 
-def _deal_steps(record: dict[str, Any]) -> Iterator[tuple[Any, Any, int]]:
-    """``(env, deal, action)`` before each action of the record, replaying it."""
+@functools.lru_cache(maxsize=8)
+def _replay_env_cached(kwargs_json: str) -> Any:
     from folkcards.envs.paston.env import raw_env
 
-    env = raw_env(**record.get("env_kwargs", {}))
+    return raw_env(**json.loads(kwargs_json))
+
+
+def _replay_env(env_kwargs: dict[str, Any]) -> Any:
+    """One env per set of arguments, reset for each record (building an env costs more than
+    replaying a deal through it)."""
+    return _replay_env_cached(json.dumps(env_kwargs, sort_keys=True))
+
+
+def _deal_steps(record: dict[str, Any]) -> Iterator[tuple[Any, Any, int]]:
+    """``(env, deal, action)`` before each action of the record, replaying it."""
+    env = _replay_env(record.get("env_kwargs", {}))
     env.reset(seed=record.get("seed"), options=record.get("options") or None)
     for agent, action in record["actions"]:
         if agent != env.agent_selection:
@@ -159,12 +172,57 @@ def _deal_steps(record: dict[str, Any]) -> Iterator[tuple[Any, Any, int]]:
         env.step(int(action))
 
 
+@dataclass
+class _Pending:
+    """A card decision whose value after the card is not known yet."""
+
+    analysis: DealAnalysis
+    seat: int
+    role: str
+    card: int
+    level: int
+    before: int  # the position's value: the declarer's total tricks with best play by all
+    position: Position
+
+
+def _card_choices(deal: Any) -> int:
+    return bin(deal.legal_bits() & ((1 << 32) - 1)).count("1")
+
+
+def _resolve(pending: _Pending, after: int) -> None:
+    """Record ``pending`` given the value after its card (the next choice's value, or the
+    deal's final count: a forced card never changes the value)."""
+    lost = abs(pending.before - after)
+    best_card = pending.card
+    if lost:  # a mistake: find a best card (rare, so the per-card values only here)
+        values = move_values(pending.position)
+        declarer_side = pending.role == "declarer"
+        target = max(values.values()) if declarer_side else min(values.values())
+        best_card = min(c for c, v in values.items() if v == target)
+    score_lost = abs(
+        declarer_score(pending.before, pending.level) - declarer_score(after, pending.level)
+    )
+    pending.analysis.decisions.append(
+        CardDecision(pending.seat, pending.role, pending.card, best_card, lost, score_lost)
+    )
+
+
 def analyse_record(record: dict[str, Any]) -> list[DealAnalysis]:
-    """The open-hand analysis of every deal of a Paston record, in order (one for a deal)."""
+    """The open-hand analysis of every deal of a Paston record, in order (one for a deal).
+
+    One solve per card decision: a card's value is the value of the next position where a
+    player has a choice (or the deal's final count), so a card's loss is the drop from the
+    position's value; the per-card values are computed only where a card lost something.
+    """
     analyses: list[DealAnalysis] = []
     current_deal: Any = None
+    pending: _Pending | None = None
+    pending_deal: Any = None
     for _, deal, action in _deal_steps(record):
         if deal is not current_deal:
+            if pending is not None:  # the previous deal ended after a forced card
+                _resolve(pending, pending_deal.tricks[pending_deal.declarer])
+                pending = None
             current_deal = deal
             analyses.append(DealAnalysis())
         if deal.phase != PLAY:
@@ -172,7 +230,15 @@ def analyse_record(record: dict[str, Any]) -> list[DealAnalysis]:
         analysis = analyses[-1]
         if analysis.contract is None:
             analysis.contract = check_contract(deal)
-        decision = value_card(deal, action)
-        if decision is not None:
-            analysis.decisions.append(decision)
+        if _card_choices(deal) < 2:
+            continue
+        position = Position.from_deal(deal)
+        value = solve(position)
+        if pending is not None:
+            _resolve(pending, value)
+        role = "declarer" if deal.to_act == deal.declarer else "defender"
+        pending = _Pending(analysis, deal.to_act, role, action, deal.level, value, position)
+        pending_deal = deal
+    if pending is not None:
+        _resolve(pending, pending_deal.tricks[pending_deal.declarer])
     return analyses
