@@ -124,7 +124,14 @@ def test_without_it_nothing_mentions_it(tmp_path: Path) -> None:
     assert "seat_counts.csv" not in {p.name for p in paths}
     # the built-in statistics, each under its own key, in the registered order
     keys = [s.key for s in statistics.registered()]
-    assert keys == ["agents", "head_to_head", "behaviour", "seat_effects", "decision_times"]
+    assert keys == [
+        "agents",
+        "head_to_head",
+        "behaviour",
+        "seat_effects",
+        "open_hand",
+        "decision_times",
+    ]
     assert all(key in results for key in keys)
     assert "decision_times" not in deterministic(results)
 

@@ -139,6 +139,7 @@ def test_verify_with_only_the_database(tmp_path: Path, capsys) -> None:
         "decision_times.csv",
         "episodes.csv",
         "head_to_head.csv",
+        "open_hand.csv",
         "results.json",
         "seat_effects.csv",
     ]  # only what the first run wrote
