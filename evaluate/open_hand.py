@@ -123,29 +123,6 @@ def check_contract(deal: Any) -> ContractCheck:
     )
 
 
-def value_card(deal: Any, card: int) -> CardDecision | None:
-    """The open-hand value of playing ``card`` now; ``None`` if the seat had no choice."""
-    values = move_values(Position.from_deal(deal))
-    if len(values) < 2:
-        return None
-    seat = deal.to_act
-    declarer_side = seat == deal.declarer
-    best_value = max(values.values()) if declarer_side else min(values.values())
-    best_card = min(c for c, v in values.items() if v == best_value)
-    lost = abs(best_value - values[card])
-    level = deal.level
-    chosen_score = declarer_score(values[card], level)
-    best_score = declarer_score(best_value, level)
-    return CardDecision(
-        seat=seat,
-        role="declarer" if declarer_side else "defender",
-        card=card,
-        best_card=best_card,
-        tricks_lost=lost,
-        score_lost=abs(best_score - chosen_score),
-    )
-
-
 @functools.lru_cache(maxsize=8)
 def _replay_env_cached(kwargs_json: str) -> Any:
     from folkcards.envs.paston.env import raw_env
@@ -228,12 +205,14 @@ def analyse_record(record: dict[str, Any]) -> list[DealAnalysis]:
         if deal.phase != PLAY:
             continue
         analysis = analyses[-1]
+        first_lead_value = None
         if analysis.contract is None:
-            analysis.contract = check_contract(deal)
+            analysis.contract = check_contract(deal)  # solves this very position already
+            first_lead_value = analysis.contract.open_hand_tricks
         if _card_choices(deal) < 2:
             continue
         position = Position.from_deal(deal)
-        value = solve(position)
+        value = solve(position) if first_lead_value is None else first_lead_value
         if pending is not None:
             _resolve(pending, value)
         role = "declarer" if deal.to_act == deal.declarer else "defender"
