@@ -4,13 +4,20 @@ files): the repository maps its top-level folders onto subpackages (``envs/`` is
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 STAGE = ROOT / "build" / "docs_src" / "folkcards"
-SUBPACKAGES = ("envs", "search", "agents", "train", "evaluate", "play", "web")
+_spec = importlib.util.spec_from_file_location(
+    "_folkcards_modules", Path(__file__).with_name("modules.py")
+)
+assert _spec and _spec.loader
+_modules = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_modules)
+SUBPACKAGES = _modules.SUBPACKAGES  # written once, in modules.py
 
 
 def stage_sources() -> None:
