@@ -380,6 +380,11 @@ class Table:
                 400,
                 'the body must be {"action": <action id>, "move": <the view\'s move, 0 or more>}',
             )
+        actions = int(game.env.action_space(game.env.possible_agents[game.human]).n)
+        if not 0 <= action < actions:  # no move of this game, whatever its state: a bad body
+            raise RequestError(
+                400, f"illegal move {clip(action, 12)}: this game's actions are 0 to {actions - 1}"
+            )
         with game.lock:
             done = len(game.history)
             if seen < done:

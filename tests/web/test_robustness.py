@@ -295,7 +295,7 @@ def test_an_oversized_body_without_a_length_is_413(server):
 
 def test_bad_moves_and_ids_are_short_4xx(server):
     client, table = server
-    view = client.post(NEW, json={"game": "paston", "seat": 0}).json()
+    view = settle(client, client.post(NEW, json={"game": "paston", "seat": 0}).json())
     game_id = view["id"]
     path = f"/api/games/{game_id}/move"
     before = client.get(f"/api/games/{game_id}").json()
@@ -308,6 +308,8 @@ def test_bad_moves_and_ids_are_short_4xx(server):
         (json.dumps({"action": "x" * 5000, "move": 0}).encode(), 400),
         (b'{"action": true, "move": 0}', 400),
         (b'{"action": 32, "move": -1}', 400),
+        (b'{"action": -1, "move": 0}', 400),  # no action of any game, whatever the move number
+        (b'{"action": 100000, "move": 0}', 400),
     ]
     for content, status in cases:
         response = client.post(path, content=content, headers={"content-type": "application/json"})
