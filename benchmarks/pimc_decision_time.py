@@ -16,53 +16,30 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo root, for tests.*
 
-from folkcards.agents import make_agent  # noqa: E402
-from folkcards.envs import tri_palki_v0  # noqa: E402
-
-from tests.agents.tri_palki_styles import STYLES, StyledOpponent  # noqa: E402
+from tests.agents.tri_palki_styles import STYLES, play_rounds, style_opponents  # noqa: E402
 
 
 def measure(
     spec: str, style: str, players: int, rounds: int, seed: int, max_turns: int
 ) -> tuple[list[float], list[dict[str, int]], int]:
     """Seconds and work of each pimc decision with a choice; the likelihood cuts."""
-    env = tri_palki_v0.raw_env(num_players=players, max_turns=max_turns)
-    agent = make_agent(spec, "tri_palki", "player_0", seed=seed)
-    if style == "heuristic":
-        others = [make_agent("heuristic", "tri_palki", f"player_{i}") for i in range(1, players)]
-    else:
-        others = [StyledOpponent(style, f"player_{i}", seed=seed + i) for i in range(1, players)]
+    opponents = style_opponents(style, players, seed)
     seconds: list[float] = []
     work: list[dict[str, int]] = []
     cuts = 0
-    for r in range(rounds):
-        env.reset(seed=seed + r)
-        agent.reset()
-        for other in others:
-            other.reset()
-        while env.agents:
-            name = env.agent_selection
-            if env.terminations[name] or env.truncations[name]:
-                env.step(None)
-                continue
-            obs = env.observe(name)
-            if name == "player_0":
-                started = time.perf_counter()
-                action = agent.act(obs)
-                if int(np.sum(obs["action_mask"])) > 1:
-                    seconds.append(time.perf_counter() - started)
-                    work.append(dict(agent.work))
-                    cuts += agent.kept_steps is not None
-            else:
-                action = others[int(name.split("_")[1]) - 1].act(obs)
-            env.step(action)
+    for agent, obs, _, took in play_rounds(
+        spec, opponents, range(seed, seed + rounds), seed, max_turns
+    ):
+        if int(np.sum(obs["action_mask"])) > 1:
+            seconds.append(took)
+            work.append(dict(agent.work))
+            cuts += agent.kept_steps is not None
     return seconds, work, cuts
 
 

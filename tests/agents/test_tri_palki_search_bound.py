@@ -9,14 +9,10 @@ the agent's parameters. Wall time is checked only as a generous safety net."""
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
-from folkcards.agents import make_agent
 from folkcards.agents.tri_palki_heuristic_core import core_moves
 from folkcards.agents.tri_palki_search import CORE_MODEL, policy_core
-from folkcards.envs import tri_palki_v0
 from folkcards.envs.tri_palki import observation as obs_mod
 from folkcards.envs.tri_palki.rules import TRIPLES
 from folkcards.search.tri_palki_belief import (
@@ -27,7 +23,7 @@ from folkcards.search.tri_palki_belief import (
 )
 
 from .tri_palki_heuristic_reference import reference_policy_core
-from .tri_palki_styles import StyledOpponent
+from .tri_palki_styles import play_rounds, style_opponents
 
 MOVES = 11  # pass, nine swaps, swap all: what a turn's decision can be
 SAFETY_SECONDS = 60.0  # a decision slower than this is a hang, not a slow machine
@@ -54,29 +50,9 @@ def test_policy_core_is_the_python_rules_it_replaced():
 def _play(style: str, num_players: int, rounds: int, seed: int, spec: str, max_turns: int = 1000):
     """Rounds of pimc in seat 0 against ``style`` players; yields (agent, observation, action,
     seconds) at each of pimc's decisions."""
-    env = tri_palki_v0.raw_env(num_players=num_players, max_turns=max_turns)
-    agent = make_agent(spec, "tri_palki", "player_0", seed=seed)
-    others = [StyledOpponent(style, f"player_{i}", seed=seed + i) for i in range(1, num_players)]
-    for r in range(rounds):
-        env.reset(seed=seed * 100 + r)
-        agent.reset()
-        for other in others:
-            other.reset()
-        while env.agents:
-            name = env.agent_selection
-            if env.terminations[name] or env.truncations[name]:
-                env.step(None)
-                continue
-            obs = env.observe(name)
-            if name == "player_0":
-                started = time.perf_counter()
-                action = agent.act(obs)
-                seconds = time.perf_counter() - started
-                assert obs["action_mask"][action]
-                yield agent, obs, action, seconds
-            else:
-                action = others[int(name.split("_")[1]) - 1].act(obs)
-            env.step(action)
+    opponents = style_opponents(style, num_players, seed)
+    rounds_seeds = [seed * 100 + r for r in range(rounds)]
+    yield from play_rounds(spec, opponents, rounds_seeds, seed, max_turns)
 
 
 SPEC = "pimc:samples=8,infer=8,horizon=40,infer_budget=1500,reconstruct_budget=5000"

@@ -11,8 +11,13 @@ tests and ``benchmarks/pimc_decision_time.py``: seeded, legal, reading only the 
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator, Sequence
+
 import numpy as np
+from folkcards.agents import make_agent
 from folkcards.agents.base import Agent, legal_actions
+from folkcards.envs import tri_palki_v0
 from folkcards.envs.tri_palki import observation as obs_mod
 from folkcards.envs.tri_palki.rules import (
     ANNOUNCE,
@@ -86,4 +91,45 @@ class StyledOpponent(Agent):
         return TRIPLES[new_centre].one_suit
 
 
-__all__ = ["STYLES", "StyledOpponent"]
+def style_opponents(style: str, num_players: int, seed: int) -> list[Agent]:
+    """Seats 1..n-1: players of ``style``, or the package's heuristic for ``"heuristic"``."""
+    if style == "heuristic":
+        return [make_agent("heuristic", "tri_palki", f"player_{i}") for i in range(1, num_players)]
+    return [StyledOpponent(style, f"player_{i}", seed=seed + i) for i in range(1, num_players)]
+
+
+def play_rounds(
+    spec: str,
+    opponents: Sequence[Agent],
+    round_seeds: Sequence[int],
+    seed: int,
+    max_turns: int,
+) -> Iterator[tuple[Agent, dict, int, float]]:
+    """Rounds (one per seed of ``round_seeds``) of agent ``spec`` in seat 0 against
+    ``opponents`` in the other seats; yields (agent, observation, action, seconds) at each of
+    seat 0's decisions, the seconds being the wall clock around ``act``."""
+    env = tri_palki_v0.raw_env(num_players=len(opponents) + 1, max_turns=max_turns)
+    agent = make_agent(spec, "tri_palki", "player_0", seed=seed)
+    for round_seed in round_seeds:
+        env.reset(seed=round_seed)
+        agent.reset()
+        for other in opponents:
+            other.reset()
+        while env.agents:
+            name = env.agent_selection
+            if env.terminations[name] or env.truncations[name]:
+                env.step(None)
+                continue
+            obs = env.observe(name)
+            if name == "player_0":
+                started = time.perf_counter()
+                action = agent.act(obs)
+                seconds = time.perf_counter() - started
+                assert obs["action_mask"][action], f"{spec} chose an illegal move {action}"
+                yield agent, obs, action, seconds
+            else:
+                action = opponents[int(name.split("_")[1]) - 1].act(obs)
+            env.step(action)
+
+
+__all__ = ["STYLES", "StyledOpponent", "play_rounds", "style_opponents"]
