@@ -123,8 +123,9 @@ class Timings:
         return response
 
 
-async def _person(client, timings, body, until, rng, think) -> int:
-    """Play games until ``until``; the number of moves made."""
+async def _person(client, timings, body, until, rng, think, games=None) -> int:
+    """Play games until ``until``; the number of moves made. ``games``, if given, holds the
+    games in play (id: whether its agents are thinking)."""
     moves = 0
     while time.monotonic() < until:
         response = await timings.request("new", client.post("/api/games", json=body))
@@ -132,10 +133,11 @@ async def _person(client, timings, body, until, rng, think) -> int:
             return moves
         view = response.json()
         while not view["over"] and time.monotonic() < until:
+            if games is not None:
+                games[view["id"]] = view["waiting"]
             if view["waiting"]:
                 await asyncio.sleep(0.2)
-                kind = "read"
-                response = await timings.request(kind, client.get(f"/api/games/{view['id']}"))
+                response = await timings.request("read", client.get(f"/api/games/{view['id']}"))
                 if response is None:
                     break
                 view = response.json()
@@ -152,6 +154,8 @@ async def _person(client, timings, body, until, rng, think) -> int:
                 break
             view = response.json()
             moves += 1
+        if games is not None:
+            games.pop(view["id"], None)
     return moves
 
 
@@ -200,39 +204,6 @@ def probe(url: str, seconds: float) -> dict[str, list[float]]:
     return samples
 
 
-async def _pimc_person(client, timings, until, rng, think, games) -> int:
-    body = {"game": "paston", "seat": 0, "opponents": ["pimc", "pimc"]}
-    moves = 0
-    while time.monotonic() < until:
-        response = await timings.request("new", client.post("/api/games", json=body))
-        if response is None or response.status_code != 201:
-            return moves
-        view = response.json()
-        while not view["over"] and time.monotonic() < until:
-            games[view["id"]] = view["waiting"]
-            if view["waiting"]:
-                await asyncio.sleep(0.2)
-                response = await timings.request("read", client.get(f"/api/games/{view['id']}"))
-                if response is None:
-                    break
-                view = response.json()
-                continue
-            await asyncio.sleep(float(rng.uniform(*think)))
-            action = int(rng.choice([m["id"] for m in view["legal"]]))
-            response = await timings.request(
-                "move",
-                client.post(
-                    f"/api/games/{view['id']}/move", json={"action": action, "move": view["move"]}
-                ),
-            )
-            if response is None or response.status_code != 200:
-                break
-            view = response.json()
-            moves += 1
-        games.pop(view["id"], None)
-    return moves
-
-
 async def _phase(url: str, kind: str, people: int, seconds: float, think, seed: int):
     timings = Timings()
     rng = np.random.default_rng(seed)
@@ -266,8 +237,14 @@ async def _phase(url: str, kind: str, people: int, seconds: float, think, seed: 
         else:
             games: dict[str, bool] = {}
             tasks = [
-                _pimc_person(
-                    client, timings, until, np.random.default_rng(rng.integers(2**32)), think, games
+                _person(
+                    client,
+                    timings,
+                    {"game": "paston", "seat": 0, "opponents": ["pimc", "pimc"]},
+                    until,
+                    np.random.default_rng(rng.integers(2**32)),
+                    think,
+                    games,
                 )
                 for _ in range(people)
             ]
