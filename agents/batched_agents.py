@@ -25,8 +25,12 @@ opponent pool uses:
 - A self-play snapshot: :func:`policy_agent` on a loaded ``NumpyPolicy`` (deterministic or
   sampled from the masked softmax).
 
-Other kinds (``pimc``, ``rllib``) exist only as per-game Python objects: ``ValueError`` (train
-with ``run.engine: aec`` against them).
+- ``rllib:RUN``: a policy with one shared network
+  (:class:`~folkcards.agents.rllib_agent.BatchedRLlibPolicy`), greedy as :class:`RLlibAgent`
+  plays.
+
+Other kinds (``pimc``) exist only as per-game Python objects: ``ValueError`` (train with
+``run.engine: aec`` against them).
 """
 
 from __future__ import annotations
@@ -338,7 +342,8 @@ def register_batched_agent(kind: str, factory: Callable[..., BatchedAgent]) -> N
 def make_batched_agent(
     spec: str, game: str, num_players: int | None = None, seed: int | None = None
 ) -> BatchedAgent:
-    """A batched agent from a ``make_agent`` spec (``random``, ``heuristic``, ``ppo[:ARG]``);
+    """A batched agent from a ``make_agent`` spec (``random``, ``heuristic``, ``ppo[:ARG]``,
+    ``rllib:RUN``);
     ``ValueError`` naming the spec for kinds that only exist per game."""
     if not isinstance(spec, str) or not spec:
         raise ValueError(f"agent spec must be a non-empty string, got {spec!r}")
@@ -356,8 +361,12 @@ def make_batched_agent(
         label = f"ppo:{arg or game}"
         policy = load_policy(resolve_model_path(arg or None, game), game, label)
         return BatchedPolicy(policy, game, deterministic=True, label=label, seed=seed)
+    if kind == "rllib":
+        from .rllib_agent import make_batched_rllib_agent
+
+        return make_batched_rllib_agent(game, players, seed, arg or None)
     raise ValueError(
-        f"agent {spec!r} has no batched form (batched kinds: random, heuristic, ppo); "
+        f"agent {spec!r} has no batched form (batched kinds: random, heuristic, ppo, rllib); "
         "train against it with run.engine: aec"
     )
 

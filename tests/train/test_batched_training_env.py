@@ -454,3 +454,34 @@ def test_pool_draws_by_weight_per_seat_or_per_game() -> None:
     assert (ids == ids[:, :1]).all() and 0.45 < (ids[:, 0] == ids[0, 0]).mean() < 0.55
     with pytest.raises(ValueError, match="weight"):
         BatchedOpponentPool("paston", [("random", -1.0)], 3)
+
+
+def test_batched_rllib_policy_plays_as_the_per_game_agent_row_by_row() -> None:
+    """``rllib:paston`` on a batch makes the per-game agent's move in every row (observations
+    from real AEC episodes with random play), and refuses another table size."""
+    pytest.importorskip("torch")
+    from folkcards.agents import make_agent
+    from folkcards.envs import paston_v0
+
+    env = paston_v0.env()
+    rows, masks = [], []
+    rng = np.random.default_rng(5)
+    for episode in range(6):
+        env.reset(seed=episode)
+        for _ in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            rows.append(observation["observation"])
+            masks.append(observation["action_mask"])
+            env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    per_game = make_agent("rllib:paston", "paston", "player_0")
+    expected = [
+        per_game.act({"observation": o, "action_mask": m}) for o, m in zip(rows, masks, strict=True)
+    ]
+    batched = make_batched_agent("rllib:paston", "paston", 3)
+    assert batched.act(np.array(rows), np.array(masks)).tolist() == expected
+    assert len(set(expected)) > 10  # bids, discards, contracts and cards all occur
+    with pytest.raises(ValueError, match="3 players, not 4"):
+        make_batched_agent("rllib:paston", "paston", 4)
