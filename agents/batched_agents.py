@@ -21,7 +21,8 @@ opponent pool uses:
   slow path; the heuristics are stateless, so it makes the same decisions).
 - ``ppo[:ARG]``: the model's actor as a :class:`~folkcards.agents.ppo_agent.NumpyPolicy` over the
   whole batch, deterministic (argmax of the masked logits) as :class:`PPOAgent` plays; its
-  feature set, if any, is applied to the batch first.
+  feature set, if any, is applied to the batch first. A model of another table size reads rows
+  translated by the game's size adapter (row by row, as :class:`PPOAgent` does).
 - A self-play snapshot: :func:`policy_agent` on a loaded ``NumpyPolicy`` (deterministic or
   sampled from the masked softmax).
 
@@ -204,6 +205,7 @@ class BatchedPolicy:
         deterministic: bool = True,
         label: str = "policy",
         seed: int | None = None,
+        num_players: int | None = None,
     ):
         if not hasattr(policy, "logits"):
             raise ValueError(
@@ -217,6 +219,9 @@ class BatchedPolicy:
         self.rng = np.random.default_rng(seed)
         name = policy.meta.get("features")
         self.features = get_feature_set(str(name), game) if name else None
+        self._adapt: Callable[[np.ndarray], np.ndarray] | None = None
+        if num_players is not None:
+            self._adapt = _size_adapter(policy, game, int(num_players), self.features)
         self._torch: Any = None
         try:
             import torch
@@ -247,8 +252,13 @@ class BatchedPolicy:
             return h.numpy()
 
     def inputs(self, obs: np.ndarray) -> np.ndarray:
-        """The network's input rows for plain observation rows (feature set applied)."""
-        x = obs if self.features is None else batch_features(self.features, obs)
+        """The network's input rows for plain observation rows (feature set applied; rows of
+        another table size translated by the game's size adapter, row by row)."""
+        if self._adapt is not None:
+            adapt = self._adapt
+            x = np.stack([adapt(row) for row in obs]) if len(obs) else obs
+        else:
+            x = obs if self.features is None else batch_features(self.features, obs)
         if x.shape[1] != self.policy.obs_size:
             raise ValueError(
                 f"{self.label}: the model expects inputs of size {self.policy.obs_size}, the "
@@ -264,6 +274,27 @@ class BatchedPolicy:
         _check_streams(streams, mask.shape[0])
         logits = self.logits(self.inputs(obs))
         return masked_logits_choice(logits, mask, self.deterministic, self.rng, streams)
+
+
+def _size_adapter(
+    policy: Any, game: str, num_players: int, features: FeatureSet | None
+) -> Callable[[np.ndarray], np.ndarray] | None:
+    """Row translation for a model of another table size (``None`` when the model is of this
+    size, or the game has no size adapter for its feature set: ``inputs`` then refuses)."""
+    from .ppo_agent import model_table_size
+
+    model_players = model_table_size(policy, game)
+    spec = game_spec(game)
+    if model_players is None or model_players == num_players or not spec.has("size_adapter"):
+        return None
+    adapter = spec.piece("size_adapter")
+    if features is not None and features.name not in adapter.features:
+        return None
+
+    def adapt(row: np.ndarray) -> np.ndarray:
+        return np.asarray(adapter.adapt(row, num_players, model_players, features), np.float32)
+
+    return adapt
 
 
 class PerRowHeuristicFallback:
@@ -360,7 +391,9 @@ def make_batched_agent(
 
         label = f"ppo:{arg or game}"
         policy = load_policy(resolve_model_path(arg or None, game), game, label)
-        return BatchedPolicy(policy, game, deterministic=True, label=label, seed=seed)
+        return BatchedPolicy(
+            policy, game, deterministic=True, label=label, seed=seed, num_players=players
+        )
     if kind == "rllib":
         from .rllib_agent import make_batched_rllib_agent
 

@@ -485,3 +485,32 @@ def test_batched_rllib_policy_plays_as_the_per_game_agent_row_by_row() -> None:
     assert len(set(expected)) > 10  # bids, discards, contracts and cards all occur
     with pytest.raises(ValueError, match="3 players, not 4"):
         make_batched_agent("rllib:paston", "paston", 4)
+
+
+@pytest.mark.parametrize("players", [3, 5])
+def test_batched_ppo_of_another_table_size_plays_as_the_per_game_agent(players: int) -> None:
+    """The committed 4-player ``ppo:tri_palki`` on a batch of 3- or 5-player rows makes the
+    per-game agent's move (both translate rows with the size adapter)."""
+    from folkcards.agents import make_agent
+    from folkcards.envs import tri_palki_v0
+
+    env = tri_palki_v0.env(num_players=players, max_turns=60)
+    rows, masks = [], []
+    rng = np.random.default_rng(players)
+    for episode in range(4):
+        env.reset(seed=episode)
+        for _ in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            rows.append(observation["observation"])
+            masks.append(observation["action_mask"])
+            env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    per_game = make_agent("ppo:tri_palki", "tri_palki", "player_0")
+    expected = [
+        per_game.act({"observation": o, "action_mask": m}) for o, m in zip(rows, masks, strict=True)
+    ]
+    batched = make_batched_agent("ppo:tri_palki", "tri_palki", players)
+    assert batched.act(np.array(rows), np.array(masks)).tolist() == expected
+    assert len(set(expected)) > 3
