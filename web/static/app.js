@@ -686,7 +686,7 @@ function renderReplayMoves() {
 function stepReplay(to) {
   if (!replay) return;
   replay.step = Math.max(0, Math.min(replay.data.frames.length - 1, to));
-  if (replay.step > 0) replay.page = Math.floor((replay.step - 1) / REPLAY_PAGE);
+  replay.page = Math.floor(Math.max(0, replay.step - 1) / REPLAY_PAGE);
   renderReplay();
 }
 
