@@ -175,11 +175,13 @@ def _click_a_move(driver, game, moves):
     buttons[pick].click()
 
 
-def _play_by_clicking(driver, table, shot_name=None, max_moves=400, check=None):
+def _play_by_clicking(driver, table, shot_name=None, max_moves=400, check=None, shot_when=None):
     """Click legal moves until the game is over, checking the page for hidden cards each time
-    (and ``check(driver, game)`` if given)."""
+    (and ``check(driver, game)`` if given). With FOLKCARDS_SCREENSHOTS set, ``shot_name`` is
+    saved when ``shot_when(view, moves)`` first holds (default: at the fifth move)."""
     moves = 0
     game = None
+    shot_when = shot_when or (lambda view, moves: moves == 5)
     while not driver.find_elements(By.ID, "again"):
         view = _view(driver)
         game = table.games[view["id"]]
@@ -191,8 +193,9 @@ def _play_by_clicking(driver, table, shot_name=None, max_moves=400, check=None):
         assert _offered(driver, view) == legal, "the page does not offer exactly the legal moves"
         if check is not None:
             check(driver, game)
-        if shot_name and SHOTS and moves == 5:
+        if shot_name and SHOTS and shot_when(view, moves):
             driver.save_screenshot(str(Path(SHOTS) / shot_name))
+            shot_name = None
         before = _actions(game)
         _click_a_move(driver, game, moves)
         _wait(driver, lambda d, g=game, n=before: _actions(g) > n)
@@ -205,7 +208,12 @@ def _play_by_clicking(driver, table, shot_name=None, max_moves=400, check=None):
 def test_play_a_whole_paston_deal_by_clicking(server, browser):
     url, table = server
     _start(browser, url, "paston", seat=0, opponents=["heuristic", "heuristic"])
-    game = _play_by_clicking(browser, table, shot_name="web_paston.png")
+    game = _play_by_clicking(
+        browser,
+        table,
+        shot_name="web_paston.png",
+        shot_when=lambda view, moves: len(view["tricks_won"]) >= 3 and view["trick"],
+    )
     assert game.over and game.error is None
     text = browser.find_element(By.ID, "result-table").text
     assert any(word in text for word in ("played", "auto_win", "surrender", "redeal"))
@@ -216,7 +224,9 @@ def test_play_a_whole_tri_palki_round_by_clicking(server, browser):
     _start(
         browser, url, "tri_palki", players=4, seat=1, opponents=["heuristic", "random", "heuristic"]
     )
-    game = _play_by_clicking(browser, table, shot_name="web_tri_palki.png")
+    game = _play_by_clicking(
+        browser, table, shot_name="web_tri_palki.png", shot_when=lambda view, moves: moves == 1
+    )
     assert game.over and game.error is None
     assert browser.find_element(By.ID, "result-table").text
 
@@ -266,8 +276,6 @@ def test_replay_a_stored_deal_with_all_cards(server, browser):
     browser.find_element(By.ID, "replay-next").click()  # past the end: stays at the last move
     assert browser.find_element(By.ID, "replay-step").text == f"move {moves} of {moves}"
     assert browser.find_element(By.ID, "replay-event").text
-    if SHOTS:
-        browser.save_screenshot(str(Path(SHOTS) / "web_replay.png"))
 
 
 def test_a_move_from_a_stale_view_refreshes_the_page(server, browser):
@@ -565,6 +573,8 @@ def test_the_replay_board_is_on_top_and_changes_as_you_step(server, browser):
         moves // 2,
     )
     assert browser.find_element(By.ID, "replay-step").text == f"move {moves // 2} of {moves}"
+    if SHOTS:
+        browser.save_screenshot(str(Path(SHOTS) / "web_replay.png"))
     browser.find_element(By.ID, "replay-last").click()
     assert browser.find_element(By.ID, "replay-step").text == f"move {moves} of {moves}"
     assert slider.get_attribute("value") == str(moves)

@@ -273,11 +273,11 @@ function statusLine(v) {
 
 // The running score, always in view: this deal's or round's standing per seat, the
 // cumulative score where the game keeps one, and the sheet of the finished deals or rounds.
-function renderScore(box, v, page) {
+function renderScore(box, v, page, unitNumber) {
   box.innerHTML = "";
   const sheet = v.score_sheet;
   const unit = sheet ? sheet.unit : "deal";
-  const number = sheet ? sheet.rows.length + (v.over ? 0 : 1) : "";
+  const number = unitNumber || (sheet ? sheet.rows.length + (v.over ? 0 : 1) : "");
   box.appendChild(el("h3", "", `Score — ${unit} ${number}`.trim()));
   const cols = page.scoreColumns(v);
   const table = el("table");
@@ -651,6 +651,7 @@ function renderReplay() {
     box.querySelectorAll(".cards").forEach((row) => row.remove()); // a spectator sees hands
     box.appendChild(cardRow(frame.views[s].hand, { small: true, empty: "(no cards)" }));
     box.classList.toggle("to-act", first.to_act === s);
+    box.classList.add("spectated");
     placeSeat(box, s, first.players);
     board.appendChild(box);
   }
@@ -659,7 +660,7 @@ function renderReplay() {
   middle.appendChild(page.middle(first, false));
   page.replayExtra(data, frame, middle);
   board.appendChild(middle);
-  renderScore($("replay-score"), Object.assign({}, first, { seat: -1 }), page);
+  renderScore($("replay-score"), Object.assign({}, first, { seat: -1 }), page, frame.unit + 1);
   renderReplayMoves();
 }
 
@@ -678,6 +679,8 @@ function renderReplayMoves() {
     li.addEventListener("click", () => stepReplay(i));
     list.appendChild(li);
   }
+  const shown = list.querySelector("li.current");
+  list.scrollTop = shown ? shown.offsetTop - list.offsetTop - list.clientHeight / 2 : 0;
   $("replay-page").textContent = `(page ${replay.page + 1} of ${pages})`;
   $("replay-page-prev").disabled = replay.page === 0;
   $("replay-page-next").disabled = replay.page >= pages - 1;
