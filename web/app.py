@@ -11,7 +11,10 @@ it; ``folkcards serve`` runs it with uvicorn on 127.0.0.1. The JSON API (the pag
   lists, alone or with a game's name or ``key=value`` parameters (:func:`check_web_agent`);
   a spec naming a file or module is refused 400 unless the server allows any agent
   (``folkcards serve --allow-any-agent``).
-- ``GET /api/games/{id}?seat=k``: the view of the person's seat (any other seat: 403).
+- ``GET /api/games/{id}?seat=k``: the view of the person's seat (any other seat: 403): the
+  seat's decoded observation, ``legal``, ``events`` (this deal's or round's history), ``page``
+  (which table the page draws), ``score_sheet`` and the game's remembered fields (Paston:
+  ``last_trick``, ``tricks_won``).
 - ``POST /api/games/{id}/move`` ``{"action": id, "move": n}``: the person's move, made from the
   view whose ``move`` is ``n``. Applied exactly once: the same move again answers the current
   view (200) and changes nothing; a move from an older view, or when it is not the person's
