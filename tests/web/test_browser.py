@@ -175,15 +175,20 @@ def _click_a_move(driver, game, moves):
     buttons[pick].click()
 
 
-def _play_by_clicking(driver, table, shot_name=None, max_moves=400, check=None, shot_when=None):
-    """Click legal moves until the game is over, checking the page for hidden cards each time
-    (and ``check(driver, game)`` if given). With FOLKCARDS_SCREENSHOTS set, ``shot_name`` is
-    saved when ``shot_when(view, moves)`` first holds (default: at the fifth move)."""
+def _play_by_clicking(
+    driver, table, shot_name=None, max_moves=400, check=None, shot_when=None, until=None
+):
+    """Click legal moves until the game is over (or ``until(view)`` holds), checking the page
+    for hidden cards each time (and ``check(driver, game)`` if given). With
+    FOLKCARDS_SCREENSHOTS set, ``shot_name`` is saved when ``shot_when(view, moves)`` first
+    holds (default: at the fifth move)."""
     moves = 0
     game = None
     shot_when = shot_when or (lambda view, moves: moves == 5)
     while not driver.find_elements(By.ID, "again"):
         view = _view(driver)
+        if until is not None and until(view):
+            return table.games[view["id"]]
         game = table.games[view["id"]]
         leaked = _page_cards(driver) & hidden_cards(game)
         assert not leaked, f"the page shows another seat's hidden cards: {leaked}"
@@ -364,8 +369,14 @@ def test_your_seat_box_and_the_running_score_follow_a_paston_deal(server, browse
         if _view(browser)["dealer"] == 1:
             break
     assert _view(browser)["dealer"] == 1
-    game = _play_by_clicking(browser, table, check=_check_my_box_and_score)
-    assert game.over
+    game = _play_by_clicking(  # the auction, the defence and three tricks are enough
+        browser,
+        table,
+        check=_check_my_box_and_score,
+        until=lambda view: len(view["tricks_won"]) >= 3,
+    )
+    view = _view(browser)
+    assert game.over or len(view["tricks_won"]) >= 3
 
 
 def test_the_running_score_of_a_tri_palki_match_is_in_view(server, browser):
