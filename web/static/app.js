@@ -39,6 +39,11 @@ function el(tag, className, text) {
   return node;
 }
 
+// Text for innerHTML: names and specs come from clients, so they are never markup.
+function esc(text) {
+  return String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
 function cardElement(name, opts = {}) {
   const node = el("span");
   const suit = name.slice(-1);
@@ -328,9 +333,9 @@ function resultTable(v) {
   table.id = "result-table";
   const rows = Object.entries(v.result).map(([agent, info]) => {
     const seat = parseInt(agent.split("_")[1], 10);
-    return `<tr><td>${seatName(v, seat)}</td>${PAGES[v.page].resultCells(info)}</tr>`;
+    return `<tr><td>${esc(seatName(v, seat))}</td>${PAGES[v.page].resultCells(info)}</tr>`;
   });
-  table.innerHTML = `<tr><th colspan="4">${Object.values(v.result)[0].outcome}</th></tr>` + rows.join("");
+  table.innerHTML = `<tr><th colspan="4">${esc(Object.values(v.result)[0].outcome)}</th></tr>` + rows.join("");
   return table;
 }
 
@@ -594,7 +599,7 @@ async function loadReplays() {
   human.id = "human-games";
   data.human.forEach((g) => {
     const tr = el("tr");
-    tr.innerHTML = `<td>${g.game}</td><td>${g.players.join(", ")}</td><td>${g.finished ? "finished" : "unfinished"}</td>`;
+    tr.innerHTML = `<td>${esc(g.game)}</td><td>${esc(g.players.join(", "))}</td><td>${g.finished ? "finished" : "unfinished"}</td>`;
     const td = el("td");
     const b = el("button", "replay-open", "Replay");
     b.dataset.kind = "human"; b.dataset.key = g.id;
@@ -608,7 +613,7 @@ async function loadReplays() {
     t.id = "tournament-units";
     data.tournament.forEach((u) => {
       const tr = el("tr");
-      tr.innerHTML = `<td>deal ${u.deal}</td><td>seating ${u.seating}</td><td>${u.agents.join(", ")}</td><td>${u.scores.join(", ")}</td>`;
+      tr.innerHTML = `<td>deal ${esc(u.deal)}</td><td>seating ${esc(u.seating)}</td><td>${esc(u.agents.join(", "))}</td><td>${esc(u.scores.join(", "))}</td>`;
       const td = el("td");
       const b = el("button", "replay-open", "Replay");
       b.dataset.kind = "tournament"; b.dataset.key = u.index;
