@@ -5,6 +5,10 @@ nothing in it comes from the env's state, so a page can never hold a card its se
 :func:`public_event` is how one move looks to a given seat (a Paston discard is private; a Tri
 Palki decision not to announce is never shown to the others). :func:`replay_frames` gives a
 spectator's frames of a finished record: every seat's own view side by side after each move.
+A :class:`SeatMemory` keeps what a seat saw happen that its observation no longer shows (Paston's
+finished tricks and their winners), fed only that seat's observation and the moves;
+:func:`score_sheet` is the running score of the finished deals or rounds, from their results,
+which are public once each ends.
 
 What differs between games is one :class:`WebLayout` per game, named by its registry entry
 (``GameSpec.web_view``): :data:`PASTON_VIEW`, :data:`TRI_PALKI_VIEW`.

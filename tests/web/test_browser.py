@@ -601,3 +601,21 @@ def test_the_replay_board_is_on_top_and_changes_as_you_step(server, browser):
         first.click()
         assert browser.find_element(By.ID, "replay-step").text == f"move 21 of {moves}"
     assert _in_view(browser, "replay-board")
+
+
+def test_a_paston_game_shows_its_totals_beside_the_deal(server, browser):
+    """In game mode the cumulative totals are a column of the running score and a line of
+    every seat's box, next to this deal's tricks."""
+    url, _ = server
+    _start(browser, url, "paston", seat=2, opponents=["random", "random"], episode="game")
+    view = _view(browser)
+    assert view["totals"] == [0, 0, 0]
+    head = [th.text for th in browser.find_elements(By.CSS_SELECTOR, "#score-table th")]
+    assert head[-2:] == ["tricks", "total"]
+    assert _in_view(browser, "score-table")
+    for s in range(3):
+        box = browser.find_element(By.CSS_SELECTOR, f"#felt .seat[data-seat='{s}']")
+        assert box.find_element(By.CSS_SELECTOR, ".total").text == "total: 0"
+    _start(browser, url, "paston", seat=2, opponents=["random", "random"])  # no totals in a deal
+    head = [th.text for th in browser.find_elements(By.CSS_SELECTOR, "#score-table th")]
+    assert head[-1] == "tricks"

@@ -355,6 +355,13 @@ function trickRow(v, cards, winner) {
   return row;
 }
 
+// The game's totals in game mode: the score sheet's (exact, from the finished deals) once a
+// deal is over, else the observation's (which holds them clipped to ±242).
+function gameTotals(v) {
+  if (!v.totals) return null;
+  return v.score_sheet && v.score_sheet.total ? v.score_sheet.total : v.totals;
+}
+
 const TRICKS = {
   cardMove: (name) => CARD_NAME.test(name),
 
@@ -374,7 +381,8 @@ const TRICKS = {
     const tricks = el("div", "line tricks", `tricks: ${v.tricks[s]}`);
     tricks.dataset.tricks = v.tricks[s];
     box.appendChild(tricks);
-    if (v.totals) box.appendChild(el("div", "line total", `total: ${v.totals[s]}`));
+    const totals = gameTotals(v);
+    if (totals) box.appendChild(el("div", "line total", `total: ${totals[s]}`));
     if (v.played[s].length) box.appendChild(cardRow(v.played[s], { small: true }));
     return box;
   },
@@ -456,7 +464,8 @@ const TRICKS = {
       { title: "bid", value: (s) => (s === v.declarer && v.contract_name ? v.contract_name : v.bids[s].length ? LEVELS[v.bids[s][v.bids[s].length - 1]] : v.auction_passed[s] ? "pass" : "—") },
       { title: "tricks", value: (s) => v.tricks[s] },
     ];
-    if (v.totals) cols.push({ title: "total", value: (s) => v.totals[s] });
+    const totals = gameTotals(v);
+    if (totals) cols.push({ title: "total", value: (s) => totals[s] });
     return cols;
   },
 
