@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -119,12 +120,15 @@ def score_sheet(game: str, record: dict[str, Any], players: int) -> dict[str, An
     """The running score sheet of a record's finished deals or rounds (public once each ends):
     ``{"unit", "rows": [{"label", "values", "note"}], "total", "higher_is_better"}``; ``None``
     for a game without a ``sheet`` piece."""
+    units = record.get("deals") or record.get("rounds") or []
+    return _sheet(game, [unit["result"] for unit in units if unit.get("result")], players)
+
+
+def _sheet(game: str, results: list[dict[str, Any]], players: int) -> dict[str, Any] | None:
     spec = game_spec(game)
     sheet = layout(game).sheet
     if sheet is None:
         return None
-    units = record.get("deals") or record.get("rounds") or []
-    results = [unit["result"] for unit in units if unit.get("result")]
     table = sheet(results, players)
     table.update(unit=spec.round_word, higher_is_better=spec.higher_is_better)
     return table
@@ -184,16 +188,22 @@ def replay_frames(game: str, record: dict[str, Any]) -> list[dict[str, Any]]:
     units = record.get("deals") or record.get("rounds") or []
     unit_of_move = [i for i, unit in enumerate(units) for _ in unit["actions"]]
 
+    # the sheet after a move: the units finished so far (a unit's result counts from its last
+    # move on), read from the record once rather than rebuilt after every move
+    results = [unit.get("result") for unit in units]
+    last_move = list(itertools.accumulate(len(unit["actions"]) for unit in units))
     memory = SeatMemory(game, 0)  # the public history: the same for every seat
 
-    def frame(event: str | None, unit: int) -> dict[str, Any]:
+    def frame(event: str | None, unit: int, moves: int) -> dict[str, Any]:
         views = [seat_view(game, env, s) for s in range(players)]
-        sheet = score_sheet(game, env.unwrapped.record(), players)
+        done = [
+            r for u, r in enumerate(results) if r and u < len(last_move) and moves >= last_move[u]
+        ]
         shown: dict[str, Any] = {"event": event, "unit": unit, "views": views}
-        shown.update(memory.recall(views[0]), score_sheet=sheet)
+        shown.update(memory.recall(views[0]), score_sheet=_sheet(game, done, players))
         return shown
 
-    frames = [frame("dealt", 0)]
+    frames = [frame("dealt", 0, 0)]
     for move, (agent, action) in enumerate(record["actions"]):
         while env.agents and (
             env.terminations[env.agent_selection] or env.truncations[env.agent_selection]
@@ -205,7 +215,8 @@ def replay_frames(game: str, record: dict[str, Any]) -> list[dict[str, Any]]:
         if more:
             event = "; ".join([event or "", *more]) if event else "; ".join(more)
         env.step(action)
-        frames.append(frame(event, unit_of_move[move] if move < len(unit_of_move) else 0))
+        unit = unit_of_move[move] if move < len(unit_of_move) else 0
+        frames.append(frame(event, unit, move + 1))
     return frames
 
 

@@ -132,6 +132,8 @@ def test_replay_frames_carry_the_trick_history(client):
         view = play(client, view, int(rng.choice([m["id"] for m in view["legal"]])))
     frames = client.get(f"/api/replays/human/{view['id']}").json()["frames"]
     assert frames[-1].get("tricks_won", []) == view.get("tricks_won", [])
+    assert frames[-1]["score_sheet"] == view["score_sheet"]
+    assert all(not f["score_sheet"]["rows"] for f in frames[:-1])  # the deal ends at the end
     if view.get("tricks_won"):
         assert any("trick 1 won by" in (f["event"] or "") for f in frames)
 
@@ -211,3 +213,42 @@ def test_serve_passes_the_opt_in_to_the_app(tmp_path, monkeypatch):
         args = parser.parse_args(["--store", str(tmp_path / "h.sqlite"), *argv])
         assert serve_from_args(args) == 2
         assert seen["allow_any_agent"] is expected
+
+
+@pytest.mark.parametrize(
+    ("game", "players", "episode"), [("paston", 3, "game"), ("tri_palki", 3, "match")]
+)
+def test_replay_score_sheets_equal_the_sheet_rebuilt_after_every_move(game, players, episode):
+    """Differential: a replay reads the finished units' results once; rebuilding the sheet
+    from the env's record after every move must give the same sheet at every frame."""
+    from folkcards.envs.registry import game_spec
+    from folkcards.web.views import replay_frames, score_sheet
+
+    spec = game_spec(game)
+    rng = np.random.default_rng(8)
+    env = spec.raw_env(players, episode=episode)
+    env.reset(seed=3)
+    for _ in range(600):
+        units = env.unwrapped.record().get("deals") or env.unwrapped.record()["rounds"]
+        if not env.agents or sum(1 for unit in units if unit.get("result")) >= 2:
+            break
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            env.step(None)
+            continue
+        env.step(int(rng.choice(env.observe(agent)["action_mask"].nonzero()[0])))
+    record = env.unwrapped.record()
+    frames = replay_frames(game, record)
+    again = spec.raw_env(players, episode=episode)
+    again.reset(seed=3)
+    expected = [score_sheet(game, again.unwrapped.record(), players)]
+    for agent, action in record["actions"]:
+        while again.agents and (
+            again.terminations[again.agent_selection] or again.truncations[again.agent_selection]
+        ):
+            again.step(None)
+        assert again.agent_selection == agent
+        again.step(action)
+        expected.append(score_sheet(game, again.unwrapped.record(), players))
+    assert [f["score_sheet"] for f in frames] == expected
+    assert len(expected[-1]["rows"]) >= 1, "no unit finished in the record"
