@@ -7,8 +7,14 @@ it; ``folkcards serve`` runs it with uvicorn on 127.0.0.1. The JSON API (the pag
 - ``GET /api/meta``: the games (``unavailable``: why the table could not set one up, else
   ``null``), their player ranges, the agent kinds and the agents' move budget.
 - ``POST /api/games`` ``{"game", "num_players", "seat", "opponents": [specs], "episode"}``: a
-  new game (201 with the person's view).
-- ``GET /api/games/{id}?seat=k``: the view of the person's seat (any other seat: 403).
+  new game (201 with the person's view). An opponent is one of the agent kinds ``/api/meta``
+  lists, alone or with a game's name or ``key=value`` parameters (:func:`check_web_agent`);
+  a spec naming a file or module is refused 400 unless the server allows any agent
+  (``folkcards serve --allow-any-agent``).
+- ``GET /api/games/{id}?seat=k``: the view of the person's seat (any other seat: 403): the
+  seat's decoded observation, ``legal``, ``events`` (this deal's or round's history), ``page``
+  (which table the page draws), ``score_sheet`` and the game's remembered fields (Paston:
+  ``last_trick``, ``tricks_won``).
 - ``POST /api/games/{id}/move`` ``{"action": id, "move": n}``: the person's move, made from the
   view whose ``move`` is ``n``. Applied exactly once: the same move again answers the current
   view (200) and changes nothing; a move from an older view, or when it is not the person's
@@ -26,7 +32,9 @@ the view published after the last move, without a lock. An agent that fails, or 
 lock after the person's move and when the agents stop, so the stored record is the game's.
 
 Every view is built from the seat's own observation (:mod:`folkcards.web.views`), so no other
-seat's hidden card ever reaches the page. Bad requests get a 4xx JSON ``{"error": ...}`` of one
+seat's hidden card ever reaches the page; what the observation no longer holds (the last trick,
+who won each trick) is kept by the seat's :class:`~folkcards.web.views.SeatMemory` from what
+the seat saw, and the running score sheet comes from the finished deals' public results. Bad requests get a 4xx JSON ``{"error": ...}`` of one
 short line that quotes at most :data:`ECHO` characters of the input, and change nothing: bodies
 over :data:`MAX_BODY` bytes 413, JSON that is malformed or nested deeper than :data:`MAX_DEPTH`
 400, a game the table cannot set up 422. An unexpected error is logged with its traceback and
@@ -38,6 +46,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import secrets
 import threading
 import time
@@ -63,7 +72,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .bots import WORKER_NICENESS, BotError, ProcessBots, ThreadBots
 from .store import HumanGameStore
-from .views import public_event, replay_frames, seat_view, unit_cards
+from .views import SeatMemory, public_event, replay_frames, score_sheet, seat_view, unit_cards
 
 log = logging.getLogger("folkcards.web")
 
@@ -134,6 +143,14 @@ class TableGame:
     published: bytes = b""
     running: Future | None = None  # the agents' run in progress
     lock: threading.Lock = field(default_factory=threading.Lock)
+    memory: SeatMemory | None = None  # what the person's seat has seen (finished tricks …)
+
+    def __post_init__(self) -> None:
+        if self.memory is None:
+            self.memory = SeatMemory(self.game, self.human)
+
+    def _you(self, event: str) -> str:
+        return event.replace(f"P{self.human}", "You", 1)
 
     @property
     def over(self) -> bool:
@@ -142,7 +159,7 @@ class TableGame:
     def note(self, actor: int, action: int) -> None:
         event = public_event(self.game, self.env, actor, action, self.human)
         if event is not None:
-            self.events.append(event.replace(f"P{self.human}", "You", 1))
+            self.events.append(self._you(event))
 
     def apply(self, seat: int, action: int) -> None:
         """Play ``seat``'s legal ``action`` (``ValueError`` if it is not legal now)."""
@@ -153,9 +170,15 @@ class TableGame:
             raise ValueError(f"move {action} by P{seat} is not legal now")
         if not mask[action]:
             raise ValueError(f"move {env.action_to_string(action)} by P{seat} is not legal now")
+        assert self.memory is not None
+        units = self.memory.units
+        seen = self.memory.before_move(env, seat, action)
+        if self.memory.units != units:  # a new deal or round: its own history
+            self.events = [f"{game_spec(self.game).round_word} {self.memory.units}"]
         self.note(seat, action)
         env.step(action)
         self.history.append((seat, action))
+        self.events.extend(self._you(event) for event in seen)
 
     def next_agent(self) -> int | None:
         """Step dead seats' ``None`` turns; the seat of the agent to act, or ``None`` when the
@@ -183,7 +206,9 @@ class TableGame:
         return {key: np.array(value, copy=True) for key, value in observation.items()}
 
     def view(self) -> dict[str, Any]:
-        view = seat_view(self.game, self.env, self.human)
+        view = seat_view(self.game, self.env, self.human, self.memory)
+        record = self.env.unwrapped.record()
+        view["score_sheet"] = score_sheet(self.game, record, len(self.env.possible_agents))
         view.update(
             id=self.id,
             names=self.players,
@@ -196,7 +221,7 @@ class TableGame:
         if not self.env.agents or all(
             self.env.terminations.get(a) or self.env.truncations.get(a) for a in self.env.agents
         ):
-            view["result"] = self.result()
+            view["result"] = self.result(record)
         return view
 
     def publish(self) -> None:
@@ -221,8 +246,7 @@ class TableGame:
             }
         self.published = json.dumps(view).encode()
 
-    def result(self) -> dict[str, Any] | None:
-        record = self.env.unwrapped.record()
+    def result(self, record: dict[str, Any]) -> dict[str, Any] | None:
         units = record.get("deals") or record.get("rounds") or []
         last = next((u["result"] for u in reversed(units) if u.get("result")), None)
         return last
@@ -244,6 +268,7 @@ class Table:
         move_budget: float = MOVE_BUDGET,
         agents_module: str | None = None,
         bot_niceness: int = WORKER_NICENESS,
+        allow_any_agent: bool = False,
     ):
         if isinstance(bot_workers, bool) or not isinstance(bot_workers, int) or bot_workers < 0:
             raise ValueError(f"bot workers must be 0 or more, got {bot_workers!r}")
@@ -258,6 +283,7 @@ class Table:
         self.unavailable: dict[str, str] = {}  # games that failed to set up, with the reason
         self.lock = threading.Lock()
         self.move_budget = float(move_budget)
+        self.allow_any_agent = allow_any_agent
         self.bots: ThreadBots | ProcessBots = (
             ProcessBots(bot_workers, agents_module, bot_niceness)
             if bot_workers
@@ -300,6 +326,8 @@ class Table:
                 raise RequestError(
                     400, f"each agent spec must be a string of 1 to {MAX_TEXT} characters"
                 )
+            if not self.allow_any_agent:
+                check_web_agent(kind)
         game_id = secrets.token_hex(8)
         try:
             return self._set_up(game_id, spec, players, episode, seat, opponents)
@@ -568,6 +596,32 @@ def _replay(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+# a spec's argument a web client may give: a registered game (its committed model) or
+# key=value parameters whose values are words or numbers (never a path)
+_PARAMETERS = re.compile(r"[A-Za-z_]\w*=[\w.+-]*(,[A-Za-z_]\w*=[\w.+-]*)*")
+
+
+def check_web_agent(spec: str) -> None:
+    """``RequestError`` 400 unless ``spec`` is one of the named agent kinds ``/api/meta``
+    offers, with no argument, a game's name (its committed model) or ``key=value`` parameters:
+    a web client never makes the server import a module or load a file it names
+    (``folkcards serve --allow-any-agent`` lifts this)."""
+    kinds = agent_kinds()
+    kind, colon, arg = spec.partition(":")
+    if kind not in kinds:
+        raise RequestError(
+            400,
+            f"unknown agent {clip(spec)}: the web table offers {', '.join(kinds)} "
+            "(files and modules only on a server started with --allow-any-agent)",
+        )
+    if colon and arg not in GAMES and not _PARAMETERS.fullmatch(arg):
+        raise RequestError(
+            400,
+            f"agent {clip(spec)}: a web client may give {kind} only a game's name or "
+            "key=value parameters, not a file (the server's --allow-any-agent allows files)",
+        )
+
+
 def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -687,7 +741,12 @@ class Handlers:
             }
             for spec in GAMES.values()
         ]
-        body = {"games": games, "agents": agent_kinds(), "move_budget": self.table.move_budget}
+        body = {
+            "games": games,
+            "agents": agent_kinds(),
+            "move_budget": self.table.move_budget,
+            "any_agent": self.table.allow_any_agent,
+        }
         return JSONResponse(body)
 
     async def new_game(self, request: Request) -> Response:
@@ -760,10 +819,18 @@ def create_app(
     agents_module: str | None = None,
     inline_wait: float = INLINE_WAIT,
     bot_niceness: int = WORKER_NICENESS,
+    allow_any_agent: bool = False,
 ) -> Starlette:
     """The web table's Starlette app (see the module docstring and :class:`Table`)."""
     table = Table(
-        store_path, tournament_db, seed, bot_workers, move_budget, agents_module, bot_niceness
+        store_path,
+        tournament_db,
+        seed,
+        bot_workers,
+        move_budget,
+        agents_module,
+        bot_niceness,
+        allow_any_agent,
     )
     handlers = Handlers(table, inline_wait)
 
@@ -786,4 +853,4 @@ def create_app(
     return app
 
 
-__all__ = ["Handlers", "RequestError", "Table", "create_app"]
+__all__ = ["Handlers", "RequestError", "Table", "check_web_agent", "create_app"]

@@ -53,6 +53,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a module imported by the server and its workers first (to register agent kinds)",
     )
     parser.add_argument(
+        "--allow-any-agent",
+        action="store_true",
+        help="let web clients name any agent spec, including ppo:PATH, module:Class and "
+        "file.py:Class (default: only the named agent kinds, so no client makes the server "
+        "load a file or module)",
+    )
+    parser.add_argument(
         "--seed",
         type=int,
         default=None,
@@ -89,6 +96,7 @@ def serve_from_args(args: argparse.Namespace) -> int:
             bot_niceness=args.bot_niceness,
             move_budget=args.move_budget,
             agents_module=args.agents_module,
+            allow_any_agent=args.allow_any_agent,
         )
     except (ValueError, OSError, ImportError) as exc:
         print(f"folkcards serve: error: {exc}", file=sys.stderr)

@@ -22,6 +22,9 @@ def _play_out(client, view, rng, app_table, check_leaks=True):
             game = app_table.games[view["id"]]
             leaked = set(CARD.findall(json.dumps(view))) & hidden_cards(game)
             assert not leaked, f"the view shows hidden cards {leaked}"
+            # the fields beyond the observation are part of what is checked
+            assert "score_sheet" in view
+            assert view["page"] != "tricks" or {"last_trick", "tricks_won"} <= set(view)
         action = int(rng.choice([m["id"] for m in view["legal"]]))
         view = play(client, view, action)
     return view
