@@ -44,7 +44,15 @@ from folkcards.envs.registry import GAMES, GAMES_HELP
 from folkcards.errors import ConfigError
 
 from .arguments import ArgumentLineError, OneLineParser
-from .config import COUNT_KEYS, SEATINGS, TournamentConfig, counted, load_config, plural
+from .config import (
+    COUNT_KEYS,
+    SEATINGS,
+    TournamentConfig,
+    counted,
+    load_config,
+    plural,
+    with_run_options,
+)
 from .games import make_runner
 from .ray_backend import RayMissingError
 from .runner import BOOTSTRAP, complete_deals, deterministic, results_of_store, run
@@ -76,6 +84,8 @@ EPILOG = """examples:
   folkcards tournament --game paston --agents heuristic random random --deals 200
   folkcards tournament --game tri_palki --agents heuristic random random random --rounds 100
   folkcards tournament --db results/paston/tournament.sqlite --verify
+  folkcards tournament --db results/paston/tournament.sqlite --out elsewhere --verify
+A database given alone (no --config, game, agents or count) is the tournament stored in it.
   folkcards tournament --config configs/tournament/paston.yaml --backend ray --address HOST:6379
 Command-line values override the config file. Besides the database, the output folder gets
 results.json, the CSVs, the plots and report.md (rebuild it with `folkcards report --db FILE`)."""
@@ -200,14 +210,30 @@ OVERRIDES = (
 )
 
 
+# what the run does with a tournament rather than what the tournament is
+RUN_OPTIONS = ("db", "out", "workers")
+
+
 def config_from_args(args: argparse.Namespace) -> TournamentConfig:
+    """The config the arguments give; ``--db FILE`` with nothing that describes a tournament
+    (no --config, game, agents, count, seed, table size or seating) is the config stored in FILE,
+    with ``--out`` and ``--workers`` applied."""
+    if _database_alone(args):
+        return with_run_options(config_from_db(args.db), args.workers, args.out)
     return load_config(args.config, {key: getattr(args, key) for key in OVERRIDES})
 
 
+def _database_alone(args: argparse.Namespace) -> bool:
+    described = [
+        key for key in OVERRIDES if key not in RUN_OPTIONS and getattr(args, key) is not None
+    ]
+    return bool(args.db and not args.config and not described)
+
+
 def _verify_only(args: argparse.Namespace) -> bool:
-    """``--verify --db FILE`` and nothing that describes a tournament: check that database."""
-    given = [key for key in OVERRIDES if key != "db" and getattr(args, key) is not None]
-    return bool(args.verify and args.db and not args.config and not given)
+    """``--verify --db FILE`` and nothing that describes a tournament or where to write: check
+    that database (nothing is played or written)."""
+    return bool(args.verify and _database_alone(args) and args.out is None)
 
 
 def _verify(config: TournamentConfig, prog: str) -> int:

@@ -287,3 +287,34 @@ def test_a_unit_reproduces_but_for_its_measured_times(tmp_path: Path) -> None:
         for s in range(3)
     ]
     assert [len(t) for t in first["decision_seconds"]] == actions
+
+
+def _reproduce_block(report: str) -> list[str]:
+    block = report.split("## Reproduce", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    return [line for line in block.splitlines() if line.strip()]
+
+
+def test_report_into_another_folder_names_the_database_read_and_reproduces(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    """Issue 22 (2): `report --db t50/tournament.sqlite --out t50_rep` names t50's database
+    (not t50_rep/tournament.sqlite), and every Reproduce command runs as written."""
+    monkeypatch.chdir(tmp_path)
+    argv = "tournament --game paston --agents heuristic random random --deals 1 --workers 1"
+    assert cli.main([*argv.split(), "--out", "t50", "--no-progress", "--no-plot"]) == 0
+    assert cli.main(["report", "--db", "t50/tournament.sqlite", "--out", "t50_rep", "--quiet"]) == 0
+    report = (tmp_path / "t50_rep" / "report.md").read_text()
+    assert "from `t50/tournament.sqlite`" in report
+    assert "t50_rep/tournament.sqlite" not in report
+    commands = _reproduce_block(report)
+    assert any("--db t50/tournament.sqlite" in c for c in commands), commands
+    capsys.readouterr()
+    (tmp_path / "t50" / "tournament.sqlite").rename(tmp_path / "kept.sqlite")  # from nothing
+    for command in commands:
+        words = command.split()
+        assert words[0] == "folkcards"
+        assert cli.main([*words[1:], *(["--no-plot"] if "--verify" not in words else [])]) == 0, (
+            command,
+            capsys.readouterr().err,
+        )
+    assert "t50_rep/tournament.sqlite" not in (tmp_path / "t50_rep" / "report.md").read_text()

@@ -150,6 +150,25 @@ def test_verify_with_only_the_database(tmp_path: Path, capsys) -> None:
     assert "0/0/0" in capsys.readouterr().err
 
 
+def test_verify_a_database_with_output_options_uses_its_stored_config(
+    tmp_path: Path, capsys
+) -> None:
+    """Issue 22 (8): `--verify --db FILE --out DIR` (no game, agents or count) verifies from the
+    config stored in FILE and writes the outputs to DIR; nothing new is played."""
+    db = _tournament(tmp_path, capsys)
+    out = tmp_path / "elsewhere"
+    code = _main(["--verify", "--db", str(db), "--out", str(out), "--workers", "1"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "verified: all 12 stored records replay exactly" in captured.out
+    assert "all episodes were already stored" in captured.out
+    assert (out / "report.md").is_file() and (out / "results.json").is_file()
+    assert not (out / "tournament.sqlite").exists()
+    # a describing option without the rest is still the config's own one-line error
+    assert _main(["--verify", "--db", str(db), "--seed", "3"]) == 2
+    assert "no game given" in _one_error_line(capsys.readouterr().err)
+
+
 def test_verify_a_missing_database_is_one_line(tmp_path: Path, capsys) -> None:
     code = _main(["--db", str(tmp_path / "none.sqlite"), "--verify"])
     line = _one_error_line(capsys.readouterr().err)
