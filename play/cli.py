@@ -7,7 +7,6 @@ stderr and exit code 2.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -48,7 +47,8 @@ WATCH_DESCRIPTION = (
 WATCH_EPILOG = """examples:
   folkcards watch paston --agents heuristic ppo:paston random
   folkcards watch tri_palki --agents heuristic --players 5 --delay 0.5
-  folkcards watch --record deal.json
+  folkcards watch --record deal.json                       (a JSON record, or its text form)
+  folkcards watch --record deals.txt --unit 2              (the third record of the file)
   folkcards watch --db results/tournament.sqlite            (lists the stored units)
   folkcards watch --db results/tournament.sqlite --unit 3 --delay 0
 """
@@ -160,9 +160,19 @@ def add_watch_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--episodes", type=int, default=1, metavar="N", help="episodes to play (default 1)"
     )
-    parser.add_argument("--record", metavar="FILE", help="a record file (JSON) to play back")
+    parser.add_argument(
+        "--record",
+        metavar="FILE",
+        help="a record file to play back: a JSON record, a JSON list of records or text records "
+        "(folkcards export); with several, choose one with --unit",
+    )
     parser.add_argument("--db", metavar="FILE", help="a tournament database (lists its units)")
-    parser.add_argument("--unit", type=int, metavar="N", help="the stored unit to play back")
+    parser.add_argument(
+        "--unit",
+        type=int,
+        metavar="N",
+        help="the stored unit (--db) or the record of the file (--record) to play back, from 0",
+    )
     parser.add_argument(
         "--delay",
         type=float,
@@ -183,7 +193,8 @@ def watch_from_args(args: argparse.Namespace, input_fn: InputFn | None = None) -
         return _error("watch", "give a game (with --agents), --record FILE or --db FILE, not two")
     try:
         if args.record:
-            return watch_record(_read_record(args.record), pacer=pacer)
+            record, players = _read_record(args.record, args.unit)
+            return watch_record(record, players, pacer=pacer)
         if args.db:
             return _watch_db(args.db, args.unit, pacer)
         if args.unit is not None:
@@ -200,14 +211,11 @@ def watch_from_args(args: argparse.Namespace, input_fn: InputFn | None = None) -
         return _error("watch", exc)
 
 
-def _read_record(path: str) -> dict[str, Any]:
-    file = Path(path)
-    if not file.is_file():
-        raise ValueError(f"no such record file: {path}")
-    try:
-        return json.loads(file.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path} is not JSON ({exc})") from None
+def _read_record(path: str, unit: int | None) -> tuple[dict[str, Any], list[str] | None]:
+    """The record ``watch --record`` plays: the file's only one, or its record ``unit``."""
+    from folkcards.envs.notation import choose_record, read_record_file
+
+    return choose_record(read_record_file(path), unit, path, "--unit")
 
 
 def _watch_db(path: str, unit: int | None, pacer: Any) -> int:

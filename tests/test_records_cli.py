@@ -52,7 +52,7 @@ def test_export_then_import_gives_back_the_stored_records(tournament_db, tmp_pat
 
 def test_one_unit_and_json_format(tournament_db, capsys):
     assert main(["export", "--db", str(tournament_db), "--unit", "3", "--format", "json"]) == 0
-    assert json.loads(capsys.readouterr().out) == [_stored_records(tournament_db)[3]]
+    assert json.loads(capsys.readouterr().out) == _stored_records(tournament_db)[3]  # an object
 
 
 def test_a_tampered_score_is_reported_with_its_line_in_the_file(tournament_db, tmp_path, capsys):
@@ -89,9 +89,9 @@ def test_score_sheet_of_a_json_game_record(tmp_path, capsys):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["export", "--record", "/no/such.json"], "no such file"),
+        (["export", "--record", "/no/such.json"], "no such record file"),
         (["export", "--db", "/no/such.sqlite"], "no such database"),
-        (["import", "/no/such.txt"], "No such file"),
+        (["import", "/no/such.txt"], "no such record file"),
     ],
 )
 def test_bad_input_is_one_line(args, message, capsys):

@@ -133,7 +133,7 @@ def test_watch_unit_not_in_db(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     assert cli.main(["watch", "--record", str(bad)]) == 2
-    assert "is not JSON" in capsys.readouterr().err
+    assert "bad.json: not a JSON record" in capsys.readouterr().err
 
 
 def test_watch_a_whole_game_and_match(capsys: pytest.CaptureFixture[str]) -> None:
