@@ -146,8 +146,9 @@ def add_watch_arguments(parser: argparse.ArgumentParser) -> None:
         "--agents",
         nargs="+",
         metavar="SPEC",
-        help="one spec per seat, or one for every seat (random, heuristic, ppo:paston, ppo:PATH; "
-        "default: heuristic)",
+        help="one spec per seat, or one for every seat; fewer are refused, as a tournament "
+        "refuses fewer agents than seats, so that no seat is filled by a guess (random, "
+        "heuristic, ppo:paston, ppo:PATH; default: heuristic)",
     )
     parser.add_argument(
         "--players",

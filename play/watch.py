@@ -340,8 +340,10 @@ def watch_agents(
     if len(specs) == 1:
         specs = specs * n
     if len(specs) != n:
+        example = " ".join([*specs, *[specs[-1]] * (n - len(specs))][:n])
         raise ValueError(
-            f"{spec.name} with {n} players needs {n} agent specs (or one), got {len(specs)}"
+            f"{spec.name} with {n} players needs {n} agent specs (one per seat, as in a "
+            f"tournament, or one for every seat), got {len(specs)}: e.g. --agents {example}"
         )
     check_table(specs, spec.name, n)  # refuse a table an agent cannot play before it starts
     env = spec.raw_env(n, episode=mode or spec.modes[0].name)

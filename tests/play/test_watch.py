@@ -112,6 +112,11 @@ def test_watch_steps_on_enter_and_quits(
         (["paston", "--agents", "nobody"], "unknown agent"),
         (["chess"], "unknown game"),
         (["paston", "--agents", "random", "random"], "needs 3 agent specs"),
+        (
+            ["tri_palki", "--players", "5", "--agents", "heuristic", "random"],
+            "needs 5 agent specs (one per seat, as in a tournament, or one for every seat), got "
+            "2: e.g. --agents heuristic random random random random",
+        ),
         (["tri_palki", "--players", "12"], "2 to 11"),
         ([], "name a game"),
     ],
