@@ -434,8 +434,11 @@ def paston_score_sheet(record: dict[str, Any], players: list[str] | None = None)
         raise ValueError("a score sheet needs a record of Paston deals")
     names = players or [f"P{i}" for i in range(3)]
     agents = [f"player_{i}" for i in range(3)]
-    width = max(7, *(len(n) for n in names))
-    header = f"{'deal':>4}  {'dealer':<6}  {'declarer':<8}  {'contract':<11}  {'outcome':<9}"
+    width = max(7, *(len(n) for n in names))  # a seat's deal-score column
+    who = max(8, *(len(n) for n in names))  # the dealer and declarer columns
+    header = (
+        f"{'deal':>4}  {'dealer':<{who}}  {'declarer':<{who}}  {'contract':<11}  {'outcome':<9}"
+    )
     header += "".join(f"  {name:>{width}} {'total':>5}" for name in names)
     rows = [header, "-" * len(header)]
     totals = list((record.get("options") or {}).get("totals") or [0, 0, 0])
@@ -447,8 +450,8 @@ def paston_score_sheet(record: dict[str, Any], players: list[str] | None = None)
         first = result[agents[0]]
         declarer = first.get("declarer")
         row = (
-            f"{number:>4}  {names[deal['dealer']]:<6}  "
-            f"{(names[int(declarer[7:])] if declarer else '-'):<8}  "
+            f"{number:>4}  {names[deal['dealer']]:<{who}}  "
+            f"{(names[int(declarer[7:])] if declarer else '-'):<{who}}  "
             f"{(first.get('contract') or '-'):<11}  {first['outcome']:<9}"
         )
         for seat, agent in enumerate(agents):

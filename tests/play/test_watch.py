@@ -153,3 +153,22 @@ def test_watch_a_whole_game_and_match(capsys: pytest.CaptureFixture[str]) -> Non
     out = capsys.readouterr().out
     assert out.count("Round over:") == out.count("\n--- round ") >= 2
     assert re.search(r"Match over: player_\d wins", out)
+
+
+@pytest.mark.parametrize("game", ["paston", "tri_palki"])
+def test_demo_numbers_deals_one_way(game: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 22 (8): `demo` said "=== deal 2 (seed 1) ===" then "--- deal 1:"; one episode of
+    one deal (or round) carries one number, the episode's."""
+    assert cli.main(["demo", game, "--deals", "3"]) == 0
+    out = capsys.readouterr().out
+    episodes = re.findall(r"^=== (\w+) (\d+) \(seed \d+\) ===$", out, re.MULTILINE)
+    inner = re.findall(r"^--- (\w+) (\d+):", out, re.MULTILINE)
+    assert [n for _, n in episodes] == ["1", "2", "3"]
+    assert inner == episodes, (episodes, inner)  # same word, same number
+
+
+def test_a_whole_game_numbers_its_deals_inside(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["watch", "paston", "--agents", "random", "--mode", "game", "--delay", "0"]
+    assert cli.main(argv) == 0
+    inner = re.findall(r"^--- deal (\d+):", capsys.readouterr().out, re.MULTILINE)
+    assert len(inner) > 1 and inner == [str(k) for k in range(1, len(inner) + 1)]
