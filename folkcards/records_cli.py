@@ -40,6 +40,11 @@ def add_export_arguments(p: argparse.ArgumentParser) -> None:
         help="text records (default); JSON: one record is one object, several a list; or the "
         "game's score sheet",
     )
+    p.add_argument(
+        "--game",
+        help="only the records of this game (default: every game the source holds; a score "
+        "sheet is written for every game that keeps one)",
+    )
     p.add_argument("--out", type=Path, help="write to this file instead of standard output")
 
 
@@ -111,6 +116,43 @@ def _records_from_file(path: Path, indexes: list[int] | None) -> list[Recorded]:
     return records
 
 
+def _of_game(records: list[Recorded], name: str) -> list[Recorded]:
+    """The records of the game ``name`` (an unknown name is one line, with the known ones)."""
+    from folkcards.envs.registry import game_spec
+
+    game = game_spec(name).name  # ValueError naming the games
+    chosen = [(r, p) for r, p in records if r.get("game") == game]
+    if not chosen:
+        raise _Error(f"no {game} record in the source")
+    return chosen
+
+
+def _with_sheets(records: list[Recorded]) -> list[Recorded]:
+    """The records whose game keeps a score sheet, with a note on stderr naming those left out;
+    when none does, the one-line error of the first game."""
+    from collections import Counter
+
+    from folkcards.envs.registry import game_spec
+
+    def keeps(record: dict[str, Any]) -> bool:
+        try:
+            return game_spec(record.get("game", "")).has("score_sheet")
+        except ValueError:
+            return False
+
+    kept = [(r, p) for r, p in records if keeps(r)]
+    if not kept:
+        return records  # score_sheet says why, in one line
+    left = Counter(str(r.get("game")) for r, _ in records if not keeps(r))
+    for game, count in left.items():
+        record = "record" if count == 1 else "records"
+        print(
+            f"folkcards export: note: {count} {game} {record} left out ({game} has no score sheet)",
+            file=sys.stderr,
+        )
+    return kept
+
+
 def json_records(records: list[dict[str, Any]]) -> str:
     """THE JSON shape of records: one record is one object, several are a list."""
     return json.dumps(records[0] if len(records) == 1 else records, indent=1) + "\n"
@@ -130,9 +172,12 @@ def export_from_args(args: argparse.Namespace) -> int:
             records = list(_records_from_store(args.store, args.game_id))
         else:
             records = _records_from_file(args.record, args.unit)
+        if args.game is not None:
+            records = _of_game(records, args.game)
         if args.format == "json":
             text = json_records([r for r, _ in records])
         elif args.format == "sheet":
+            records = _with_sheets(records)
             text = "\n".join(score_sheet(r, p) for r, p in records)
         else:
             text = "\n".join(to_text(r, p) for r, p in records)
