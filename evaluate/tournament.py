@@ -39,6 +39,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from folkcards.agents.specs_help import AgentSpecs
 from folkcards.envs.registry import GAMES, GAMES_HELP
 
 from folkcards.errors import ConfigError
@@ -99,7 +100,8 @@ OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
         {
             "nargs": "+",
             "metavar": "SPEC",
-            "help": "agent specs, one per entrant (random, heuristic, ppo:PATH)",
+            "action": AgentSpecs,
+            "help": "agent specs, one per entrant, at least one per seat (%(kinds)s)",
         },
     ),
     (("--seed",), {"type": int, "help": "tournament seed (default 0)"}),

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from folkcards.agents.specs_help import AgentSpecs
 from folkcards.envs.registry import DEFAULT_GAME, GAME_NAMES, GAMES, GAMES_HELP, game_spec
 
 from .base import InputFn, WriteFn
@@ -89,8 +90,9 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
         "--opponents",
         nargs="+",
         metavar="SPEC",
-        help="agent specs for the other seats (random, heuristic, ppo:PATH); one spec fills every "
-        "seat (default: heuristic)",
+        action=AgentSpecs,
+        help="agent specs for the other seats, one per seat or one for all (%(kinds)s; e.g. "
+        "heuristic, ppo:tri_palki, pimc:samples=8; default: heuristic)",
     )
     parser.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default 0)")
     parser.add_argument("--seed", type=int, help="seed of the first deal (default: random)")
@@ -146,9 +148,10 @@ def add_watch_arguments(parser: argparse.ArgumentParser) -> None:
         "--agents",
         nargs="+",
         metavar="SPEC",
+        action=AgentSpecs,
         help="one spec per seat, or one for every seat; fewer are refused, as a tournament "
-        "refuses fewer agents than seats, so that no seat is filled by a guess (random, "
-        "heuristic, ppo:paston, ppo:PATH; default: heuristic)",
+        "refuses fewer agents than seats, so that no seat is filled by a guess (%(kinds)s; "
+        "default: heuristic)",
     )
     parser.add_argument(
         "--players",
@@ -265,7 +268,11 @@ def add_demo_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--deals", type=int, default=3, metavar="N", help="episodes (default 3)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the first deal (default 0)")
     parser.add_argument(
-        "--agents", nargs="+", metavar="SPEC", help="agent specs (default: random at every seat)"
+        "--agents",
+        nargs="+",
+        metavar="SPEC",
+        action=AgentSpecs,
+        help="one spec per seat or one for all (%(kinds)s; default: random at every seat)",
     )
     parser.add_argument("--quiet", action="store_true", help="print only the scores")
 
