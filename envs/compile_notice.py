@@ -40,7 +40,7 @@ def _announce(data: dict[str, Any]) -> None:
     module = getattr(getattr(dispatcher, "py_func", None), "__module__", "?")
     print(
         f"folkcards: compiling numba kernels (first use of {module}, cached afterwards in "
-        f"{config.CACHE_DIR}) ...",
+        f"{getattr(config, 'CACHE_DIR', 'the numba cache')}) ...",
         file=sys.stderr,
         flush=True,
     )
