@@ -55,6 +55,7 @@ from .config import (
     with_run_options,
 )
 from .games import make_runner
+from .progress import LOG_EVERY
 from .ray_backend import RayMissingError
 from .runner import BOOTSTRAP, complete_deals, deterministic, results_of_store, run
 from .units import (
@@ -142,7 +143,20 @@ OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
             "seatings); auto (default): permutations up to 4 seats, rotations above",
         },
     ),
-    (("--no-progress",), {"action": "store_true", "help": "no progress bar"}),
+    (
+        ("--no-progress",),
+        {"action": "store_true", "help": "no progress bar (or, off a terminal, lines)"},
+    ),
+    (
+        ("--progress-every",),
+        {
+            "type": float,
+            "default": LOG_EVERY,
+            "metavar": "SECONDS",
+            "help": "off a terminal (a log file), a progress line every SECONDS instead of a bar "
+            f"(default {LOG_EVERY:g})",
+        },
+    ),
     (("--no-plot",), {"action": "store_true", "help": "do not write the PNG plots"}),
     (
         ("--bootstrap",),
@@ -267,9 +281,13 @@ def _play(config: TournamentConfig, args: argparse.Namespace, prog: str) -> int:
         started = time.perf_counter()
         if args.bootstrap < 0:
             raise ConfigError(f"--bootstrap must be 0 or more, got {args.bootstrap}")
+        every = getattr(args, "progress_every", LOG_EVERY)
+        if not every >= 0:
+            raise ConfigError(f"--progress-every must be 0 or more seconds, got {every}")
         results = run(
             config,
-            progress=not args.no_progress and sys.stderr.isatty(),
+            progress=not args.no_progress,
+            log_every=every,
             on_played=played.append,
             bootstrap=args.bootstrap,
             backend=getattr(args, "backend", "local"),
