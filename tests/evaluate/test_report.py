@@ -318,3 +318,59 @@ def test_report_into_another_folder_names_the_database_read_and_reproduces(
             capsys.readouterr().err,
         )
     assert "t50_rep/tournament.sqlite" not in (tmp_path / "t50_rep" / "report.md").read_text()
+
+
+LONG_NAMES = [
+    "ppo:paston_run_2026_12_01",
+    "heuristic_with_a_long_name",
+    "random_one_with_a_long_name_too",
+    "random_two_with_a_long_name_too",
+]
+
+
+@pytest.fixture(scope="module")
+def long_named_results(tmp_path_factory) -> dict:
+    config = load_config(
+        None,
+        {
+            "game": "paston",
+            "agents": [
+                {"name": name, "spec": spec}
+                for name, spec in zip(LONG_NAMES, ["random", "heuristic", "random", "random"])
+            ],
+            "deals": 1,
+            "workers": 1,
+            "out": str(tmp_path_factory.mktemp("long")),
+        },
+    )
+    return tour.run(config, progress=False, bootstrap=0)
+
+
+def test_terminal_tables_wrap_long_names_instead_of_cutting_them(long_named_results) -> None:
+    """Issue 22 (7): at 120 columns the tables cut names ("ppo:pas… heurist…"); they wrap them,
+    and nothing is cut."""
+    import io
+
+    from folkcards.evaluate import report
+    from rich.console import Console
+
+    out = io.StringIO()
+    console = Console(width=120, force_terminal=True, color_system=None, file=out)
+    report.print_report(long_named_results, console=console)
+    text = out.getvalue()
+    assert "…" not in text, text
+    assert max(len(line) for line in text.splitlines()) <= 120
+    joined = "".join(text.split())  # a wrapped name reads whole once the breaks are gone
+    for name in LONG_NAMES:
+        assert name in joined or name.replace("_", "") in joined, name
+
+
+def test_tables_in_a_log_file_are_never_cut(long_named_results, capsys) -> None:
+    """Off a terminal (a log file) the tables take their full width: every name on one line."""
+    from folkcards.evaluate import report
+
+    report.print_report(long_named_results)
+    text = capsys.readouterr().out
+    assert "…" not in text
+    behaviour = next(line for line in text.splitlines() if line.strip().startswith("statistic"))
+    assert all(name in behaviour for name in LONG_NAMES), behaviour
