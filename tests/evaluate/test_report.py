@@ -336,7 +336,9 @@ def long_named_results(tmp_path_factory) -> dict:
             "game": "paston",
             "agents": [
                 {"name": name, "spec": spec}
-                for name, spec in zip(LONG_NAMES, ["random", "heuristic", "random", "random"])
+                for name, spec in zip(
+                    LONG_NAMES, ["random", "heuristic", "random", "random"], strict=True
+                )
             ],
             "deals": 1,
             "workers": 1,
