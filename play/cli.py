@@ -42,7 +42,8 @@ The rules: docs/rules/paston.md and docs/rules/tri_palki.md in the folkcards rep
 
 WATCH_DESCRIPTION = (
     "Watch a game as a spectator, every card face up (hands, prikup, discards): agents playing "
-    "now, a record file (the JSON of env.unwrapped.record()), or an episode stored by a "
+    "now, a record file (a JSON record of env.unwrapped.record(), a JSON list of them, or text "
+    "records), or an episode stored by a "
     "tournament. One line per action; Enter steps, or --delay sets a pace."
 )
 WATCH_EPILOG = """examples:
