@@ -45,6 +45,7 @@ import numpy as np
 from numba import njit
 
 from ..envs._batched import random_legal_actions, rng_next
+from ..envs.compile_notice import install as _announce_compiles
 from ..envs.registry import UnsupportedError, game_spec, resolve
 from .features import FeatureSet, get_feature_set
 
@@ -417,3 +418,5 @@ __all__ = [
     "register_batched_agent",
     "uniform_legal",
 ]
+
+_announce_compiles()  # one stderr line if this process has to compile (a cache miss)

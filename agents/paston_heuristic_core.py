@@ -32,6 +32,7 @@ from functools import cache
 import numpy as np
 from numba import njit
 
+from ..envs.compile_notice import install as _announce_compiles
 from ..envs.paston.observation import OFFSETS
 from ..envs.paston.rules import (
     DECLARER_NEED,
@@ -1312,3 +1313,6 @@ def decide_one(row: np.ndarray, mrow: np.ndarray, K: np.ndarray, F: np.ndarray) 
     out = np.empty(1, dtype=np.int64)
     decide_rows(0, 1, obs, mask, K, F, out)
     return out[0]
+
+
+_announce_compiles()  # one stderr line if this process has to compile (a cache miss)

@@ -37,6 +37,7 @@ import numpy as np
 from numba import njit
 
 from ..envs._batched import run_in_chunks
+from ..envs.compile_notice import install as _announce_compiles
 from ..envs.tri_palki.batched import _key, _kind
 from ..envs.tri_palki.observation import (
     VALUE_SCALE,
@@ -384,3 +385,5 @@ def tri_palki_actions_batch(obs: np.ndarray) -> np.ndarray:
 
 
 __all__ = ["BatchedTriPalkiHeuristic", "tri_palki_actions_batch"]
+
+_announce_compiles()  # one stderr line if this process has to compile (a cache miss)

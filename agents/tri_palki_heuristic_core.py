@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from ..envs.compile_notice import install as _announce_compiles
 from ..envs.tri_palki.batched import SUIT_POINTS, _key, _kind, _one_suit
 from ..envs.tri_palki.rules import NUM_RANKS, POINTS
 from ..envs.tri_palki.vocabulary import (
@@ -400,3 +401,6 @@ def core_moves(
             hand[i], centre[i], reserve_low[i], announced[i], deciding[i], score, facts
         )
     return out
+
+
+_announce_compiles()  # one stderr line if this process has to compile (a cache miss)

@@ -20,6 +20,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from .compile_notice import install as _announce_compiles
+
 _U64 = np.uint64
 
 
@@ -316,3 +318,6 @@ class VectorEnvBase:
         """Bytes of the per-step output buffers per game (obs, mask, player, rewards, flags)."""
         outputs = self._outputs(FinalInfos(np.zeros(0, dtype=np.int64), lambda k: {}))[:-1]
         return sum(a.nbytes for a in outputs) // self.num_envs
+
+
+_announce_compiles()  # one stderr line if this process has to compile (a cache miss)

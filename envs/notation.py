@@ -27,6 +27,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from .replay import replay_record
@@ -316,6 +317,101 @@ def load_record(source: str | dict[str, Any]) -> dict[str, Any]:
     return from_text(source)
 
 
+# --- record files ------------------------------------------------------------------------------
+
+Recorded = tuple[dict[str, Any], list[str] | None]  # a record and who sat in each seat (if known)
+
+
+def split_text_records(text: str) -> list[tuple[int, str]]:
+    """The records of a file of text records: ``(first line number, text)`` each; a record
+    starts at a ``[Game …]`` tag."""
+    chunks: list[tuple[int, list[str]]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.startswith("[Game ") or not chunks:
+            chunks.append((number, []))
+        chunks[-1][1].append(line)
+    return [(start, "\n".join(lines) + "\n") for start, lines in chunks if any(lines)]
+
+
+def _is_json_record(value: Any) -> bool:
+    return isinstance(value, dict) and "game" in value and "actions" in value
+
+
+def read_records(text: str, source: str = "the input") -> list[Recorded]:
+    """Every record of a record file's contents, with the seat names it gives: a JSON record
+    (one object, ``env.unwrapped.record()``), a JSON list of records, or one or more text
+    records (:func:`to_text`; each replayed and checked, a ``[Players …]`` tag names the seats).
+    ``ValueError`` in one line naming ``source`` (and the line of a text error)."""
+    stripped = text.lstrip()
+    first_line = stripped.partition("\n")[0].strip()
+    if stripped.startswith("{") or (stripped.startswith("[") and not _TAG.match(first_line)):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{source}: not a JSON record ({exc})") from None
+        records = data if isinstance(data, list) else [data]
+        if not records:
+            raise ValueError(f"{source}: no record found (an empty JSON list)")
+        if not all(_is_json_record(r) for r in records):
+            raise ValueError(f"{source}: not a folkcards JSON record (no 'game' and 'actions')")
+        return [(r, None) for r in records]
+    out: list[Recorded] = []
+    for start, chunk in split_text_records(text):
+        try:
+            record, tags = parse_text(chunk)
+        except ValueError as exc:
+            message = str(exc)
+            if message.startswith("line "):  # renumber from the record's start in the file
+                where, _, rest = message.partition(",")
+                message = f"line {int(where[5:]) + start - 1},{rest}"
+            raise ValueError(f"{source}: {message}") from None
+        players = tags["Players"].split() if "Players" in tags else None
+        out.append((record, players))
+    if not out:
+        raise ValueError(f"{source}: no record found")
+    return out
+
+
+def read_record_file(path: str | Path) -> list[Recorded]:
+    """:func:`read_records` of the file at ``path`` (one line for a missing or binary file)."""
+    file = Path(path)
+    if not file.is_file():
+        raise ValueError(f"no such record file: {path}")
+    try:
+        text = file.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a record file (not text)") from None
+    return read_records(text, str(path))
+
+
+def choose_record(records: list[Recorded], index: int | None, source: str, option: str) -> Recorded:
+    """The one record a command plays back: the only one, or ``records[index]``; a file of several
+    without ``index`` is refused in one line naming ``option``."""
+    last = len(records) - 1
+    if index is None:
+        if len(records) == 1:
+            return records[0]
+        raise ValueError(
+            f"{source} holds {len(records)} records: choose one with {option} N (0 to {last})"
+        )
+    if not 0 <= index <= last:
+        raise ValueError(f"{option} {index}: {source} holds records 0 to {last}")
+    return records[index]
+
+
+def check_replays(record: dict[str, Any], source: str = "the record") -> dict[str, Any]:
+    """``record`` after replaying every move through its env: ``ValueError`` in one line when
+    the replay does not give back the same record."""
+    try:
+        replayed = from_text(to_text(record))
+    except (KeyError, TypeError, IndexError) as exc:
+        raise ValueError(f"{source}: a malformed record ({type(exc).__name__}: {exc})") from None
+    if replayed != record:
+        keys = [k for k in record if replayed.get(k) != record.get(k)]
+        raise ValueError(f"{source}: the replay disagrees with the record ({', '.join(keys)})")
+    return record
+
+
 def replay_from(env_class: Any, source: str | dict[str, Any]) -> Any:
     """``env_class.replay`` of a record given as a dict, JSON text or text form (the public
     ``<game>_v0.replay``): a new env with every action of the record replayed."""
@@ -338,8 +434,11 @@ def paston_score_sheet(record: dict[str, Any], players: list[str] | None = None)
         raise ValueError("a score sheet needs a record of Paston deals")
     names = players or [f"P{i}" for i in range(3)]
     agents = [f"player_{i}" for i in range(3)]
-    width = max(7, *(len(n) for n in names))
-    header = f"{'deal':>4}  {'dealer':<6}  {'declarer':<8}  {'contract':<11}  {'outcome':<9}"
+    width = max(7, *(len(n) for n in names))  # a seat's deal-score column
+    who = max(8, *(len(n) for n in names))  # the dealer and declarer columns
+    header = (
+        f"{'deal':>4}  {'dealer':<{who}}  {'declarer':<{who}}  {'contract':<11}  {'outcome':<9}"
+    )
     header += "".join(f"  {name:>{width}} {'total':>5}" for name in names)
     rows = [header, "-" * len(header)]
     totals = list((record.get("options") or {}).get("totals") or [0, 0, 0])
@@ -351,8 +450,8 @@ def paston_score_sheet(record: dict[str, Any], players: list[str] | None = None)
         first = result[agents[0]]
         declarer = first.get("declarer")
         row = (
-            f"{number:>4}  {names[deal['dealer']]:<6}  "
-            f"{(names[int(declarer[7:])] if declarer else '-'):<8}  "
+            f"{number:>4}  {names[deal['dealer']]:<{who}}  "
+            f"{(names[int(declarer[7:])] if declarer else '-'):<{who}}  "
             f"{(first.get('contract') or '-'):<11}  {first['outcome']:<9}"
         )
         for seat, agent in enumerate(agents):
@@ -375,12 +474,18 @@ def score_sheet(record: dict[str, Any], players: list[str] | None = None) -> str
 __all__ = [
     "PASTON_TEXT",
     "TRI_PALKI_TEXT",
+    "Recorded",
     "TextFormat",
+    "check_replays",
+    "choose_record",
     "from_text",
     "load_record",
     "parse_text",
     "paston_score_sheet",
+    "read_record_file",
+    "read_records",
     "replay_any",
     "score_sheet",
+    "split_text_records",
     "to_text",
 ]

@@ -329,6 +329,18 @@ def check_folder(folder: Path, what: str) -> None:
             return
 
 
+def with_run_options(
+    config: TournamentConfig, workers: Any = None, out: Any = None
+) -> TournamentConfig:
+    """``config`` (a stored one) with the worker count (default: all cores) and output folder
+    given, checked as ``resolve`` checks them."""
+    config.workers = default_workers() if workers is None else _int(workers, "workers", 1, 1024)
+    if out is not None:
+        config.out = _path(out, "out")
+    check_folder(config.out, f"out {str(config.out)!r}")
+    return config
+
+
 def resolve(data: dict[str, Any], source: str = "") -> TournamentConfig:
     """Validate a mapping of config keys (YAML and command-line merged) into a config."""
     where = f" in {source}" if source else ""

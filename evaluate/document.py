@@ -32,9 +32,12 @@ from .versions import agent_version
 # --- agents, machine, commands ----------------------------------------------------------------
 
 
-def reproduce_commands(config: TournamentConfig, out: str) -> list[str]:
-    """Shell commands that replay the tournament from nothing, verify it, and rebuild this
-    report (``out`` is the output folder as it should appear in the command)."""
+def reproduce_commands(config: TournamentConfig, out: str, db: str | None = None) -> list[str]:
+    """Shell commands that replay the tournament from nothing into the database's folder, verify
+    that database, and rebuild this report into ``out`` (the folder as it should appear in the
+    command; ``db`` the database read, default ``<out>/tournament.sqlite``)."""
+    db = db or f"{out}/tournament.sqlite"
+    play_out = str(Path(db).parent)
     names_from_specs = _default_names(config)
     count_flag = f"--{plural(config.unit_name)}"
     if names_from_specs:
@@ -47,11 +50,14 @@ def reproduce_commands(config: TournamentConfig, out: str) -> list[str]:
             cmd += f" --num-players {config.num_players}"
     else:
         cmd = f"folkcards tournament --config {out}/tournament.yaml"
-    return [
-        f"{cmd} --out {out}",
-        f"folkcards tournament --db {out}/tournament.sqlite --verify",
-        f"folkcards report --db {out}/tournament.sqlite",
-    ]
+    if Path(db).name != "tournament.sqlite":
+        play = f"{cmd} --db {db}" + ("" if play_out == "." else f" --out {play_out}")
+    else:
+        play = f"{cmd} --out {play_out}"
+    rebuild = f"folkcards report --db {db}"
+    if Path(out) != Path(play_out):
+        rebuild += f" --out {out}"
+    return [play, f"folkcards tournament --db {db} --verify", rebuild]
 
 
 def _default_names(config: TournamentConfig) -> bool:
@@ -152,8 +158,10 @@ def markdown(
     sessions: list[dict[str, Any]],
     created: dict[str, Any],
     out_label: str,
+    db_label: str | None = None,
 ) -> str:
-    """The text of ``report.md``."""
+    """The text of ``report.md`` (``db_label``: the database read, as the report names it;
+    default ``<out_label>/tournament.sqlite``)."""
     from folkcards import __version__
 
     names = ", ".join(e.name for e in config.agents)
@@ -174,7 +182,7 @@ def markdown(
             "Reproduce",
             [
                 "```sh",
-                *reproduce_commands(config, out_label),
+                *reproduce_commands(config, out_label, db_label),
                 "```",
                 "",
                 "Everything but the decision times and this report's date is reproduced exactly "
@@ -187,7 +195,7 @@ def markdown(
     lines = [
         f"# Tournament report: {config.game}, {names}",
         "",
-        f"Generated {now} by folkcards {__version__} from `{out_label}/tournament.sqlite`. "
+        f"Generated {now} by folkcards {__version__} from `{db_label or f'{out_label}/tournament.sqlite'}`. "
         "Files next to it: `results.json` (every number here), `agents.csv`, `head_to_head.csv`, "
         "`behaviour.csv`, `seat_effects.csv`, `decision_times.csv`, `episodes.csv`.",
     ]
@@ -202,16 +210,17 @@ def write_report(results: dict[str, Any], config: TournamentConfig, out: Path) -
     with Store(config.db_path) as store:
         sessions, created = store.sessions(), store.created()
     out.mkdir(parents=True, exist_ok=True)
-    label = _label(out)
+    label, db_label = _label(out), _label(Path(config.db_path))
     path = out / "report.md"
-    path.write_text(markdown(results, config, sessions, created, label), encoding="utf-8")
+    text = markdown(results, config, sessions, created, label, db_label)
+    path.write_text(text, encoding="utf-8")
     yaml_path = out / "tournament.yaml"
     yaml_path.write_text(config_yaml(config), encoding="utf-8")
     return [path, yaml_path]
 
 
 def _label(out: Path) -> str:
-    """``out`` relative to the current directory when it lies below it (commands stay short)."""
+    """``out`` (a folder or file) relative to the current directory when it lies below it (commands stay short)."""
     try:
         return str(out.resolve().relative_to(Path.cwd().resolve()))
     except ValueError:

@@ -51,15 +51,31 @@ def tables(results: dict[str, Any]) -> list[Any]:
 
 
 def print_report(results: dict[str, Any], console: Any = None) -> None:
+    """Print the tables: on a terminal, long names and cells wrap within its width (never cut
+    to "ppo:pas…"); elsewhere (a log file, a pipe) every table takes its full width."""
     from rich.console import Console
 
     if console is None:
         console = Console()
         if not console.is_terminal:
-            console = Console(width=150)
+            console = Console(width=LOG_WIDTH)
     for item in tables(results):
-        console.print(item)
+        console.print(_wrapping(item))
         console.print()
+
+
+LOG_WIDTH = 10_000  # off a terminal: wide enough that no table is ever wrapped or cut
+
+
+def _wrapping(item: Any) -> Any:
+    """A rich table whose columns wrap (words, then characters) rather than cut with "…"."""
+    from rich.table import Table
+
+    if isinstance(item, Table):
+        for column in item.columns:
+            column.no_wrap = False
+            column.overflow = "fold"
+    return item
 
 
 def export(results: dict[str, Any], config: TournamentConfig, plot: bool = True) -> list[Path]:

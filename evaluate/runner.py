@@ -17,6 +17,7 @@ from . import statistics
 from .config import TournamentConfig
 from .games import GameRunner, make_runner
 from .method import fairness_text
+from .progress import LOG_EVERY
 from .storage import Store
 from .units import unit_keys
 from .workers import check_backend, unit_results
@@ -33,9 +34,12 @@ def run(
     bootstrap: int = BOOTSTRAP,
     backend: str = "local",
     address: str | None = None,
+    log_every: float = LOG_EVERY,
 ) -> dict[str, Any]:
     """Play the tournament's missing units, store them, and return the results.
 
+    ``progress``: a bar when stderr is a terminal, else a line to ``log`` every ``log_every``
+    seconds.
     ``max_units`` stops after that many new units (for tests and partial runs); ``on_played``
     is told how many units this call played; ``bootstrap`` resamples for the behaviour
     intervals (0: none). ``backend``: ``local`` (``config.workers`` processes) or ``ray`` (Ray
@@ -56,7 +60,9 @@ def run(
             )
         if pending:
             store.add_session([Path(sys.argv[0]).name, *sys.argv[1:]], agent_versions(config))
-            _play_and_store(config, store, pending, len(done), progress, backend, address)
+            _play_and_store(
+                config, store, pending, len(done), progress, backend, address, log, log_every
+            )
         if on_played is not None:
             on_played(len(pending))
         return results_of_store(config, store, runner, bootstrap)
@@ -79,31 +85,17 @@ def _play_and_store(
     progress: bool,
     backend: str = "local",
     address: str | None = None,
+    log: Callable[[str], None] | None = None,
+    log_every: float = LOG_EVERY,
 ) -> None:
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
+    from .progress import progress as shown
 
-    console = Console(stderr=True)
-    columns = (
-        TextColumn(f"[bold]{config.game}[/] {config.unit_plural} x seatings"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("eta"),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, console=console, disable=not progress, transient=False) as bar:
-        task = bar.add_task("units", total=config.total_units, completed=already)
+    with shown(
+        config.game, config.total_units, "episodes", progress, log, log_every, already
+    ) as advance:
         for unit in unit_results(config, pending, config.workers, backend, address):
             store.add_unit(unit)
-            bar.advance(task)
+            advance(1)
 
 
 def complete_deals(config: TournamentConfig, units: Iterable[dict[str, Any]]) -> set[int]:

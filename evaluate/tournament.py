@@ -39,13 +39,23 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from folkcards.agents.specs_help import AgentSpecs
 from folkcards.envs.registry import GAMES, GAMES_HELP
 
 from folkcards.errors import ConfigError
 
 from .arguments import ArgumentLineError, OneLineParser
-from .config import COUNT_KEYS, SEATINGS, TournamentConfig, counted, load_config, plural
+from .config import (
+    COUNT_KEYS,
+    SEATINGS,
+    TournamentConfig,
+    counted,
+    load_config,
+    plural,
+    with_run_options,
+)
 from .games import make_runner
+from .progress import LOG_EVERY
 from .ray_backend import RayMissingError
 from .runner import BOOTSTRAP, complete_deals, deterministic, results_of_store, run
 from .units import (
@@ -76,6 +86,8 @@ EPILOG = """examples:
   folkcards tournament --game paston --agents heuristic random random --deals 200
   folkcards tournament --game tri_palki --agents heuristic random random random --rounds 100
   folkcards tournament --db results/paston/tournament.sqlite --verify
+  folkcards tournament --db results/paston/tournament.sqlite --out elsewhere --verify
+A database given alone (no --config, game, agents or count) is the tournament stored in it.
   folkcards tournament --config configs/tournament/paston.yaml --backend ray --address HOST:6379
 Command-line values override the config file. Besides the database, the output folder gets
 results.json, the CSVs, the plots and report.md (rebuild it with `folkcards report --db FILE`)."""
@@ -89,7 +101,8 @@ OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
         {
             "nargs": "+",
             "metavar": "SPEC",
-            "help": "agent specs, one per entrant (random, heuristic, ppo:PATH)",
+            "action": AgentSpecs,
+            "help": "agent specs, one per entrant, at least one per seat (%(kinds)s)",
         },
     ),
     (("--seed",), {"type": int, "help": "tournament seed (default 0)"}),
@@ -130,7 +143,20 @@ OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
             "seatings); auto (default): permutations up to 4 seats, rotations above",
         },
     ),
-    (("--no-progress",), {"action": "store_true", "help": "no progress bar"}),
+    (
+        ("--no-progress",),
+        {"action": "store_true", "help": "no progress bar (or, off a terminal, lines)"},
+    ),
+    (
+        ("--progress-every",),
+        {
+            "type": float,
+            "default": LOG_EVERY,
+            "metavar": "SECONDS",
+            "help": "off a terminal (a log file), a progress line every SECONDS instead of a bar "
+            f"(default {LOG_EVERY:g})",
+        },
+    ),
     (("--no-plot",), {"action": "store_true", "help": "do not write the PNG plots"}),
     (
         ("--bootstrap",),
@@ -200,14 +226,30 @@ OVERRIDES = (
 )
 
 
+# what the run does with a tournament rather than what the tournament is
+RUN_OPTIONS = ("db", "out", "workers")
+
+
 def config_from_args(args: argparse.Namespace) -> TournamentConfig:
+    """The config the arguments give; ``--db FILE`` with nothing that describes a tournament
+    (no --config, game, agents, count, seed, table size or seating) is the config stored in FILE,
+    with ``--out`` and ``--workers`` applied."""
+    if _database_alone(args):
+        return with_run_options(config_from_db(args.db), args.workers, args.out)
     return load_config(args.config, {key: getattr(args, key) for key in OVERRIDES})
 
 
+def _database_alone(args: argparse.Namespace) -> bool:
+    described = [
+        key for key in OVERRIDES if key not in RUN_OPTIONS and getattr(args, key) is not None
+    ]
+    return bool(args.db and not args.config and not described)
+
+
 def _verify_only(args: argparse.Namespace) -> bool:
-    """``--verify --db FILE`` and nothing that describes a tournament: check that database."""
-    given = [key for key in OVERRIDES if key != "db" and getattr(args, key) is not None]
-    return bool(args.verify and args.db and not args.config and not given)
+    """``--verify --db FILE`` and nothing that describes a tournament or where to write: check
+    that database (nothing is played or written)."""
+    return bool(args.verify and _database_alone(args) and args.out is None)
 
 
 def _verify(config: TournamentConfig, prog: str) -> int:
@@ -239,9 +281,13 @@ def _play(config: TournamentConfig, args: argparse.Namespace, prog: str) -> int:
         started = time.perf_counter()
         if args.bootstrap < 0:
             raise ConfigError(f"--bootstrap must be 0 or more, got {args.bootstrap}")
+        every = getattr(args, "progress_every", LOG_EVERY)
+        if not every >= 0:
+            raise ConfigError(f"--progress-every must be 0 or more seconds, got {every}")
         results = run(
             config,
-            progress=not args.no_progress and sys.stderr.isatty(),
+            progress=not args.no_progress,
+            log_every=every,
             on_played=played.append,
             bootstrap=args.bootstrap,
             backend=getattr(args, "backend", "local"),

@@ -151,8 +151,9 @@ def _add_records(sub: argparse._SubParsersAction) -> None:
         "export",
         help="write records as text (one deal or round per line), JSON or a score sheet",
         description="Export records from a tournament database, a JSON record file or the web "
-        "table's store of human games, as text records (docs/records.md), JSON records, or a "
-        "Paston score sheet.",
+        "table's store of human games, as text records (docs/records.md), JSON records (one record: "
+        "an object; several: a list), or the score sheets of the games that keep one (Paston); "
+        "--game keeps one game's records.",
     )
     records_cli.add_export_arguments(p)
     p.set_defaults(func=records_cli.export_from_args)

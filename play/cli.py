@@ -7,11 +7,11 @@ stderr and exit code 2.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
+from folkcards.agents.specs_help import AgentSpecs
 from folkcards.envs.registry import DEFAULT_GAME, GAME_NAMES, GAMES, GAMES_HELP, game_spec
 
 from .base import InputFn, WriteFn
@@ -42,13 +42,15 @@ The rules: docs/rules/paston.md and docs/rules/tri_palki.md in the folkcards rep
 
 WATCH_DESCRIPTION = (
     "Watch a game as a spectator, every card face up (hands, prikup, discards): agents playing "
-    "now, a record file (the JSON of env.unwrapped.record()), or an episode stored by a "
+    "now, a record file (a JSON record of env.unwrapped.record(), a JSON list of them, or text "
+    "records), or an episode stored by a "
     "tournament. One line per action; Enter steps, or --delay sets a pace."
 )
 WATCH_EPILOG = """examples:
   folkcards watch paston --agents heuristic ppo:paston random
   folkcards watch tri_palki --agents heuristic --players 5 --delay 0.5
-  folkcards watch --record deal.json
+  folkcards watch --record deal.json                       (a JSON record, or its text form)
+  folkcards watch --record deals.txt --unit 2              (the third record of the file)
   folkcards watch --db results/tournament.sqlite            (lists the stored units)
   folkcards watch --db results/tournament.sqlite --unit 3 --delay 0
 """
@@ -89,8 +91,9 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
         "--opponents",
         nargs="+",
         metavar="SPEC",
-        help="agent specs for the other seats (random, heuristic, ppo:PATH); one spec fills every "
-        "seat (default: heuristic)",
+        action=AgentSpecs,
+        help="agent specs for the other seats, one per seat or one for all (%(kinds)s; e.g. "
+        "heuristic, ppo:tri_palki, pimc:samples=8; default: heuristic)",
     )
     parser.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default 0)")
     parser.add_argument("--seed", type=int, help="seed of the first deal (default: random)")
@@ -146,7 +149,9 @@ def add_watch_arguments(parser: argparse.ArgumentParser) -> None:
         "--agents",
         nargs="+",
         metavar="SPEC",
-        help="one spec per seat, or one for every seat (random, heuristic, ppo:paston, ppo:PATH; "
+        action=AgentSpecs,
+        help="one spec per seat, or one for every seat; fewer are refused, as a tournament "
+        "refuses fewer agents than seats, so that no seat is filled by a guess (%(kinds)s; "
         "default: heuristic)",
     )
     parser.add_argument(
@@ -160,9 +165,19 @@ def add_watch_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--episodes", type=int, default=1, metavar="N", help="episodes to play (default 1)"
     )
-    parser.add_argument("--record", metavar="FILE", help="a record file (JSON) to play back")
+    parser.add_argument(
+        "--record",
+        metavar="FILE",
+        help="a record file to play back: a JSON record, a JSON list of records or text records "
+        "(folkcards export); with several, choose one with --unit",
+    )
     parser.add_argument("--db", metavar="FILE", help="a tournament database (lists its units)")
-    parser.add_argument("--unit", type=int, metavar="N", help="the stored unit to play back")
+    parser.add_argument(
+        "--unit",
+        type=int,
+        metavar="N",
+        help="the stored unit (--db) or the record of the file (--record) to play back, from 0",
+    )
     parser.add_argument(
         "--delay",
         type=float,
@@ -183,7 +198,8 @@ def watch_from_args(args: argparse.Namespace, input_fn: InputFn | None = None) -
         return _error("watch", "give a game (with --agents), --record FILE or --db FILE, not two")
     try:
         if args.record:
-            return watch_record(_read_record(args.record), pacer=pacer)
+            record, players = _read_record(args.record, args.unit)
+            return watch_record(record, players, pacer=pacer)
         if args.db:
             return _watch_db(args.db, args.unit, pacer)
         if args.unit is not None:
@@ -200,14 +216,11 @@ def watch_from_args(args: argparse.Namespace, input_fn: InputFn | None = None) -
         return _error("watch", exc)
 
 
-def _read_record(path: str) -> dict[str, Any]:
-    file = Path(path)
-    if not file.is_file():
-        raise ValueError(f"no such record file: {path}")
-    try:
-        return json.loads(file.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path} is not JSON ({exc})") from None
+def _read_record(path: str, unit: int | None) -> tuple[dict[str, Any], list[str] | None]:
+    """The record ``watch --record`` plays: the file's only one, or its record ``unit``."""
+    from folkcards.envs.notation import choose_record, read_record_file
+
+    return choose_record(read_record_file(path), unit, path, "--unit")
 
 
 def _watch_db(path: str, unit: int | None, pacer: Any) -> int:
@@ -256,7 +269,11 @@ def add_demo_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--deals", type=int, default=3, metavar="N", help="episodes (default 3)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the first deal (default 0)")
     parser.add_argument(
-        "--agents", nargs="+", metavar="SPEC", help="agent specs (default: random at every seat)"
+        "--agents",
+        nargs="+",
+        metavar="SPEC",
+        action=AgentSpecs,
+        help="one spec per seat or one for all (%(kinds)s; default: random at every seat)",
     )
     parser.add_argument("--quiet", action="store_true", help="print only the scores")
 

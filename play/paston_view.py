@@ -252,7 +252,8 @@ class PastonTable(SeatView):
                 f"you cannot name {level_name(level)}: {self._contract_reason()}. "
                 f"Name one of {names}, or surrender"
             )
-        raise MoveError(f"you cannot bid now ({phase}). Your moves: {', '.join(legal)}")
+        names = ", ".join(self.raw.action_to_string(a) for a in legal.values())
+        raise MoveError(f"you cannot bid now ({phase}). Your moves: {names}")
 
     def _contract_reason(self) -> str:
         v = self.view()

@@ -56,9 +56,18 @@ class Spectator:
 
     record_key = ""
 
-    def __init__(self, env: Any, labels: dict[str, str], write: WriteFn, pacer: Pacer):
+    def __init__(
+        self,
+        env: Any,
+        labels: dict[str, str],
+        write: WriteFn,
+        pacer: Pacer,
+        episode_number: int | None = None,
+    ):
         self.env, self.raw = env, env.unwrapped
         self.labels, self.write, self.pacer = labels, write, pacer
+        # an episode of one deal or round: its number is the episode's (None: count inside)
+        self.episode_number = episode_number
         self.opened = 0  # deals / rounds whose opening was shown
         self.finished = 0  # deals / rounds whose result was shown
         self.before: dict[str, Any] = {}
@@ -111,7 +120,7 @@ class PastonSpectator(Spectator):
     def opening(self, record: dict[str, Any]) -> list[str]:
         names = self.env.possible_agents
         lines = [
-            f"--- deal {self.opened}: dealer {names[record['dealer']]}, "
+            f"--- deal {self.episode_number or self.opened}: dealer {names[record['dealer']]}, "
             f"first bidder {names[record['first_bidder']]}"
         ]
         for name, hand in zip(names, record["hands"], strict=True):
@@ -210,7 +219,7 @@ class TriPalkiSpectator(Spectator):
         rnd = self.raw.state_round()
         names = self.env.possible_agents
         lines = [
-            f"--- round {record['round'] + 1}: dealer {record['dealer']}, "
+            f"--- round {self.episode_number or record['round'] + 1}: dealer {record['dealer']}, "
             f"reserve {rnd.reserve_count} cards"
         ]
         for seat, name in enumerate(names):
@@ -303,7 +312,8 @@ def _watch(
     try:
         for number, (seed, options) in enumerate(seeds):
             write(f"=== {unit} {number + 1} (seed {seed}) ===")
-            spectator = spectator_class(env, labels, write, pacer)
+            single = not spec.mode(env.unwrapped.episode).multi
+            spectator = spectator_class(env, labels, write, pacer, number + 1 if single else None)
             shown = {
                 name: Announced(agent, partial(spectator.before_action, name))
                 for name, agent in agents.items()
@@ -340,8 +350,10 @@ def watch_agents(
     if len(specs) == 1:
         specs = specs * n
     if len(specs) != n:
+        example = " ".join([*specs, *[specs[-1]] * (n - len(specs))][:n])
         raise ValueError(
-            f"{spec.name} with {n} players needs {n} agent specs (or one), got {len(specs)}"
+            f"{spec.name} with {n} players needs {n} agent specs (one per seat, as in a "
+            f"tournament, or one for every seat), got {len(specs)}: e.g. --agents {example}"
         )
     check_table(specs, spec.name, n)  # refuse a table an agent cannot play before it starts
     env = spec.raw_env(n, episode=mode or spec.modes[0].name)

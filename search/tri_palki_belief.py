@@ -81,6 +81,7 @@ import numpy as np
 from numba import njit
 
 from ..envs.cards import mask_to_cards
+from ..envs.compile_notice import install as _announce_compiles
 from ..envs.tri_palki import observation as obs_mod
 from ..envs.tri_palki.batched import _key, _kind
 from ..envs.tri_palki.rules import (
@@ -1382,3 +1383,6 @@ def steps_log_likelihood(
     normal 31 never gets and so counts 1)."""
     weighting = worlds_log_likelihood([list(hands)], histories, epsilon, model, budget=2**62)
     return float(weighting.logs[0])
+
+
+_announce_compiles()  # one stderr line if this process has to compile (a cache miss)

@@ -121,3 +121,30 @@ def test_tournament_verify_a_database_alone(tmp_path, capsys: pytest.CaptureFixt
     (tmp_path / "afile").write_text("")
     assert cli.main([*argv, "--out", str(tmp_path / "afile" / "out")]) == 2
     assert "is a file, not a folder" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "command, option",
+    [
+        (["play"], "--opponents"),
+        (["watch"], "--agents"),
+        (["demo"], "--agents"),
+        (["tournament"], "--agents"),
+    ],
+)
+def test_agent_options_list_the_registered_kinds(
+    command: list[str], option: str, monkeypatch, capsys
+) -> None:
+    """Issue 22 (8): the help of every agent-spec option lists the agent registry's kinds (pimc
+    and rllib too, and a kind registered at run time), not a list written by hand."""
+    from folkcards.agents import agent_kinds, base, register_agent
+
+    monkeypatch.setattr(base, "_FACTORIES", dict(base._FACTORIES))
+    register_agent("my_new_kind", lambda **kw: None)
+    with pytest.raises(SystemExit):
+        cli.main([*command, "--help"])
+    text = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
+    section = text.rsplit(f"{option} SPEC [SPEC ...]", 1)[1].split(" --", 1)[0]
+    for kind in agent_kinds():
+        assert kind in section, (kind, section)
+    assert "my_new_kind" in section and "module:Class" in section

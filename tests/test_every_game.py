@@ -110,6 +110,58 @@ def test_watch_agents_and_a_stored_unit(played, capsys):
     assert main(["demo", spec.name, "--deals", "1", "--quiet"]) == 0
 
 
+def _watched(argv: list[str], capsys) -> str:
+    """The moves ``watch`` shows (the lines after its heading), failing on any error."""
+    code = main(["watch", *argv, "--delay", "0"])
+    captured = capsys.readouterr()
+    assert code == 0 and not captured.err, captured.err
+    return captured.out.split(")", 1)[1]  # after "=== deal 1 (seed N)"
+
+
+def test_record_files_round_trip_through_watch(played, tmp_path, capsys):
+    """Issue 22 (4): one record is one JSON object in every command; text records are read
+    wherever a record is; a file of several records is read with a choice (--unit) or refused in
+    one line naming the choice."""
+    spec, db = played
+    one_json, one_txt = tmp_path / "one.json", tmp_path / "one.txt"
+    back = tmp_path / "back.json"
+    stored = _records(db)[1]
+    assert (
+        main(["export", "--db", str(db), "--unit", "1", "--format", "json", "--out", str(one_json)])
+        == 0
+    )
+    assert json.loads(one_json.read_text()) == stored  # an object, not a list of one
+    assert main(["export", "--db", str(db), "--unit", "1", "--out", str(one_txt)]) == 0
+    assert main(["import", str(one_txt), "--out", str(back)]) == 0
+    assert json.loads(back.read_text()) == stored
+    shown = _watched(["--db", str(db), "--unit", "1"], capsys)  # seats named by the database
+    assert _watched(["--record", str(one_txt)], capsys) == shown  # ... and by the Players tag
+    bare = _watched(["--record", str(one_json)], capsys)  # JSON records name no players
+    assert _watched(["--record", str(back)], capsys) == bare
+    assert len(bare.splitlines()) == len(shown.splitlines()) > 5
+    # the text form is read by export and import too
+    assert main(["export", "--record", str(one_txt), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out) == stored
+    assert main(["import", str(one_json)]) == 0
+    assert json.loads(capsys.readouterr().out) == stored
+    # several records: a list in JSON, several text records; watch needs --unit
+    all_json, all_txt = tmp_path / "all.json", tmp_path / "all.txt"
+    assert main(["export", "--db", str(db), "--format", "json", "--out", str(all_json)]) == 0
+    assert main(["export", "--db", str(db), "--out", str(all_txt)]) == 0
+    assert isinstance(json.loads(all_json.read_text()), list)
+    for path in (all_json, all_txt):
+        assert _watched(["--record", str(path), "--unit", "1"], capsys) in (shown, bare)
+        assert main(["watch", "--record", str(path), "--delay", "0"]) == 2
+        err = capsys.readouterr().err.strip()
+        count = spec.default_players
+        assert err == (
+            f"folkcards watch: error: {path} holds {count} records: choose one with --unit N "
+            f"(0 to {count - 1})"
+        ), err
+        assert main(["watch", "--record", str(path), "--unit", str(count), "--delay", "0"]) == 2
+        assert "--unit" in capsys.readouterr().err
+
+
 # --- play in the terminal ---------------------------------------------------------------------
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from folkcards.agents import make_agent
@@ -151,3 +152,23 @@ def test_vector_env_is_reachable_from_the_versioned_modules():
     assert obs.shape == (3, 367) and mask.shape == (3, 45) and player.shape == (3,)
     obs, mask, player = tri_palki_v0.vector_env(2, num_players=5).reset(seed=0)
     assert obs.shape == (2, 121 + 45 * 5) and mask.shape == (2, 13)
+
+
+def test_score_sheet_columns_stay_aligned_with_long_names():
+    """Issue 22 (8): with long agent names every column of every row starts where its header
+    does (the dealer and declarer columns widen to the longest name)."""
+    record = _record("paston", {"episode": "game", "max_deals": 6}, None, 11, ("heuristic",))
+    names = ["ppo:paston_really_long", "heuristic#2", "random"]
+    sheet = paston_score_sheet(record, names).splitlines()
+    header, rule, rows = sheet[0], sheet[1], sheet[2:]
+    assert len(rule) == len(header) and set(rule) == {"-"}
+    starts = [m.start() for m in re.finditer(r"\S+", header)]
+    right = [m.end() for m in re.finditer(r"\S+", header)]
+    for row in rows:
+        assert len(row) == len(header), (row, header)
+        cells = list(re.finditer(r"\S+", row))
+        assert len(cells) == len(starts)
+        # the five text columns are left-aligned, the numbers right-aligned, under their header
+        assert [c.start() for c in cells[1:5]] == starts[1:5], (row, header)
+        assert [c.end() for c in cells[5:]] == right[5:], (row, header)
+    assert any(names[0] in row for row in rows)

@@ -39,6 +39,7 @@ import numpy as np
 from folkcards.agents import make_agent
 from folkcards.agents.episode import play_episode
 from folkcards.envs.registry import game_spec
+from folkcards.evaluate.config import counted
 from folkcards.evaluate.stats import mean_ci
 
 KEPT_ARGUMENTS = ("num_players", "max_turns")
@@ -65,12 +66,20 @@ class EvalResult:
         return asdict(self)
 
     def summary(self) -> str:
+        """One line in the words and sign of a tournament of the game (its registry entry's
+        metric and unit): Paston table points per deal, Tri Palki sticks per round (the stored
+        ``mean_score`` stays higher-is-better)."""
+        spec = game_spec(self.game)
+        mode = spec.modes[0]  # evaluation plays one deal or round
+        sign, value = (1.0, "+.3f") if spec.higher_is_better else (-1.0, ".3f")
+        direction = "higher is better" if spec.higher_is_better else "lower is better"
+        truncated = f"; {self.truncated:.0%} of the games truncated" if self.truncated else ""
         return (
             f"{self.game} vs {self.opponent} ({self.method}): "
-            f"score {self.mean_score:+.3f} ± {self.ci95:.3f} "
-            f"(baseline {self.baseline_score:+.3f} ± {self.baseline_ci95:.3f}; "
-            f"advantage {self.advantage:+.3f} ± {self.advantage_ci95:.3f}) over {self.deals} deals"
-            + (f"; {self.truncated:.0%} of the games truncated" if self.truncated else "")
+            f"{mode.metric} {sign * self.mean_score:{value}} ± {self.ci95:.3f} "
+            f"({self.opponent} {sign * self.baseline_score:{value}} ± {self.baseline_ci95:.3f}; "
+            f"learner − {self.opponent} {sign * self.advantage:+.3f} ± {self.advantage_ci95:.3f}, "
+            f"{direction}) over {counted(self.deals, mode.unit)}{truncated}"
         )
 
 

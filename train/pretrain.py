@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from folkcards.evaluate.progress import LOG_EVERY, ProgressLines
 from folkcards.train.single_seat import SingleSeatEnvFactory
 
 from .config import TrainConfig
@@ -105,15 +106,26 @@ def collect_demonstrations(
     seed: int,
     gamma: float = 1.0,
     workers: int = 1,
+    log: Callable[[str], None] | None = None,
+    log_every: float = LOG_EVERY,
 ) -> Demonstrations:
-    """At least ``samples`` expert decisions (whole episodes) in envs built by ``factory``."""
+    """At least ``samples`` expert decisions (whole episodes) in envs built by ``factory``;
+    with ``log``, a progress line every ``log_every`` seconds (as chunks finish)."""
     per_chunk = -(-samples // CHUNKS)
     jobs = [(factory, expert, per_chunk, seed * 1000 + i, gamma) for i in range(CHUNKS)]
+    lines = ProgressLines("pretraining", per_chunk * CHUNKS, "decisions", log or (lambda _: None))
+    lines.every = log_every
     if workers <= 1:
-        parts = [_collect_chunk(job) for job in jobs]
+        parts = []
+        for job in jobs:
+            parts.append(_collect_chunk(job))
+            lines.advance(per_chunk)
     else:
         with mp.get_context("spawn").Pool(workers) as pool:
-            parts = pool.map(_collect_chunk, jobs)
+            parts = []
+            for part in pool.imap(_collect_chunk, jobs):  # in job order: the same data
+                parts.append(part)
+                lines.advance(per_chunk)
     return Demonstrations.concatenate(parts)
 
 
@@ -233,7 +245,7 @@ def clone_expert(
         raise ValueError("pretrain.expert is not set: nothing to clone")
     log(f"pretraining: collecting {pre.samples} decisions of {pre.expert!r} ({workers} workers)")
     data = collect_demonstrations(
-        factory, pre.expert, pre.samples, seed=seed, gamma=gamma, workers=workers
+        factory, pre.expert, pre.samples, seed=seed, gamma=gamma, workers=workers, log=log
     )
     metrics = behaviour_clone(
         model,

@@ -106,6 +106,18 @@ def _column(rows: list[dict[str, str]], key: str) -> np.ndarray:
     return np.array([float(r[key]) for r in rows])
 
 
+def _metric(game: str | None) -> tuple[float, str]:
+    """The sign that turns a stored (higher-is-better) evaluation score into the game's own
+    metric, and the metric's words, as a tournament reports them (the registry's)."""
+    from folkcards.envs.registry import GAMES
+
+    spec = GAMES.get(game or "")
+    if spec is None:
+        return 1.0, "score (higher is better)"
+    direction = "higher is better" if spec.higher_is_better else "lower is better"
+    return (1.0 if spec.higher_is_better else -1.0), f"{spec.modes[0].metric} ({direction})"
+
+
 def plot_learning_curve(run_dir: Path, title: str = "") -> Path | None:
     """Draw ``learning_curve.png`` from ``eval.csv`` and ``train_log.csv``: the evaluation
     scores, the learner's paired advantage over the evaluation opponent (± 95% CI) and the
@@ -122,6 +134,7 @@ def plot_learning_curve(run_dir: Path, title: str = "") -> Path | None:
         return None
     fig, axes = new_figure(5.0, 3.6, panels=3)
     opponent = evals[-1]["opponent"] if evals else "opponent"
+    sign, metric = _metric(evals[-1].get("game") if evals else None)
     if evals:
         steps = _column(evals, "step")
         method = evals[-1].get("method") or "duplicate"
@@ -129,7 +142,7 @@ def plot_learning_curve(run_dir: Path, title: str = "") -> Path | None:
         ci = np.nan_to_num(_column(evals, "ci95"))
         axes[0].errorbar(
             steps,
-            _column(evals, "mean_score"),
+            sign * _column(evals, "mean_score"),
             yerr=ci,
             fmt="o-",
             color=COLOURS[0],
@@ -137,15 +150,24 @@ def plot_learning_curve(run_dir: Path, title: str = "") -> Path | None:
             label=f"learner ({method}, ± 95% CI)",
         )
         axes[0].plot(
-            steps, _column(evals, "baseline_score"), "s--", color="0.6", label=f"{opponent} {where}"
+            steps,
+            sign * _column(evals, "baseline_score"),
+            "s--",
+            color="0.6",
+            label=f"{opponent} {where}",
         )
         axes[0].legend(loc="best", fontsize=8)
         adv_ci = np.nan_to_num(_column(evals, "advantage_ci95"))
         axes[1].errorbar(
-            steps, _column(evals, "advantage"), yerr=adv_ci, fmt="o-", color=COLOURS[1], capsize=4
+            steps,
+            sign * _column(evals, "advantage"),
+            yerr=adv_ci,
+            fmt="o-",
+            color=COLOURS[1],
+            capsize=4,
         )
         axes[1].axhline(0.0, color="0.6", linewidth=0.8, linestyle="--")
-    axes[0].set_ylabel("evaluation score (higher is better)")
+    axes[0].set_ylabel(f"evaluation: {metric}")
     style(axes[0], title or run_dir.name)
     axes[1].set_ylabel(f"advantage over {opponent} (paired, ± 95% CI)")
     style(axes[1], "advantage")

@@ -60,6 +60,7 @@ from .._batched import (
     seed_states,
 )
 from ..cards import mask_to_cards
+from ..compile_notice import install as _announce_compiles
 from .env import SHAPING_POINTS_PER_TRICK
 from .observation import OBSERVATION_SIZE, OFFSETS
 from .rules import (
@@ -800,3 +801,5 @@ def vector_env(num_envs: int, **options: Any) -> PastonVectorEnv:
 
 
 __all__ = ["PastonVectorEnv", "vector_env", "random_legal_actions", "seed_states"]
+
+_announce_compiles()  # one stderr line if this process has to compile (a cache miss)

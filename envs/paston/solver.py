@@ -102,6 +102,7 @@ import numpy as np
 from numba import njit
 
 from ..cards import PASTON_CARDS, SUIT_LETTERS, mask_to_cards
+from ..compile_notice import install as _announce_compiles
 from .rules import LEVEL_NAMES, LEVEL_TRUMP, PLAY, trick_winner
 
 __all__ = [
@@ -1163,3 +1164,6 @@ def _positions(positions: Iterable[Position]) -> list[Position]:
         if not isinstance(item, Position):
             raise ValueError(f"expected Position objects, got {type(item).__name__}")
     return items
+
+
+_announce_compiles()  # one stderr line if this process has to compile (a cache miss)

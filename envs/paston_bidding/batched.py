@@ -45,6 +45,7 @@ from .._batched import (
     run_in_chunks,
     seed_states,
 )
+from ..compile_notice import install as _announce_compiles
 from ..paston import batched as pb
 from ..paston.batched import (
     DEALER,
@@ -358,3 +359,5 @@ def vector_env(num_envs: int, tables: Any = None, **options: Any) -> PastonBiddi
 
 
 __all__ = ["PastonBiddingVectorEnv", "vector_env"]
+
+_announce_compiles()  # one stderr line if this process has to compile (a cache miss)

@@ -60,6 +60,7 @@ from .._batched import (
     seed_states,
 )
 from ..cards import TRI_PALKI_CARDS
+from ..compile_notice import install as _announce_compiles
 from .observation import MAX_PLAYERS as _OBS_MAX_PLAYERS
 from .observation import (
     TURNS_HORIZON,
@@ -783,3 +784,5 @@ __all__ = [
     "random_legal_actions",
     "seed_states",
 ]
+
+_announce_compiles()  # one stderr line if this process has to compile (a cache miss)

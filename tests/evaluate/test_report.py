@@ -287,3 +287,92 @@ def test_a_unit_reproduces_but_for_its_measured_times(tmp_path: Path) -> None:
         for s in range(3)
     ]
     assert [len(t) for t in first["decision_seconds"]] == actions
+
+
+def _reproduce_block(report: str) -> list[str]:
+    block = report.split("## Reproduce", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    return [line for line in block.splitlines() if line.strip()]
+
+
+def test_report_into_another_folder_names_the_database_read_and_reproduces(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    """Issue 22 (2): `report --db t50/tournament.sqlite --out t50_rep` names t50's database
+    (not t50_rep/tournament.sqlite), and every Reproduce command runs as written."""
+    monkeypatch.chdir(tmp_path)
+    argv = "tournament --game paston --agents heuristic random random --deals 1 --workers 1"
+    assert cli.main([*argv.split(), "--out", "t50", "--no-progress", "--no-plot"]) == 0
+    assert cli.main(["report", "--db", "t50/tournament.sqlite", "--out", "t50_rep", "--quiet"]) == 0
+    report = (tmp_path / "t50_rep" / "report.md").read_text()
+    assert "from `t50/tournament.sqlite`" in report
+    assert "t50_rep/tournament.sqlite" not in report
+    commands = _reproduce_block(report)
+    assert any("--db t50/tournament.sqlite" in c for c in commands), commands
+    capsys.readouterr()
+    (tmp_path / "t50" / "tournament.sqlite").rename(tmp_path / "kept.sqlite")  # from nothing
+    for command in commands:
+        words = command.split()
+        assert words[0] == "folkcards"
+        assert cli.main([*words[1:], *(["--no-plot"] if "--verify" not in words else [])]) == 0, (
+            command,
+            capsys.readouterr().err,
+        )
+    assert "t50_rep/tournament.sqlite" not in (tmp_path / "t50_rep" / "report.md").read_text()
+
+
+LONG_NAMES = [
+    "ppo:paston_run_2026_12_01",
+    "heuristic_with_a_long_name",
+    "random_one_with_a_long_name_too",
+    "random_two_with_a_long_name_too",
+]
+
+
+@pytest.fixture(scope="module")
+def long_named_results(tmp_path_factory) -> dict:
+    config = load_config(
+        None,
+        {
+            "game": "paston",
+            "agents": [
+                {"name": name, "spec": spec}
+                for name, spec in zip(
+                    LONG_NAMES, ["random", "heuristic", "random", "random"], strict=True
+                )
+            ],
+            "deals": 1,
+            "workers": 1,
+            "out": str(tmp_path_factory.mktemp("long")),
+        },
+    )
+    return tour.run(config, progress=False, bootstrap=0)
+
+
+def test_terminal_tables_wrap_long_names_instead_of_cutting_them(long_named_results) -> None:
+    """Issue 22 (7): at 120 columns the tables cut names ("ppo:pas… heurist…"); they wrap them,
+    and nothing is cut."""
+    import io
+
+    from folkcards.evaluate import report
+    from rich.console import Console
+
+    out = io.StringIO()
+    console = Console(width=120, force_terminal=True, color_system=None, file=out)
+    report.print_report(long_named_results, console=console)
+    text = out.getvalue()
+    assert "…" not in text, text
+    assert max(len(line) for line in text.splitlines()) <= 120
+    joined = "".join(text.split())  # a wrapped name reads whole once the breaks are gone
+    for name in LONG_NAMES:
+        assert name in joined or name.replace("_", "") in joined, name
+
+
+def test_tables_in_a_log_file_are_never_cut(long_named_results, capsys) -> None:
+    """Off a terminal (a log file) the tables take their full width: every name on one line."""
+    from folkcards.evaluate import report
+
+    report.print_report(long_named_results)
+    text = capsys.readouterr().out
+    assert "…" not in text
+    behaviour = next(line for line in text.splitlines() if line.strip().startswith("statistic"))
+    assert all(name in behaviour for name in LONG_NAMES), behaviour

@@ -150,6 +150,25 @@ def test_verify_with_only_the_database(tmp_path: Path, capsys) -> None:
     assert "0/0/0" in capsys.readouterr().err
 
 
+def test_verify_a_database_with_output_options_uses_its_stored_config(
+    tmp_path: Path, capsys
+) -> None:
+    """Issue 22 (8): `--verify --db FILE --out DIR` (no game, agents or count) verifies from the
+    config stored in FILE and writes the outputs to DIR; nothing new is played."""
+    db = _tournament(tmp_path, capsys)
+    out = tmp_path / "elsewhere"
+    code = _main(["--verify", "--db", str(db), "--out", str(out), "--workers", "1"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "verified: all 12 stored records replay exactly" in captured.out
+    assert "all episodes were already stored" in captured.out
+    assert (out / "report.md").is_file() and (out / "results.json").is_file()
+    assert not (out / "tournament.sqlite").exists()
+    # a describing option without the rest is still the config's own one-line error
+    assert _main(["--verify", "--db", str(db), "--seed", "3"]) == 2
+    assert "no game given" in _one_error_line(capsys.readouterr().err)
+
+
 def test_verify_a_missing_database_is_one_line(tmp_path: Path, capsys) -> None:
     code = _main(["--db", str(tmp_path / "none.sqlite"), "--verify"])
     line = _one_error_line(capsys.readouterr().err)
@@ -232,3 +251,22 @@ def test_help_names_every_registered_game_and_its_units(capsys) -> None:
         for mode in spec.modes:  # every unit has its flag: --deals, --rounds, --games, --matches
             flag = "--matches" if mode.unit == "match" else f"--{mode.unit}s"
             assert f"{flag} N" in text, flag
+
+
+def test_progress_off_a_terminal_is_a_log_line_every_few_seconds(tmp_path: Path, capsys) -> None:
+    """Issue 22 (7): with its output not a terminal a tournament logs progress lines (every
+    --progress-every seconds; 0: after every episode) instead of printing nothing; --no-progress
+    silences them."""
+    one = [*SMALL[:-5], "1", "--workers", "1", "--no-plot", "--bootstrap", "0"]  # one deal
+    assert one[SMALL.index("--deals")] == "--deals"
+    argv = [*one, "--out", str(tmp_path / "a"), "--progress-every", "0"]
+    assert tour.main(argv) == 0
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if line.startswith("paston: ")]
+    assert len(lines) == 6, err  # 1 deal x 6 seatings
+    assert lines[0].startswith("paston: 1/6 episodes (17%), ") and "left" in lines[0]
+    assert lines[-1].startswith("paston: 6/6 episodes (100%), ") and "episodes/s" in lines[-1]
+    assert tour.main([*one, "--out", str(tmp_path / "b"), "--no-progress"]) == 0
+    assert "episodes (" not in capsys.readouterr().err
+    assert tour.main([*SMALL, "--out", str(tmp_path / "c"), "--progress-every", "-1"]) == 2
+    assert "--progress-every" in _one_error_line(capsys.readouterr().err)

@@ -191,3 +191,19 @@ def test_paston_bidding_deal_scored_by_the_solver_is_told_not_as_a_trick() -> No
     assert "you: whist" in text and "Deal over: hearts played" in text
     assert "trick:" not in text
     assert "took 2 tricks" in text
+
+
+def test_an_error_lists_the_moves_in_their_own_notation() -> None:
+    """Issue 22 (8): "you cannot bid now (…). Your moves: …" names the moves as the env writes
+    them (cards in capitals, "JH" not "jh")."""
+    session = paston_session()
+    env, table = session.env, session.table
+    env.reset(seed=3, options={"dealer": 2})
+    for action in (33, 34, 32, 35, 32):  # player_0 wins the auction and discards next
+        env.step(action)
+    obs = env.observe("player_0")
+    names = table.legal_names(obs)
+    assert any(name != name.lower() for name in names), names
+    with pytest.raises(MoveError) as exc:
+        table.parse("bid", obs)
+    assert str(exc.value).endswith("Your moves: " + ", ".join(names)), str(exc.value)

@@ -112,6 +112,11 @@ def test_watch_steps_on_enter_and_quits(
         (["paston", "--agents", "nobody"], "unknown agent"),
         (["chess"], "unknown game"),
         (["paston", "--agents", "random", "random"], "needs 3 agent specs"),
+        (
+            ["tri_palki", "--players", "5", "--agents", "heuristic", "random"],
+            "needs 5 agent specs (one per seat, as in a tournament, or one for every seat), got "
+            "2: e.g. --agents heuristic random random random random",
+        ),
         (["tri_palki", "--players", "12"], "2 to 11"),
         ([], "name a game"),
     ],
@@ -133,7 +138,7 @@ def test_watch_unit_not_in_db(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     assert cli.main(["watch", "--record", str(bad)]) == 2
-    assert "is not JSON" in capsys.readouterr().err
+    assert "bad.json: not a JSON record" in capsys.readouterr().err
 
 
 def test_watch_a_whole_game_and_match(capsys: pytest.CaptureFixture[str]) -> None:
@@ -148,3 +153,22 @@ def test_watch_a_whole_game_and_match(capsys: pytest.CaptureFixture[str]) -> Non
     out = capsys.readouterr().out
     assert out.count("Round over:") == out.count("\n--- round ") >= 2
     assert re.search(r"Match over: player_\d wins", out)
+
+
+@pytest.mark.parametrize("game", ["paston", "tri_palki"])
+def test_demo_numbers_deals_one_way(game: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 22 (8): `demo` said "=== deal 2 (seed 1) ===" then "--- deal 1:"; one episode of
+    one deal (or round) carries one number, the episode's."""
+    assert cli.main(["demo", game, "--deals", "3"]) == 0
+    out = capsys.readouterr().out
+    episodes = re.findall(r"^=== (\w+) (\d+) \(seed \d+\) ===$", out, re.MULTILINE)
+    inner = re.findall(r"^--- (\w+) (\d+):", out, re.MULTILINE)
+    assert [n for _, n in episodes] == ["1", "2", "3"]
+    assert inner == episodes, (episodes, inner)  # same word, same number
+
+
+def test_a_whole_game_numbers_its_deals_inside(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["watch", "paston", "--agents", "random", "--mode", "game", "--delay", "0"]
+    assert cli.main(argv) == 0
+    inner = re.findall(r"^--- deal (\d+):", capsys.readouterr().out, re.MULTILINE)
+    assert len(inner) > 1 and inner == [str(k) for k in range(1, len(inner) + 1)]

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from folkcards.agents import make_agent
 from folkcards.evaluate.stats import t_quantile
-from folkcards.train.evaluation import evaluate_duplicate, score_env_kwargs
+from folkcards.train.evaluation import EvalResult, evaluate_duplicate, score_env_kwargs
 
 
 @pytest.mark.parametrize("game", ["paston", "tri_palki"])
@@ -55,3 +55,34 @@ def test_score_env_is_one_unscaled_deal_or_round_at_the_training_table() -> None
     }
     kwargs = score_env_kwargs("tri_palki", {"num_players": 5, "max_turns": 200, "episode": "match"})
     assert kwargs == {"episode": "round", "num_players": 5, "max_turns": 200}
+
+
+def _result(game: str, learner: float, baseline: float) -> EvalResult:
+    return EvalResult(
+        game=game,
+        method="tournament",
+        opponent="heuristic",
+        deals=30,
+        games=180,
+        mean_score=learner,
+        ci95=0.05,
+        baseline_score=baseline,
+        baseline_ci95=0.04,
+        advantage=learner - baseline,
+        advantage_ci95=0.02,
+        seconds=1.0,
+    )
+
+
+def test_the_summary_speaks_as_a_tournament_does() -> None:
+    """Issue 22 (8): a Tri Palki evaluation said "score -0.400 … over 30 deals"; it reports sticks
+    per round, lower is better, over rounds, as a tournament does (the registry's metric, unit
+    and direction); Paston keeps table points per deal."""
+    sticks = _result("tri_palki", -0.4, -0.3).summary()
+    assert "sticks per round 0.400 ± 0.050" in sticks, sticks
+    assert "heuristic 0.300 ± 0.040" in sticks and "+0.100 ± 0.020" in sticks
+    assert "lower is better" in sticks and sticks.endswith("over 30 rounds")
+    assert "-0.4" not in sticks and "deals" not in sticks
+    points = _result("paston", 12.0, 2.0).summary()
+    assert "table score per deal +12.000 ± 0.050" in points and points.endswith("over 30 deals")
+    assert "+10.000 ± 0.020" in points and "higher is better" in points

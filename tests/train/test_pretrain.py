@@ -52,6 +52,20 @@ def test_demonstrations_do_not_depend_on_the_worker_count() -> None:
     assert not np.array_equal(one.actions[:200], other.actions[:200])
 
 
+def test_collection_reports_its_progress() -> None:
+    """Issue 22 (7): collecting decisions ran ~80 s silently; it logs progress lines (here one
+    per chunk: every 0 s), ending at the total, and the data do not depend on it."""
+    lines: list[str] = []
+    data = collect_demonstrations(
+        _factory(None), "heuristic", 400, seed=5, log=lines.append, log_every=0.0
+    )
+    assert len(lines) == 8, lines  # CHUNKS
+    assert all(line.startswith("pretraining: ") and " decisions (" in line for line in lines)
+    assert lines[-1].startswith("pretraining: 400/400 decisions (100%)") and len(data) >= 400
+    quiet = collect_demonstrations(_factory(None), "heuristic", 400, seed=5)
+    assert np.array_equal(quiet.actions, data.actions)
+
+
 def test_behaviour_cloning_learns_the_experts_choices() -> None:
     from sb3_contrib import MaskablePPO
 

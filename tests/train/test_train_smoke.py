@@ -83,7 +83,7 @@ def test_cli_run_writes_everything_and_the_model_plays(tmp_path: Path) -> None:
     assert meta["game"] == "paston" and meta["num_timesteps"] >= 512
     resolved = load_config(run_dir / "config.yaml")
     assert resolved.run.seed == 3 and resolved.run.total_steps == 512
-    assert len(_rows(run_dir / "eval.csv")) == 1  # the final evaluation
+    assert len(_rows(run_dir / "eval.csv")) == 1  # the final evaluation (eval_every: 0)
     assert main(["--resume", str(run_dir), "--total-steps", "1024", "--no-progress"]) == 0
     assert json.loads((run_dir / "model.json").read_text())["num_timesteps"] == 1024
     assert [int(r["step"]) for r in _rows(run_dir / "eval.csv")] == [512, 1024]
@@ -122,8 +122,8 @@ def test_snapshots_checkpoints_resume(tmp_path: Path) -> None:
         "model_000000256.zip",
         "model_000000512.zip",
     ]
-    evals = _rows(run_dir / "eval.csv")
-    assert [int(r["step"]) for r in evals] == [256, 512] and evals[0]["method"] == "duplicate"
+    evals = _rows(run_dir / "eval.csv")  # the learning curve starts at step 0 (issue 22, 8)
+    assert [int(r["step"]) for r in evals] == [0, 256, 512] and evals[0]["method"] == "duplicate"
     assert all(np.isfinite(float(r["mean_score"])) for r in evals)
     assert latest_model(run_dir)[0] == 512
 
@@ -132,7 +132,7 @@ def test_snapshots_checkpoints_resume(tmp_path: Path) -> None:
     resume_run(run_dir, total_steps=768, log=logs.append)
     assert any("resuming" in line for line in logs)
     assert json.loads((run_dir / "model.json").read_text())["num_timesteps"] == 768
-    assert [int(r["step"]) for r in _rows(run_dir / "eval.csv")] == [256, 512, 768]
+    assert [int(r["step"]) for r in _rows(run_dir / "eval.csv")] == [0, 256, 512, 768]
     assert [int(r["step"]) for r in _rows(run_dir / "train_log.csv")] == [256, 512, 768]
     assert json.loads((run_dir / "state.json").read_text())["complete"] is True
 
@@ -158,7 +158,7 @@ def test_same_seed_same_run_for_any_vectorisation(tmp_path: Path) -> None:
             tensorboard=False,
         )
         runs.append(train(config, tmp_path / name, log=lambda _line: None))
-    assert len(_rows(runs[2] / "eval.csv")) == 2
+    assert [int(r["step"]) for r in _rows(runs[2] / "eval.csv")] == [0, 256, 512]
     first = _params(runs[0])
     for other in runs[1:]:
         assert all(np.array_equal(x, y) for x, y in zip(first, _params(other), strict=True))
