@@ -131,6 +131,14 @@ OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
         },
     ),
     (("--no-progress",), {"action": "store_true", "help": "no progress bar"}),
+    (
+        ("--no-open-hand",),
+        {
+            "action": "store_true",
+            "help": "do not analyse the play open-handed while playing (games with a solver: "
+            "Paston); `folkcards report --db` computes it later from the stored records",
+        },
+    ),
     (("--no-plot",), {"action": "store_true", "help": "do not write the PNG plots"}),
     (
         ("--bootstrap",),
@@ -201,7 +209,9 @@ OVERRIDES = (
 
 
 def config_from_args(args: argparse.Namespace) -> TournamentConfig:
-    return load_config(args.config, {key: getattr(args, key) for key in OVERRIDES})
+    overrides = {key: getattr(args, key) for key in OVERRIDES}
+    overrides["open_hand"] = False if getattr(args, "no_open_hand", False) else None
+    return load_config(args.config, overrides)
 
 
 def _verify_only(args: argparse.Namespace) -> bool:
