@@ -264,7 +264,7 @@ def _game_section(entry: dict[str, Any], exploits: Sequence[Exploit], page: Path
         "",
         *md_table(header, rows),
         "",
-        f"Played by `{tournament_command(entry)}` (what `folkcards agents-page` runs).",
+        f"Played by `{tournament_command(entry)}`, as `{entry['command']}` runs it.",
         "",
         f"Paired differences, row minus column, in {entry['metric']} over the {units} both "
         f"played (95% t interval; {better} favours the row):",
@@ -466,7 +466,7 @@ def generate(args: argparse.Namespace) -> Path:
         data = load_results(results_path) if results_path.is_file() else {"games": {}}
         command = command_of(args)
         for game in games:
-            data["games"][game] = play_round_robin(
+            entry = play_round_robin(
                 game,
                 lineups[game],
                 deals[game],
@@ -475,6 +475,7 @@ def generate(args: argparse.Namespace) -> Path:
                 Path(args.runs),
                 progress=not args.no_progress and sys.stderr.isatty(),
             )
+            data["games"][game] = {**entry, "command": command}
         data.update(
             format=FORMAT,
             command=command,
