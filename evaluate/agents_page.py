@@ -33,6 +33,7 @@ from typing import Any
 from folkcards.envs.registry import GAMES, GameSpec, canonical_game, game_spec
 
 from .arguments import ArgumentLineError, OneLineParser
+from .config import counted
 from .formatting import format_seconds, interval, md_table, num, signed
 
 FORMAT = 1
@@ -212,12 +213,16 @@ def _exploit_cell(found: list[Exploit], several_sizes: bool) -> str:
 def _score_cell(row: dict[str, Any]) -> str:
     if row.get("mean") is None:
         return "—"
+    if row.get("ci_low") is None or row.get("ci_high") is None:  # one deal: no interval
+        return signed(row["mean"])
     return f"{signed(row['mean'])} {interval(row['ci_low'], row['ci_high'], 2, True)}"
 
 
 def _open_hand_cell(row: dict[str, Any] | None) -> str:
     if not row or row.get("tricks_lost") is None:
         return "—"
+    if row.get("ci_low") is None or row.get("ci_high") is None:
+        return f"{num(row['tricks_lost'])} ({row['deals']})"
     return (
         f"{num(row['tricks_lost'])} {interval(row['ci_low'], row['ci_high'], 2, False)} "
         f"({row['deals']})"
@@ -255,10 +260,10 @@ def _game_section(entry: dict[str, Any], exploits: Sequence[Exploit], page: Path
     lines = [
         f"## {entry['title']}{table}",
         "",
-        f"Round robin at {entry['num_players']} players: {entry['deals']} {units}, every "
-        f"combination of the {len(names)} agents at the table in every seating "
+        f"Round robin at {entry['num_players']} players: {counted(entry['deals'], entry['unit'])}"
+        f", every combination of the {len(names)} agents at the table in every seating "
         f"({entry['episodes']:,} episodes), seed {entry['seed']}, played {entry['date']} "
-        f"({entry['seconds']:,.0f} s with {entry['workers']} worker(s), load average "
+        f"({entry['seconds']:,.0f} s with {counted(entry['workers'], 'worker')}, load average "
         f"{entry['load_average']} at the start). Score: {entry['metric']}, the agent's mean over "
         f"its seatings, 95% t interval over {units}.",
         "",
@@ -280,8 +285,11 @@ def _game_section(entry: dict[str, Any], exploits: Sequence[Exploit], page: Path
                 cells.append("—")
                 continue
             flip = -1.0 if (a, b) not in pairs else 1.0
-            low, high = sorted((flip * pair["ci_low"], flip * pair["ci_high"]))
-            cells.append(f"{signed(flip * pair['mean_diff'])} {interval(low, high, 2, True)}")
+            text = signed(flip * pair["mean_diff"])
+            if pair["ci_low"] is not None and pair["ci_high"] is not None:  # 2 deals or more
+                low, high = sorted((flip * pair["ci_low"], flip * pair["ci_high"]))
+                text += f" {interval(low, high, 2, True)}"
+            cells.append(text)
         matrix.append(cells)
     lines += md_table(["", *(f"`{spec_of[b]}`" for b in names)], matrix)
     measured = [e for e in exploits if e.game == game]
