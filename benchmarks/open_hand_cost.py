@@ -43,7 +43,9 @@ def _cpu() -> float:
     return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
 
 
-def timed_run(agents: list[str], deals: int, seed: int, workers: int, open_hand: bool) -> tuple:
+def timed_run(
+    agents: list[str], deals: int, seed: int, workers: int, open_hand: bool
+) -> tuple[float, float]:
     """(wall seconds, CPU seconds) of one whole tournament in a fresh database."""
     with tempfile.TemporaryDirectory() as folder:
         config = load_config(
@@ -80,8 +82,8 @@ def main() -> None:
         times: dict[bool, list[tuple[float, float]]] = {True: [], False: []}
         for repeat in range(args.repeats):
             order = (True, False) if repeat % 2 == 0 else (False, True)
-            for on in order:
-                times[on].append(timed_run(agents, deals, args.seed, args.workers, on))
+            for analyse in order:
+                times[analyse].append(timed_run(agents, deals, args.seed, args.workers, analyse))
         print(f"\n{lineup}: {deals} deals x 6 seatings = {deals * 6} episodes, "
               f"{args.repeats} repeats")  # fmt: skip
         for index, what in ((0, "wall"), (1, "CPU")):
