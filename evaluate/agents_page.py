@@ -471,8 +471,10 @@ def generate(args: argparse.Namespace) -> Path:
         )
         deals = _deals(args.deals, games)
         lineups = {game: _lineup(game, args.agents) for game in games}
-        data = load_results(results_path) if results_path.is_file() else {"games": {}}
+        if results_path.is_file():
+            load_results(results_path)  # an unreadable file stops before playing
         command = command_of(args)
+        played = {}
         for game in games:
             entry = play_round_robin(
                 game,
@@ -483,7 +485,10 @@ def generate(args: argparse.Namespace) -> Path:
                 Path(args.runs),
                 progress=not args.no_progress and sys.stderr.isatty(),
             )
-            data["games"][game] = {**entry, "command": command}
+            played[game] = {**entry, "command": command}
+        # read again now: another game's run may have stored its numbers meanwhile
+        data = load_results(results_path) if results_path.is_file() else {"games": {}}
+        data["games"].update(played)
         data.update(
             format=FORMAT,
             command=command,
