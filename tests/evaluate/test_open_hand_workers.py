@@ -96,3 +96,23 @@ def test_open_hand_in_a_config_must_be_a_boolean(tmp_path):
 
     with pytest.raises(ConfigError, match="'open_hand' must be true or false"):
         _config(tmp_path, "t", 1, open_hand="no")
+
+
+def test_verify_recomputes_the_stored_analysis(tmp_path):
+    from folkcards.evaluate.verify import verify_records
+
+    config = _config(tmp_path, "t", 1)
+    run(config, progress=False, bootstrap=0)
+    assert verify_records(config) == (18, [])
+    rows = [row for row in _stored(config.db_path) if row[3]["open_hand"]]
+    deal, lineup, seating, stored, _ = rows[0]
+    stored["open_hand"][0]["seats"][0][0] += 1  # one more trick lost than the record shows
+    with sqlite3.connect(config.db_path) as conn:
+        conn.execute(
+            "UPDATE units SET statistics_json = ? WHERE deal = ? AND lineup = ? AND seating = ?",
+            (json.dumps(stored), deal, lineup, seating),
+        )
+    checked, problems = verify_records(config)
+    assert problems == [
+        f"unit {deal}/{lineup}/{seating}: stored open_hand values differ from the record's"
+    ]
