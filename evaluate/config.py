@@ -51,6 +51,7 @@ KEYS = (
     "db",
     "num_players",
     "seating",
+    "open_hand",
 )
 SEATINGS = ("auto", "permutations", "rotations")  # the ``seating`` key's values
 SEATING_RULES = {"permutations": "all permutations", "rotations": "cyclic rotations"}
@@ -79,6 +80,9 @@ class TournamentConfig:
     out: Path = Path("results")
     db: Path | None = None
     seating: str = "auto"  # auto: permutations up to MAX_PERMUTED_SEATS seats, else rotations
+    # a run option like workers (not part of identity()): analyse the play open-handed as the
+    # units are played; off, `folkcards report --db` computes it later from the records
+    open_hand: bool = True
 
     @property
     def db_path(self) -> Path:
@@ -369,8 +373,11 @@ def resolve(data: dict[str, Any], source: str = "") -> TournamentConfig:
     seating = data.get("seating") or "auto"
     if seating not in SEATINGS:
         raise ConfigError(f"'seating' must be one of {', '.join(SEATINGS)}, got {seating!r}")
+    open_hand = data.get("open_hand", True)
+    if not isinstance(open_hand, bool):
+        raise ConfigError(f"'open_hand' must be true or false, got {open_hand!r}")
     config = TournamentConfig(
-        spec.name, mode, count, seed, agents, num_players, workers, out, db, seating
+        spec.name, mode, count, seed, agents, num_players, workers, out, db, seating, open_hand
     )
     check_folder(config.out, f"out {str(config.out)!r}")
     check_folder(config.db_path.parent, f"db {str(config.db_path)!r}")

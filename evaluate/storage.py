@@ -9,8 +9,10 @@ One database file holds one tournament. Schema::
           result_json TEXT,                                -- per-seat score / win / rank_key / extra
           record_json TEXT,                                -- env.unwrapped.record() of the episode
           finished_at TEXT,
-          decision_seconds_json TEXT)                      -- seconds per decision, per seat
+          decision_seconds_json TEXT,                      -- seconds per decision, per seat
                                                            -- (NULL: not recorded, older files)
+          statistics_json TEXT)                            -- the statistics' per-unit values,
+                                                           -- computed by the worker (NULL: none)
     unit_seats(tournament_id, deal, lineup, seating, seat, -- PRIMARY KEY; one row per seat
                agent TEXT, spec TEXT, score REAL, win INTEGER, agent_seed INTEGER)
 
@@ -18,9 +20,10 @@ One database file holds one tournament. Schema::
                                                            -- one row per run that played units
 
 **Migrations.** A database written before a column or table existed is upgraded in place when
-opened by :class:`Store` (``ALTER TABLE units ADD COLUMN decision_seconds_json``; the new
-``sessions`` table): its old rows read as "not recorded" (``None``), and the results computed from
-it are unchanged. Decision times are measurements: they differ between runs, so they are never
+opened by :class:`Store` (``ALTER TABLE units ADD COLUMN decision_seconds_json``, then
+``statistics_json``; the new ``sessions`` table): its old rows read as "not recorded" (``None``),
+and the results computed from it are unchanged (a statistic computes a missing per-unit value
+from the record). Decision times are measurements: they differ between runs, so they are never
 compared by ``--verify`` nor part of the reproducible results.
 
 ``config_json`` is the resolved config (``TournamentConfig.identity()``, canonical JSON). A unit
@@ -86,7 +89,7 @@ CREATE TABLE IF NOT EXISTS sessions (
 """
 
 # columns added after the first release: (table, column, type)
-MIGRATIONS = (("units", "decision_seconds_json", "TEXT"),)
+MIGRATIONS = (("units", "decision_seconds_json", "TEXT"), ("units", "statistics_json", "TEXT"))
 
 
 def machine() -> dict[str, Any]:
@@ -266,8 +269,8 @@ class Store:
         try:
             self.conn.execute(
                 "INSERT INTO units (tournament_id, deal, lineup, seating, deal_seed, seats_json, "
-                "result_json, record_json, finished_at, decision_seconds_json) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "result_json, record_json, finished_at, decision_seconds_json, statistics_json) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     *key,
                     unit["deal_seed"],
@@ -276,6 +279,7 @@ class Store:
                     canonical_json(unit["record"]),
                     now,
                     _timing_json(unit.get("decision_seconds")),
+                    canonical_json(unit["statistics"]) if unit.get("statistics") else None,
                 ),
             )
             self.conn.executemany(
@@ -334,10 +338,15 @@ class Store:
         for seats, timing in rows:
             yield json.loads(seats), None if timing is None else json.loads(timing)
 
-    def units(self, with_records: bool = False) -> Iterator[dict[str, Any]]:
-        """Stored units in canonical order (deal, lineup, seating)."""
-        cols = "deal, lineup, seating, deal_seed, seats_json, result_json" + (
-            ", record_json" if with_records else ""
+    def units(
+        self, with_records: bool = False, with_statistics: bool = False
+    ) -> Iterator[dict[str, Any]]:
+        """Stored units in canonical order (deal, lineup, seating); ``with_statistics`` adds
+        ``unit["statistics"]``, the per-unit values stored by the worker (``{}`` if none)."""
+        cols = (
+            "deal, lineup, seating, deal_seed, seats_json, result_json, "
+            + ("record_json" if with_records else "NULL")
+            + (", statistics_json" if with_statistics else ", NULL")
         )
         rows = self.conn.execute(
             f"SELECT {cols} FROM units WHERE tournament_id = ? ORDER BY deal, lineup, seating",
@@ -354,6 +363,8 @@ class Store:
             }
             if with_records:
                 unit["record"] = json.loads(row[6])
+            if with_statistics:
+                unit["statistics"] = json.loads(row[7]) if row[7] else {}
             yield unit
 
     def seat_rows(self) -> dict[tuple[int, int, int], list[tuple[Any, ...]]]:

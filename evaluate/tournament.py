@@ -157,6 +157,14 @@ OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
             f"(default {LOG_EVERY:g})",
         },
     ),
+    (
+        ("--no-open-hand",),
+        {
+            "action": "store_true",
+            "help": "do not analyse the play open-handed while playing (games with a solver: "
+            "Paston); `folkcards report --db` computes it later from the stored records",
+        },
+    ),
     (("--no-plot",), {"action": "store_true", "help": "do not write the PNG plots"}),
     (
         ("--bootstrap",),
@@ -233,10 +241,16 @@ RUN_OPTIONS = ("db", "out", "workers")
 def config_from_args(args: argparse.Namespace) -> TournamentConfig:
     """The config the arguments give; ``--db FILE`` with nothing that describes a tournament
     (no --config, game, agents, count, seed, table size or seating) is the config stored in FILE,
-    with ``--out`` and ``--workers`` applied."""
+    with ``--out`` and ``--workers`` applied (and ``--no-open-hand``, a run option)."""
+    no_open_hand = bool(getattr(args, "no_open_hand", False))
     if _database_alone(args):
-        return with_run_options(config_from_db(args.db), args.workers, args.out)
-    return load_config(args.config, {key: getattr(args, key) for key in OVERRIDES})
+        config = with_run_options(config_from_db(args.db), args.workers, args.out)
+        if no_open_hand:
+            config.open_hand = False
+        return config
+    overrides = {key: getattr(args, key) for key in OVERRIDES}
+    overrides["open_hand"] = False if no_open_hand else None
+    return load_config(args.config, overrides)
 
 
 def _database_alone(args: argparse.Namespace) -> bool:

@@ -45,6 +45,8 @@ class PlayedUnit(UnitHeader):
     result: list[dict[str, Any]]  # per seat: score, win, rank_key, extra (SeatResult.as_dict)
     record: dict[str, Any]  # the env's record of the episode
     decision_seconds: NotRequired[list[list[float]]]  # measured: differs between runs
+    # the statistics' per-unit values (e.g. open-hand analysis), computed where it was played
+    statistics: NotRequired[dict[str, Any]]
 
 
 def _seed63(*words: int) -> int:
@@ -101,7 +103,8 @@ def unit_header(config: TournamentConfig, key: tuple[int, int, int]) -> UnitHead
 def play_unit(
     config: TournamentConfig, runner: GameRunner, key: tuple[int, int, int]
 ) -> PlayedUnit:
-    """Play one unit and return everything the database stores about it."""
+    """Play one unit and return everything the database stores about it, with the registered
+    statistics' per-unit values computed here (in the worker that played it)."""
     from folkcards.agents import make_agent
 
     header = unit_header(config, key)
@@ -118,11 +121,14 @@ def play_unit(
             f"deal {key[0]} (seed {header['deal_seed']}), line-up {key[1]}, seating {key[2]} "
             f"[{', '.join(header['seats'])}]: {exc}"
         ) from exc
+    from .statistics import unit_statistics
+
     return {
         **header,
         "result": [r.as_dict() for r in episode.seats],
         "record": episode.record,
         "decision_seconds": episode.decision_seconds,
+        "statistics": unit_statistics(config, episode.record),
     }
 
 

@@ -87,12 +87,23 @@ def unit_problems(
     expected = unit_header(config, (deal, lineup, seating))
     rows = seat_rows_of({**expected, "result": replayed})
     problems += _seat_row_problems([tuple(row) for row in seat_rows], rows)
+    stored = unit.get("statistics") or {}
+    if stored:  # the per-unit values a worker stored (open-hand analysis), from the record again
+        from .statistics import unit_statistics
+
+        again_values = json.loads(json.dumps(unit_statistics(config, unit["record"])))
+        problems += [
+            f"stored {key} values differ from the record's"
+            for key, value in stored.items()
+            if key in again_values and again_values[key] != value
+        ]
     return problems
 
 
 def verify_records(config: TournamentConfig, limit: int | None = None) -> tuple[int, list[str]]:
     """Replay every stored unit and check its record, its stored result and its seat rows (and
-    its seed and seating) against the replay; returns (units checked, problems)."""
+    its seed and seating, and the per-unit statistics its worker stored) against the replay;
+    returns (units checked, problems)."""
     runner = make_runner(config.game, config.mode, config.num_players)
     problems = []
     checked = 0
@@ -100,7 +111,7 @@ def verify_records(config: TournamentConfig, limit: int | None = None) -> tuple[
         if store.stored_config() is None:
             return 0, [f"{config.db_path} holds no tournament"]
         seat_rows = store.seat_rows()
-        for unit in store.units(with_records=True):
+        for unit in store.units(with_records=True, with_statistics=True):
             if limit is not None and checked >= limit:
                 break
             checked += 1

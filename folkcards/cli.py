@@ -82,6 +82,17 @@ def _add_report(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=lambda args: document.main(args=args))
 
 
+def _add_agents_page(sub: argparse._SubParsersAction) -> None:
+    from folkcards.evaluate import agents_page
+
+    p = sub.add_parser(
+        "agents-page",
+        help="write docs/agents.md: every shipped agent's speed, results and exploitability",
+    )
+    agents_page.build_parser(p)
+    p.set_defaults(func=lambda args: agents_page.main(args=args))
+
+
 # --- train -------------------------------------------------------------------------------------
 
 
@@ -192,6 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_watch(sub)
     _add_tournament(sub)
     _add_report(sub)
+    _add_agents_page(sub)
     _add_train(sub)
     _add_exploit(sub)
     _add_serve(sub)

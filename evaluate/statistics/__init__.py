@@ -10,6 +10,8 @@ name a statistic. A new statistic is one module with one :class:`Statistic` and 
 
 from __future__ import annotations
 
+from typing import Any
+
 from .base import CsvTable, Results, Statistic, StatisticInput
 from .behaviour import BEHAVIOUR
 from .decision_times import DECISION_TIMES
@@ -41,6 +43,18 @@ def registered() -> tuple[Statistic, ...]:
     return tuple(_REGISTRY.values())
 
 
+def unit_statistics(config: Any, record: dict[str, Any]) -> dict[str, Any]:
+    """The per-unit values of the registered statistics for one played ``record`` (their
+    ``per_unit`` hooks; what a worker stores with the unit), by key."""
+    values = {}
+    for statistic in _REGISTRY.values():
+        if statistic.per_unit is not None:
+            value = statistic.per_unit(config, record)
+            if value is not None:
+                values[statistic.key] = value
+    return values
+
+
 def measured_keys() -> frozenset[str]:
     """The results keys that are measured, not reproducible (decision times)."""
     return frozenset(s.key for s in _REGISTRY.values() if s.measured)
@@ -57,5 +71,6 @@ __all__ = [
     "measured_keys",
     "register",
     "registered",
+    "unit_statistics",
     "unregister",
 ]

@@ -32,8 +32,13 @@ class StatisticInput:
         return [e.name for e in self.config.agents]
 
     def units_with_records(self) -> Iterator[dict[str, Any]]:
-        """The units of complete deals with their records, canonical order."""
-        return (u for u in self.store.units(with_records=True) if u["deal"] in self.complete)
+        """The units of complete deals with their records and the per-unit values the workers
+        computed (``unit["statistics"]``, ``{}`` when none were stored), canonical order."""
+        return (
+            u
+            for u in self.store.units(with_records=True, with_statistics=True)
+            if u["deal"] in self.complete
+        )
 
 
 @dataclass(frozen=True)
@@ -57,7 +62,11 @@ class Statistic:
     ``results["method"]`` (how it is computed); the rest show it, each optional: ``csv`` files,
     a ``plot`` written to ``plot_file``, a ``console`` table (a rich renderable) and
     ``sections`` of ``report.md`` (title, Markdown lines). A ``measured`` statistic (timings)
-    differs between runs and is left out of every reproducibility check.
+    differs between runs and is left out of every reproducibility check. ``per_unit``
+    (optional) is the part of the work done where a unit is played: ``per_unit(config,
+    record)`` runs in the worker right after the episode and its JSON value is stored with the
+    unit (``unit["statistics"][key]``), so that ``compute`` only adds up; it must depend on the
+    record alone (``None``: nothing to store for this unit).
     """
 
     key: str
@@ -69,6 +78,7 @@ class Statistic:
     console: Callable[[Results], Any] | None = None
     sections: tuple[tuple[str, Callable[[Results], list[str]]], ...] = ()
     measured: bool = False
+    per_unit: Callable[[TournamentConfig, dict[str, Any]], Any] | None = None
 
     def applies(self, results: Results) -> bool:
         """Whether the statistic applies to this tournament's game: its ``compute`` answers

@@ -6,6 +6,12 @@ the tricks each card lost against the best card for its side, as declarer and as
 deal with a Student t interval over deals, and how often the contract played was beaten
 open-handed by a higher contract the auction allowed, or by a surrender. A diagnostic beside the
 duplicate score: the solver sees every card, the players did not.
+
+Where: the worker that plays a unit analyses it (:func:`unit_summary`, the statistic's
+``per_unit`` hook) and the summary is stored with the unit, so the analysis runs in parallel
+with the games and the driver only adds up; a unit stored without it (an older database, or a
+run with ``--no-open-hand`` later reported by ``folkcards report --db``) is analysed from its
+record when the results are computed: the same numbers either way.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from typing import Any
 
 from folkcards.envs.registry import game_spec
 
+from ..config import TournamentConfig
 from ..formatting import interval, md_table, num
 from ..stats import mean_ci
 from .base import CsvTable, Results, Statistic, StatisticInput
@@ -43,47 +50,75 @@ NOTE = (
     "solver keeps."
 )
 
+OFF_NOTE = (
+    "open-hand accuracy: turned off for this run (--no-open-hand, or open_hand: false); "
+    "`folkcards report --db FILE` computes it from the stored records"
+)
+
 
 def _finite(x: float) -> float | None:
     return None if x is None or math.isnan(x) else float(x)
 
 
+def unit_summary(config: TournamentConfig, record: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """The open-hand analysis of one unit's record, as stored with the unit (the worker that
+    played it computes it): per deal that reached the play, the declarer seat, the contract
+    check and, per seat, ``[tricks lost, points lost, card decisions]``. ``None`` when the game
+    has no analysis or the run turned it off."""
+    spec = game_spec(config.game)
+    if not config.open_hand or not spec.has("open_hand_analysis"):
+        return None
+    out = []
+    for analysis in spec.piece("open_hand_analysis")(record):
+        check = analysis.contract
+        if check is None:
+            continue
+        seats: list[list[int]] = [[0, 0, 0] for _ in range(config.seats)]
+        for d in analysis.decisions:
+            seats[d.seat][0] += d.tricks_lost
+            seats[d.seat][1] += d.score_lost
+            seats[d.seat][2] += 1
+        out.append(
+            {
+                "declarer": check.declarer,
+                "score": check.open_hand_score,
+                "higher_better": check.higher_better,
+                "surrender_better": check.surrender_better,
+                "seats": seats,
+            }
+        )
+    return out
+
+
 def compute(inp: StatisticInput) -> dict[str, Any] | None:
     spec = game_spec(inp.config.game)
-    if not spec.has("open_hand_analysis"):
+    if not spec.has("open_hand_analysis") or not inp.config.open_hand:
         return None
-    analyse = spec.piece("open_hand_analysis")
     # agent -> role -> deal -> [tricks lost, points lost, decisions] per unit played in the role
     lost: dict[str, dict[str, dict[int, list[tuple[int, int, int]]]]] = defaultdict(
         lambda: {role: defaultdict(list) for role in ROLES}
     )
     contracts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
     for unit in inp.units_with_records():
-        for analysis in analyse(unit["record"]):
-            if analysis.contract is None:
-                continue
-            declarer = analysis.contract.declarer
+        summary = unit["statistics"].get("open_hand")
+        if summary is None:  # stored before the workers analysed (or with the analysis off)
+            summary = unit_summary(inp.config, unit["record"]) or []
+        for deal in summary:
+            declarer = deal["declarer"]
             for seat, name in enumerate(unit["seats"]):
-                decisions = [d for d in analysis.decisions if d.seat == seat]
+                tricks, points, decisions = deal["seats"][seat]
                 if seat == declarer:
                     role = "declarer"
-                    check = analysis.contract
                     tally = contracts[name]
                     tally[0] += 1
-                    tally[1] += check.open_hand_score < 0
-                    tally[2] += check.higher_better
-                    tally[3] += check.surrender_better
+                    tally[1] += deal["score"] < 0
+                    tally[2] += deal["higher_better"]
+                    tally[3] += deal["surrender_better"]
                 elif decisions:
                     role = "defender"
                 else:
                     continue  # the passer, out of the play
-                lost[name][role][unit["deal"]].append(
-                    (
-                        sum(d.tricks_lost for d in decisions),
-                        sum(d.score_lost for d in decisions),
-                        len(decisions),
-                    )
-                )
+                lost[name][role][unit["deal"]].append((tricks, points, decisions))
     out: dict[str, Any] = {}
     for name in inp.names:
         rows: dict[str, Any] = {}
@@ -112,7 +147,9 @@ def compute(inp: StatisticInput) -> dict[str, Any] | None:
 
 
 def method(inp: StatisticInput) -> dict[str, str]:
-    return {"open_hand": NOTE} if game_spec(inp.config.game).has("open_hand_analysis") else {}
+    if not game_spec(inp.config.game).has("open_hand_analysis"):
+        return {}
+    return {"open_hand": NOTE if inp.config.open_hand else OFF_NOTE}
 
 
 def _rows(results: Results) -> list[list[Any]]:
@@ -172,4 +209,5 @@ OPEN_HAND = Statistic(
     method=method,
     csv=(CsvTable("open_hand.csv", lambda _: COLUMNS, _rows),),
     sections=(("Open-hand accuracy", section),),
+    per_unit=unit_summary,
 )
