@@ -341,8 +341,9 @@ def _split(data: Dataset, deals: np.ndarray) -> Dataset:
 
 
 def _table(path: str) -> tuple[OpenHandTable, str]:
-    resolved = shipped_table_path() if path == "shipped" else Path(path)
-    return load_table(resolved), str(resolved)
+    if path == "shipped":
+        return load_table(shipped_table_path()), "shipped (envs/paston_bidding/data)"
+    return load_table(path), path
 
 
 def train_evaluator(
