@@ -34,6 +34,8 @@ from typing import Any
 
 import numpy as np
 
+from ..envs.paston.rules import LEVEL_FACTOR, NUM_TRICKS, declarer_score, defender_score
+
 __all__ = [
     "HAND_SIZE",
     "HEADS",
@@ -60,6 +62,25 @@ HEADS: dict[str, tuple[int, tuple[str, ...]]] = {
     "contract": (HAND_SIZE + 3 + NUM_LEVELS, tuple(f"name_{c}" for c in range(NUM_LEVELS))),
     "whist": (HAND_SIZE + NUM_LEVELS + 2 + 3, ("whist",)),
 }
+
+
+def _score_bounds() -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The lowest and highest score each output can take (the score table, §7)."""
+    low = np.array([declarer_score(0, c) for c in range(NUM_LEVELS)], np.float32)
+    high = np.array([declarer_score(NUM_TRICKS, c) for c in range(NUM_LEVELS)], np.float32)
+    reach = [list(range(c, 4)) if c < 4 else [4] for c in range(NUM_LEVELS)]
+    best_high = np.array([max(high[r] for r in levels) for levels in reach], np.float32)
+    surrender = np.full(NUM_LEVELS, -10.0, np.float32)
+    factor = np.array(LEVEL_FACTOR, np.float32)
+    return {
+        "declare": (np.concatenate([low, surrender]), np.concatenate([high, best_high])),
+        "contract": (low, high),
+        # per contract: a defender's worst (no trick) and best (two defenders, all ten tricks)
+        "whist": (defender_score(0, False) * factor, defender_score(NUM_TRICKS, False) * factor),
+    }
+
+
+BOUNDS = _score_bounds()
 
 
 def _mask(hand: Any) -> int:
@@ -159,23 +180,29 @@ class PastonEvaluator:
         self.heads = heads
         self.meta = meta or {}
 
+    # Every value is clipped to the scores its output can take (:data:`BOUNDS`): a hand unlike
+    # the training hands (say six top trumps and three aces) must not be worth more than a
+    # contract can score.
+
     def declare(self, hand: Any, position: int) -> np.ndarray:
         """10 values: declaring each contract level, then the best reachable from each level."""
-        return self.heads["declare"](declare_features(hand, position))
+        return np.clip(self.heads["declare"](declare_features(hand, position)), *BOUNDS["declare"])
 
     def contract(self, kept: Any, position: int, min_level: int) -> np.ndarray:
         """5 values: naming each contract level (only those ``min_level`` allows are meant)."""
-        return self.heads["contract"](contract_features(kept, position, min_level))
+        x = contract_features(kept, position, min_level)
+        return np.clip(self.heads["contract"](x), *BOUNDS["contract"])
 
     def contract_many(self, kept: list[int], position: int, min_level: int) -> np.ndarray:
         """:meth:`contract` of several kept hands at once, (len(kept), 5)."""
         x = np.stack([contract_features(k, position, min_level) for k in kept])
-        return self.heads["contract"](x)
+        return np.clip(self.heads["contract"](x), *BOUNDS["contract"])
 
     def whist(self, hand: Any, contract: int, first_speaker: bool, partner_call: int) -> float:
         """The mean score of whisting (passing scores 0)."""
         x = whist_features(hand, contract, first_speaker, partner_call)
-        return float(self.heads["whist"](x)[0])
+        low, high = BOUNDS["whist"]
+        return float(np.clip(self.heads["whist"](x)[0], low[contract], high[contract]))
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the weights (``.npz``) and the sidecar ``path`` with ``.json``."""

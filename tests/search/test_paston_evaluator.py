@@ -101,3 +101,22 @@ def test_a_damaged_file_is_refused_in_one_line(tmp_path):
         with pytest.raises(ValueError) as info:
             load_evaluator(path)
         assert "\n" not in str(info.value)
+
+
+def test_values_stay_within_what_the_score_table_allows():
+    # paston.md §7: declaring scores -10 f or +10 f (best spades -40 or +10); a defender of two
+    # scores from -10 f (no trick) to +80 f (all ten); f = 1, 2, 3, 4, 4
+    evaluator = _random_evaluator(1)
+    for mlp in evaluator.heads.values():  # large weights: raw outputs far outside the scores
+        object.__setattr__(mlp, "biases", tuple(b * 1000 for b in mlp.biases))
+    rng = np.random.default_rng(0)
+    declare_low = [-10, -20, -30, -40, -40] + [-10] * 5
+    declare_high = [10, 20, 30, 40, 10, 40, 40, 40, 40, 10]
+    for _ in range(20):
+        hand = [int(c) for c in rng.choice(32, 10, replace=False)]
+        values = evaluator.declare(hand, 0)
+        assert (values >= declare_low).all() and (values <= declare_high).all()
+        contract = evaluator.contract(hand, 1, 0)
+        assert (contract >= declare_low[:5]).all() and (contract <= declare_high[:5]).all()
+        for level, f in enumerate((1, 2, 3, 4, 4)):
+            assert -10 * f <= evaluator.whist(hand, level, True, 0) <= 80 * f
