@@ -19,7 +19,12 @@ The decisions before the play come from the Paston evaluator
   first speaker's call); whist when the prediction exceeds ``whist_margin``. After an
   all-pass (a designated declarer, not one who chose to play) ``pimc``'s whist decides.
 - **Card play**: ``pimc``'s (the agent *is* a :class:`~folkcards.agents.pimc.PimcAgent`;
-  its card-play keys ``samples``, ``time`` … apply).
+  its card-play keys ``samples``, ``time`` … apply). With ``play_infer=K`` (K > 1) the card
+  play draws ``K * samples`` worlds and resamples ``samples`` of them by the likelihood of the
+  others' bids, contract and defence calls under the evaluator's own policy
+  (:class:`~folkcards.search.paston_evaluator.EvaluatorPolicy`, softness
+  ``policy_temperature`` points) instead of treating them as uninformative; off by default
+  (not yet measured).
 
 Spec: ``expert[:key=value,...]`` with the :class:`ExpertParams` keys, any ``pimc`` key, ``seed``
 and ``model=PATH`` (another evaluator file). Deterministic given its seed (unless pimc's
@@ -48,9 +53,9 @@ from ..envs.paston.rules import (
 )
 from ..envs.paston_bidding.tables import candidate_pairs
 from ..envs.registry import game_spec
-from ..search.paston_evaluator import PastonEvaluator, load_evaluator
+from ..search.paston_evaluator import EvaluatorPolicy, PastonEvaluator, load_evaluator
 from .pimc import PARAM_NAMES as PIMC_KEYS
-from .pimc import SURRENDER_SCORE, PimcAgent, _cards_by_lowness
+from .pimc import SURRENDER_SCORE, PimcAgent, _cards_by_lowness, public_prefix
 from .pimc import parse_spec as parse_pimc_spec
 
 MODEL_NAME = "paston_evaluator.npz"
@@ -65,9 +70,13 @@ class ExpertParams:
     whist_margin: float = 0.0  # whist when its predicted value exceeds this
     discard_search: int = 1  # 1: pimc's discard search; 0: the evaluator's contract head
     contract_search: int = 0  # 1: pimc's contract search; 0: the evaluator's contract head
+    play_infer: int = 1  # card play: draw play_infer * samples worlds and resample them by the
+    # likelihood of the others' public calls under the evaluator's policy (1 = uniform worlds)
+    policy_temperature: float = 5.0  # that policy's softness, in points
 
 
-_EXPERT_FLOATS = {"bid_margin", "bid_estimate", "whist_margin"}
+_EXPERT_FLOATS = {"bid_margin", "bid_estimate", "whist_margin", "policy_temperature"}
+_EXPERT_INTS = {"play_infer"}
 _EXPERT_FLAGS = {"discard_search", "contract_search"}
 
 
@@ -110,6 +119,15 @@ def parse_spec(arg: str | None) -> tuple[ExpertParams, str, str | None]:
                 raise ValueError(f"expert parameter {key} must be finite, got {text!r}")
             if key == "bid_estimate" and not 0 <= values[key] <= 1:
                 raise ValueError(f"expert parameter bid_estimate must be in [0, 1], got {text}")
+            if key == "policy_temperature" and not values[key] > 0:
+                raise ValueError(f"expert parameter policy_temperature must be > 0, got {text}")
+        elif key in _EXPERT_INTS:
+            try:
+                values[key] = int(text)
+            except ValueError:
+                raise ValueError(f"expert parameter {key} needs an integer, got {text!r}") from None
+            if values[key] < 1:
+                raise ValueError(f"expert parameter {key} must be at least 1, got {text}")
         elif key in _EXPERT_FLAGS:
             if text not in ("0", "1"):
                 raise ValueError(f"expert parameter {key} must be 0 or 1, got {text!r}")
@@ -142,6 +160,9 @@ class ExpertAgent(PimcAgent):
         self.expert = expert
         self.evaluator = _evaluator(model)
         self.last_values: np.ndarray | None = None  # the evaluator's last outputs (analysis)
+        self.policy = EvaluatorPolicy(
+            self.evaluator, expert.bid_margin, temperature=expert.policy_temperature
+        )
 
     @staticmethod
     def _position(view: obs_mod.PastonView) -> int:
@@ -205,6 +226,20 @@ class ExpertAgent(PimcAgent):
         if SURRENDER in legal and float(values[best]) < SURRENDER_SCORE:
             return SURRENDER
         return CONTRACT_BASE + best
+
+    # --- card play: worlds weighted by the evaluator's policy --------------------------------
+
+    def _worlds(self, vector: np.ndarray, view: obs_mod.PastonView, n: int) -> list[Any]:
+        if view.phase != "play" or self.expert.play_infer <= 1:
+            return super()._worlds(vector, view, n)
+        from ..search.belief import resample
+        from ..search.paston_belief import weight_worlds
+
+        worlds = super()._worlds(vector, view, n * self.expert.play_infer)
+        weights = weight_worlds(
+            worlds, self.policy, epsilon=self.params.infer_epsilon, history=public_prefix(view)
+        )
+        return resample(worlds, weights, n, self.rng)
 
     # --- defence ---------------------------------------------------------------------------
 

@@ -26,6 +26,7 @@ with a JSON sidecar describing the data, features and validation error.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from dataclasses import dataclass
@@ -42,6 +43,7 @@ __all__ = [
     "NUM_LEVELS",
     "PastonEvaluator",
     "contract_features",
+    "EvaluatorPolicy",
     "declare_features",
     "hand_features",
     "load_evaluator",
@@ -238,3 +240,77 @@ def load_evaluator(path: str | os.PathLike[str]) -> PastonEvaluator:
     sidecar = path.with_suffix(".json")
     meta = json.loads(sidecar.read_text()) if sidecar.exists() else {}
     return PastonEvaluator(heads, meta)
+
+
+def _sigmoid(x: float) -> float:
+    return float(1.0 / (1.0 + np.exp(-np.clip(x, -50.0, 50.0))))
+
+
+class EvaluatorPolicy:
+    """The evaluator's implied policy as action probabilities (for
+    :func:`folkcards.search.paston_belief.weight_worlds`): a model of how the other players
+    bid, name contracts and whist, learned from solver-scored outcomes instead of written as
+    rules.
+
+    - auction: bid the next level with probability ``sigmoid((value - margin) / temperature)``,
+      the value being the best predicted contract reachable from that level;
+    - contract: a softmax of the predicted values of the legal contracts (surrender: −10)
+      divided by ``temperature``;
+    - defence: whist with probability ``sigmoid((value - margin) / temperature)``;
+    - other decisions (discards, card play): no opinion (uniform).
+    """
+
+    def __init__(self, evaluator: PastonEvaluator, margin: float = 0.0, temperature: float = 5.0):
+        if not temperature > 0:
+            raise ValueError(f"temperature must be > 0 points, got {temperature!r}")
+        self.evaluator = evaluator
+        self.margin = float(margin)
+        self.temperature = float(temperature)
+
+    def action_probabilities(self, observation: dict[str, np.ndarray]) -> np.ndarray:
+        """Probabilities over the action ids (zeros: uniform over the legal actions)."""
+        from ..envs.paston import observation as obs_mod
+        from ..envs.paston.vocabulary import (
+            BID_BASE,
+            CONTRACT_BASE,
+            NUM_ACTIONS,
+            PASS,
+            SURRENDER,
+            WHIST,
+        )
+
+        mask = np.asarray(observation["action_mask"])
+        probs = np.zeros(NUM_ACTIONS)
+        view = obs_mod.decode(np.asarray(observation["observation"]))
+        hand = sum(1 << c for c in view.hand)
+        position = (0 - view.first_bidder) % 3
+        if view.phase == "auction":
+            bids = [a for a in np.flatnonzero(mask) if a != PASS]
+            if bids and mask[PASS]:
+                level = int(bids[0]) - BID_BASE
+                values = self.declare(hand, position)
+                reach = [4] if level == 4 else list(range(level, 4))
+                p = _sigmoid((max(values[c] for c in reach) - self.margin) / self.temperature)
+                probs[bids[0]], probs[PASS] = p, 1 - p
+        elif view.phase == "contract" and len(view.hand) == 10:
+            legal = [int(a) for a in np.flatnonzero(mask)]
+            min_level = max(view.high_bid if view.high_bid is not None else 0, 0)
+            named = self.evaluator.contract(hand, position, min_level)
+            scores = np.array(
+                [-10.0 if a == SURRENDER else float(named[a - CONTRACT_BASE]) for a in legal]
+            )
+            weights = np.exp((scores - scores.max()) / self.temperature)
+            probs[legal] = weights / weights.sum()
+        elif view.phase == "defence" and view.declarer is not None and view.contract is not None:
+            first = view.declarer == 2
+            partner = 3 - view.declarer
+            call = 0 if first else (1 if view.whist[partner] else 2)
+            value = self.evaluator.whist(hand, view.contract, first, call)
+            p = _sigmoid((value - self.margin) / self.temperature)
+            probs[WHIST], probs[PASS] = p, 1 - p
+        return probs
+
+    @functools.lru_cache(maxsize=4096)  # noqa: B019  (one policy per agent; hands repeat)
+    def declare(self, hand: int, position: int) -> tuple[float, ...]:
+        """The declare head's ``declare_c`` values, cached by hand and position."""
+        return tuple(float(v) for v in self.evaluator.declare(hand, position)[:NUM_LEVELS])

@@ -127,3 +127,64 @@ def test_the_whist_margin_decides_the_defence():
 def test_it_plays_the_bidding_env():
     env = paston_bidding_v0.raw_env()
     _play(f"expert:{CHEAP}", 13, 3, env=env)
+
+
+# --- the evaluator's policy as a model of the others -----------------------------------------
+
+STRONG = "AS KS QS JS 10S 9S 8S AC AD AH"
+WEAK = "7C 8C 9C 10C 7D 8D 9D 7H 8H 9H"
+REST = "7S JC QC KC 10D JD QD KD 10H JH"
+
+
+def _env(hands: list[str], actions: list[int]):
+    """Deal mode, dealer player_2 (player_0 bids first), stepped through ``actions``."""
+    env = paston_v0.raw_env()
+    env.reset(
+        seed=0,
+        options={
+            "dealer": 2,
+            "deal": {"hands": [h.split() for h in hands], "prikup": "QH KH".split()},
+        },
+    )
+    for action in actions:
+        env.step(action)
+    return env
+
+
+def test_the_policy_bids_more_often_with_a_strong_hand():
+    from folkcards.search.paston_evaluator import EvaluatorPolicy, load_evaluator
+
+    policy = EvaluatorPolicy(load_evaluator(shipped_evaluator_path()))
+    strong = policy.action_probabilities(_env([STRONG, WEAK, REST], []).observe("player_0"))
+    weak = policy.action_probabilities(_env([WEAK, STRONG, REST], []).observe("player_0"))
+    for probs in (strong, weak):
+        assert probs.sum() == pytest.approx(1.0) and probs[BID_BASE] + probs[PASS] == pytest.approx(
+            1
+        )
+    assert strong[BID_BASE] > 0.8 > 0.2 > weak[BID_BASE]
+    with pytest.raises(ValueError):
+        EvaluatorPolicy(policy.evaluator, temperature=0)
+
+
+def test_weighting_by_the_policy_gives_a_bidder_a_stronger_hand():
+    from folkcards.search.paston_belief import sample_worlds, weight_worlds
+    from folkcards.search.paston_evaluator import EvaluatorPolicy, load_evaluator
+
+    evaluator = load_evaluator(shipped_evaluator_path())
+    policy = EvaluatorPolicy(evaluator)
+    # player_0 bids spades; player_1 (the strong hand, to act) samples player_0's hand
+    env = _env([REST, STRONG, WEAK], [BID_BASE])
+    obs = env.observe("player_1")["observation"]
+    worlds = sample_worlds(obs, 300, np.random.default_rng(0), observer=1)
+    weights = weight_worlds(worlds, policy, epsilon=0.1, history=[BID_BASE])
+    # the bidder's best predicted contract, as first to bid, in each world
+    value = np.array([max(evaluator.declare(int(w.dealt_hands[0]), 0)[:4]) for w in worlds])
+    assert (weights * value).sum() > value.mean() + 1.5
+    assert (weights * (value > 0)).sum() > (value > 0).mean() + 0.05
+
+
+def test_card_play_with_worlds_weighted_by_the_policy_is_legal_and_deterministic():
+    spec = f"expert:bid_margin=1000,whist_margin=-1000,play_infer=2,{CHEAP}"
+    first = _play(spec, 17, 3)
+    assert first[0].phases["play"] + first[1].phases["play"] > 0
+    assert [r.actions for r in _play(spec, 17, 3)] == [r.actions for r in first]
