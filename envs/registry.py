@@ -279,7 +279,7 @@ PASTON = GameSpec(
     batched_engine="folkcards.envs.paston_v0:vector_env",
     batched_heuristic="folkcards.agents.paston_heuristic_batched:BatchedPastonHeuristic",
     search_agent="folkcards.agents.pimc:make_pimc_agent",
-    expert_agent="folkcards.agents.expert:make_expert_agent",
+    expert_agent="folkcards.agents.paston_expert:make_expert_agent",
     open_hand_analysis="folkcards.evaluate.open_hand:analyse_record",
     agents=("random", "heuristic", "pimc", "expert", "ppo", "rllib:paston"),
 )

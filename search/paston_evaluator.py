@@ -221,7 +221,8 @@ class PastonEvaluator:
 
 def load_evaluator(path: str | os.PathLike[str]) -> PastonEvaluator:
     """Read an evaluator's ``.npz`` (and its ``.json`` sidecar); a missing or damaged file is
-    refused in one line. The package ships one: ``folkcards.agents.expert.shipped_evaluator``."""
+    refused in one line. The package ships one, at
+    ``folkcards.agents.paston_expert.shipped_evaluator_path()``."""
     path = Path(path)
     try:
         with np.load(path) as data:

@@ -10,7 +10,12 @@ import numpy as np
 import pytest
 from folkcards.agents import make_agent
 from folkcards.agents.episode import play_episode
-from folkcards.agents.expert import ExpertAgent, ExpertParams, parse_spec, shipped_evaluator_path
+from folkcards.agents.paston_expert import (
+    ExpertAgent,
+    ExpertParams,
+    parse_spec,
+    shipped_evaluator_path,
+)
 from folkcards.envs import paston_bidding_v0, paston_v0
 from folkcards.envs.paston import observation as paston_obs
 from folkcards.envs.paston.rules import BID_BASE, PASS, WHIST
