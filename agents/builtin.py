@@ -37,3 +37,11 @@ def _pimc(game: str, seat: str, seed: int | None, arg: str | None, **kw: Any) ->
 
 
 register_agent("pimc", _pimc)
+
+
+def _expert(game: str, seat: str, seed: int | None, arg: str | None, **kw: Any) -> Agent:
+    factory = game_spec(game).piece("expert_agent")  # "x has no expert agent" if none
+    return factory(game, seat, seed, arg, **kw)
+
+
+register_agent("expert", _expert)

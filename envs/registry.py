@@ -55,6 +55,7 @@ PIECES: dict[str, tuple[str, bool]] = {
     "batched_engine": ("batched engine", False),
     "batched_heuristic": ("batched heuristic", False),
     "search_agent": ("search agent (pimc)", False),
+    "expert_agent": ("expert agent (learned evaluator + search)", False),
     "observation_size": ("observation size by table size", False),
     "size_adapter": ("table size adapter for trained models", False),
     "open_hand_analysis": ("open-hand analysis of a record's play", False),
@@ -109,6 +110,7 @@ class GameSpec:
     batched_engine: str | None = None  # envs: (num_envs, **env_kwargs) -> batched engine
     batched_heuristic: str | None = None  # agents: (num_players) -> batched heuristic
     search_agent: str | None = None  # agents: the `pimc` factory (game, seat, seed, arg)
+    expert_agent: str | None = None  # agents: the `expert` factory (game, seat, seed, arg)
     # evaluate: (record) -> per deal, each card's and the contract's open-hand loss
     open_hand_analysis: str | None = None
     observation_size: str | None = None  # envs: num_players -> observation length
@@ -277,8 +279,9 @@ PASTON = GameSpec(
     batched_engine="folkcards.envs.paston_v0:vector_env",
     batched_heuristic="folkcards.agents.paston_heuristic_batched:BatchedPastonHeuristic",
     search_agent="folkcards.agents.pimc:make_pimc_agent",
+    expert_agent="folkcards.agents.paston_expert:make_expert_agent",
     open_hand_analysis="folkcards.evaluate.open_hand:analyse_record",
-    agents=("random", "heuristic", "pimc", "ppo", "rllib:paston"),
+    agents=("random", "heuristic", "pimc", "expert", "ppo", "rllib:paston"),
 )
 
 GAMES: dict[str, GameSpec] = {
@@ -333,7 +336,7 @@ GAMES: dict[str, GameSpec] = {
         batched_heuristic=None,
         open_hand_analysis=None,  # no card is played: the solver scores the tricks
         # ppo and rllib:paston play Paston's committed models (the same observations)
-        agents=("random", "heuristic", "pimc", "ppo", "rllib:paston"),
+        agents=("random", "heuristic", "pimc", "expert", "ppo", "rllib:paston"),
     ),
 }
 

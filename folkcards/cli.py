@@ -191,6 +191,22 @@ def _add_tables(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=tables_cli.tables_from_args)
 
 
+# --- train-evaluator ----------------------------------------------------------------------------
+
+
+def _add_train_evaluator(sub: argparse._SubParsersAction) -> None:
+    from folkcards.train import paston_evaluator
+
+    p = sub.add_parser(
+        "train-evaluator",
+        help="train the Paston evaluator (learned bidding/contract/whist values) on open-hand "
+        "tables (needs folkcards[train])",
+        description=paston_evaluator.DESCRIPTION,
+    )
+    paston_evaluator.add_arguments(p)
+    p.set_defaults(func=paston_evaluator.run)
+
+
 # --- main --------------------------------------------------------------------------------------
 
 
@@ -209,6 +225,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_serve(sub)
     _add_records(sub)
     _add_tables(sub)
+    _add_train_evaluator(sub)
     return parser
 
 

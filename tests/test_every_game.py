@@ -33,6 +33,7 @@ from folkcards.cli import main
 CHEAP = {
     ("paston", "pimc"): "pimc:samples=4,bid_samples=2,discard_samples=2,discard_candidates=1",
     ("tri_palki", "pimc"): "pimc:samples=4,horizon=20,infer=1",
+    ("paston", "expert"): "expert:samples=4,bid_samples=2,discard_samples=2,discard_candidates=1",
 }
 
 
@@ -65,7 +66,7 @@ def test_every_piece_of_the_entry_resolves(name):
     spec = GAMES[name]
     spec.check_pieces()  # names what is missing
     for kind in spec.agents:
-        assert kind.partition(":")[0] in {"random", "heuristic", "pimc", "ppo", "rllib"}
+        assert kind.partition(":")[0] in {"random", "heuristic", "pimc", "expert", "ppo", "rllib"}
 
 
 # --- tournament, records, watch ---------------------------------------------------------------

@@ -1,0 +1,272 @@
+"""Paston ``expert``: the learned evaluator's bidding, contract and whist, ``pimc``'s card play.
+
+The decisions before the play come from the Paston evaluator
+(:mod:`folkcards.search.paston_evaluator`, trained on solver-scored open-hand tables by
+``folkcards train-evaluator``; the committed one is ``agents/models/paston_evaluator.npz``):
+
+- **Auction.** The agent may bid the next level ``L``. The value of winning the auction at
+  ``L`` is the best predicted value of declaring a contract it could then name,
+  ``max(declare_c for c reachable from L)`` (``bid_estimate=0``; ``1``: the head's optimistic
+  "best reachable once everything is known", ``best_from_L``; values between blend the two).
+  It bids while that value exceeds ``bid_margin`` (passing counts as 0).
+- **Discards.** ``pimc``'s search (``discard_search=1``, default), or the evaluator's contract
+  head over the table's candidate pairs (``0``; the head only saw the tables' best discards,
+  so it may not rank a poor pair low).
+- **Contract.** The evaluator's contract head: the predicted score of each legal contract
+  with the 10 cards kept, surrender (−10) when every contract is predicted below it;
+  ``contract_search=1``: ``pimc``'s solver search instead.
+- **Whist.** The evaluator's whist head (the contract, whether this seat speaks first, the
+  first speaker's call); whist when the prediction exceeds ``whist_margin``. After an
+  all-pass (a designated declarer, not one who chose to play) ``pimc``'s whist decides.
+- **Card play**: ``pimc``'s (the agent *is* a :class:`~folkcards.agents.pimc.PimcAgent`;
+  its card-play keys ``samples``, ``time`` … apply). With ``play_infer=K`` (K > 1) the card
+  play draws ``K * samples`` worlds and resamples ``samples`` of them by the likelihood of the
+  others' bids, contract and defence calls under the evaluator's own policy
+  (:class:`~folkcards.search.paston_evaluator.EvaluatorPolicy`, softness
+  ``policy_temperature`` points) instead of treating them as uninformative; off by default
+  (not yet measured).
+
+Spec: ``expert[:key=value,...]`` with the :class:`ExpertParams` keys, any ``pimc`` key, ``seed``
+and ``model=PATH`` (another evaluator file). Deterministic given its seed (unless pimc's
+``time`` is set). Plays Paston and its variants (``paston_bidding``).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..envs.cards import mask_to_cards
+from ..envs.paston import observation as obs_mod
+from ..envs.paston.rules import (
+    BEST_SPADES,
+    BID_BASE,
+    CONTRACT_BASE,
+    HEARTS,
+    PASS,
+    SURRENDER,
+    WHIST,
+)
+from ..envs.paston_bidding.tables import candidate_pairs
+from ..envs.registry import game_spec
+from ..search.paston_evaluator import EvaluatorPolicy, PastonEvaluator, load_evaluator
+from .pimc import PARAM_NAMES as PIMC_KEYS
+from .pimc import SURRENDER_SCORE, PimcAgent, _cards_by_lowness, public_prefix
+from .pimc import parse_spec as parse_pimc_spec
+
+MODEL_NAME = "paston_evaluator.npz"
+
+
+@dataclass(frozen=True)
+class ExpertParams:
+    """The evaluator-driven decisions' parameters (spec keys of the same names)."""
+
+    bid_margin: float = 0.0  # bid while the value of winning at the next level exceeds this
+    bid_estimate: float = 0.0  # 0: max over contracts of their mean; 1: the optimistic head
+    whist_margin: float = 0.0  # whist when its predicted value exceeds this
+    discard_search: int = 1  # 1: pimc's discard search; 0: the evaluator's contract head
+    contract_search: int = 0  # 1: pimc's contract search; 0: the evaluator's contract head
+    play_infer: int = 1  # card play: draw play_infer * samples worlds and resample them by the
+    # likelihood of the others' public calls under the evaluator's policy (1 = uniform worlds)
+    policy_temperature: float = 5.0  # that policy's softness, in points
+
+
+_EXPERT_FLOATS = {"bid_margin", "bid_estimate", "whist_margin", "policy_temperature"}
+_EXPERT_INTS = {"play_infer"}
+_EXPERT_FLAGS = {"discard_search", "contract_search"}
+
+
+def shipped_evaluator_path() -> Path:
+    """The evaluator committed with the package."""
+    return Path(__file__).parent / "models" / MODEL_NAME
+
+
+@functools.lru_cache(maxsize=4)
+def _evaluator(path: str) -> PastonEvaluator:
+    return load_evaluator(path)
+
+
+def parse_spec(arg: str | None) -> tuple[ExpertParams, str, str | None]:
+    """``(params, model path, pimc spec)`` from a spec argument such as
+    ``"bid_margin=2,samples=64,seed=3"``; ``ValueError`` in one line for a bad key or value."""
+    params = ExpertParams()
+    model = str(shipped_evaluator_path())
+    pimc_items: list[str] = []
+    values: dict[str, Any] = {}
+    known = sorted({f.name for f in fields(ExpertParams)} | set(PIMC_KEYS) | {"seed", "model"})
+    for item in (arg or "").split(","):
+        item = item.strip()
+        if not item:
+            continue
+        key, eq, text = item.partition("=")
+        key, text = key.strip(), text.strip()
+        if not eq or key not in known:
+            raise ValueError(
+                f"expert parameter {item!r} is not key=value with a key of: {', '.join(known)}"
+            )
+        if key == "model":
+            model = text
+        elif key in _EXPERT_FLOATS:
+            try:
+                values[key] = float(text)
+            except ValueError:
+                raise ValueError(f"expert parameter {key} needs a number, got {text!r}") from None
+            if not np.isfinite(values[key]):
+                raise ValueError(f"expert parameter {key} must be finite, got {text!r}")
+            if key == "bid_estimate" and not 0 <= values[key] <= 1:
+                raise ValueError(f"expert parameter bid_estimate must be in [0, 1], got {text}")
+            if key == "policy_temperature" and not values[key] > 0:
+                raise ValueError(f"expert parameter policy_temperature must be > 0, got {text}")
+        elif key in _EXPERT_INTS:
+            try:
+                values[key] = int(text)
+            except ValueError:
+                raise ValueError(f"expert parameter {key} needs an integer, got {text!r}") from None
+            if values[key] < 1:
+                raise ValueError(f"expert parameter {key} must be at least 1, got {text}")
+        elif key in _EXPERT_FLAGS:
+            if text not in ("0", "1"):
+                raise ValueError(f"expert parameter {key} must be 0 or 1, got {text!r}")
+            values[key] = int(text)
+        else:
+            pimc_items.append(f"{key}={text}")
+    pimc_arg = ",".join(pimc_items) or None
+    try:
+        parse_pimc_spec(pimc_arg)
+    except ValueError as error:
+        raise ValueError(f"expert: {error}") from None
+    return replace(params, **values), model, pimc_arg
+
+
+class ExpertAgent(PimcAgent):
+    """Paston expert agent (see the module docstring)."""
+
+    name = "expert"
+
+    def __init__(
+        self,
+        game: str = "paston",
+        seat: str = "player_0",
+        seed: int | None = None,
+        arg: str | None = None,
+    ):
+        expert, model, pimc_arg = parse_spec(arg)
+        pimc_params, pimc_seed = parse_pimc_spec(pimc_arg)
+        super().__init__(game, seat, pimc_seed if pimc_seed is not None else seed, pimc_params)
+        self.expert = expert
+        self.evaluator = _evaluator(model)
+        self.last_values: np.ndarray | None = None  # the evaluator's last outputs (analysis)
+        self.policy = EvaluatorPolicy(
+            self.evaluator, expert.bid_margin, temperature=expert.policy_temperature
+        )
+
+    @staticmethod
+    def _position(view: obs_mod.PastonView) -> int:
+        """This seat's order in the auction: 0 first bidder, 1 second, 2 third."""
+        return (0 - view.first_bidder) % 3
+
+    @staticmethod
+    def _min_level(view: obs_mod.PastonView) -> int:
+        return max(view.high_bid if view.high_bid is not None else 0, 0)
+
+    # --- auction ---------------------------------------------------------------------------
+
+    def bid_value(self, hand: int, position: int, level: int) -> float:
+        """The predicted value of winning the auction at ``level`` with the dealt ``hand``."""
+        values = self.evaluator.declare(hand, position)
+        self.last_values = values
+        reachable = [BEST_SPADES] if level == BEST_SPADES else list(range(level, HEARTS + 1))
+        committed = max(float(values[c]) for c in reachable)
+        optimistic = float(values[5 + level])
+        w = self.expert.bid_estimate
+        return (1 - w) * committed + w * optimistic
+
+    def _bid(self, vector: np.ndarray, view: obs_mod.PastonView, legal: list[int]) -> int:
+        bids = [a for a in legal if a != PASS]
+        if not bids:
+            return PASS
+        hand = sum(1 << c for c in view.hand)
+        value = self.bid_value(hand, self._position(view), bids[0] - BID_BASE)
+        self.last_estimate = value
+        return bids[0] if value > self.expert.bid_margin else PASS
+
+    # --- discards and contract -------------------------------------------------------------
+
+    def _levels(self, view: obs_mod.PastonView) -> list[int]:
+        return self._contract_levels(view)
+
+    def _discard(self, vector: np.ndarray, view: obs_mod.PastonView, legal: list[int]) -> int:
+        if self.expert.discard_search or len(view.hand) != 12:
+            return super()._discard(vector, view, legal)
+        hand = sum(1 << c for c in view.hand)
+        levels = self._levels(view)
+        pairs = candidate_pairs(hand)
+        values = self.evaluator.contract_many(
+            [hand & ~p for p in pairs], self._position(view), self._min_level(view)
+        )
+        best = max(range(len(pairs)), key=lambda k: (max(values[k, lv] for lv in levels), -k))
+        cards = _cards_by_lowness(mask_to_cards(pairs[best]), hand)
+        self._planned_discard = cards[1]
+        return cards[0]
+
+    def _contract(self, vector: np.ndarray, view: obs_mod.PastonView, legal: list[int]) -> int:
+        if self.expert.contract_search:
+            return super()._contract(vector, view, legal)
+        levels = [a - CONTRACT_BASE for a in legal if a != SURRENDER]
+        if not levels:
+            return SURRENDER
+        kept = sum(1 << c for c in view.hand)
+        values = self.evaluator.contract(kept, self._position(view), self._min_level(view))
+        self.last_values = values
+        best = max(levels, key=lambda lv: (float(values[lv]), -lv))
+        if SURRENDER in legal and float(values[best]) < SURRENDER_SCORE:
+            return SURRENDER
+        return CONTRACT_BASE + best
+
+    # --- card play: worlds weighted by the evaluator's policy --------------------------------
+
+    def _worlds(self, vector: np.ndarray, view: obs_mod.PastonView, n: int) -> list[Any]:
+        if view.phase != "play" or self.expert.play_infer <= 1:
+            return super()._worlds(vector, view, n)
+        from ..search.belief import resample
+        from ..search.paston_belief import weight_worlds
+
+        worlds = super()._worlds(vector, view, n * self.expert.play_infer)
+        weights = weight_worlds(
+            worlds, self.policy, epsilon=self.params.infer_epsilon, history=public_prefix(view)
+        )
+        return resample(worlds, weights, n, self.rng)
+
+    # --- defence ---------------------------------------------------------------------------
+
+    def whist_value(self, view: obs_mod.PastonView) -> float:
+        """The evaluator's value of whisting in this defence decision."""
+        declarer, level = view.declarer, view.contract
+        assert declarer is not None and level is not None
+        first = declarer == 2  # this seat (0) is the declarer's left
+        partner = 3 - declarer
+        call = (
+            0 if first else (1 if view.whist[partner] else 2 if view.defence_pass[partner] else 0)
+        )
+        hand = sum(1 << c for c in view.hand)
+        return self.evaluator.whist(hand, level, first, call)
+
+    def _whist(self, vector: np.ndarray, view: obs_mod.PastonView, legal: list[int]) -> int:
+        if view.all_pass:
+            return super()._whist(vector, view, legal)
+        self.last_estimate = self.whist_value(view)
+        return WHIST if self.last_estimate > self.expert.whist_margin else PASS
+
+
+def make_expert_agent(
+    game: str, seat: str, seed: int | None, arg: str | None, **_: Any
+) -> ExpertAgent:
+    """The ``expert[:key=value,...]`` factory (keys: :class:`ExpertParams`, pimc's, seed,
+    model)."""
+    if game_spec(game).family != "paston":
+        raise ValueError(f"expert plays paston, not {game!r}")
+    return ExpertAgent(game, seat, seed, arg)

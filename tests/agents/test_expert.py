@@ -1,0 +1,195 @@
+"""Paston ``expert``: built from its spec (bad keys in one line), legal in every phase,
+deterministic given its seed, and its auction and defence follow the evaluator's values and
+the spec's margins."""
+
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+import pytest
+from folkcards.agents import make_agent
+from folkcards.agents.episode import play_episode
+from folkcards.agents.paston_expert import (
+    ExpertAgent,
+    ExpertParams,
+    parse_spec,
+    shipped_evaluator_path,
+)
+from folkcards.envs import paston_bidding_v0, paston_v0
+from folkcards.envs.paston import observation as paston_obs
+from folkcards.envs.paston.rules import BID_BASE, PASS, WHIST
+
+CHEAP = "samples=4,bid_samples=2,discard_samples=2,discard_candidates=1"
+
+
+def test_the_spec_sets_expert_and_pimc_parameters():
+    agent = make_agent(f"expert:bid_margin=3.5,whist_margin=-1,{CHEAP},seed=4", "paston")
+    assert isinstance(agent, ExpertAgent)
+    assert agent.expert == ExpertParams(bid_margin=3.5, whist_margin=-1.0)
+    assert agent.params.samples == 4 and agent.params.discard_candidates == 1
+    params, model, pimc = parse_spec(None)
+    assert params == ExpertParams() and model == str(shipped_evaluator_path()) and pimc is None
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "expert:bid_margin=x",
+        "expert:margin=3",
+        "expert:bid_margin",
+        "expert:bid_estimate=2",
+        "expert:discard_search=yes",
+        "expert:samples=0",
+        "expert:bid_margin=nan",
+        "expert:model=/nonexistent/evaluator.npz",
+    ],
+)
+def test_a_bad_spec_parameter_is_one_line(spec):
+    with pytest.raises(ValueError) as info:
+        make_agent(spec, "paston")
+    assert "\n" not in str(info.value)
+
+
+def test_a_game_without_an_expert_agent_is_refused_in_one_line():
+    with pytest.raises(ValueError, match="tri_palki has no expert agent"):
+        make_agent("expert", "tri_palki")
+
+
+class _Recorder:
+    """Wraps an agent and notes the phase of each decision it makes."""
+
+    def __init__(self, agent):
+        self.agent = agent
+        self.phases: collections.Counter[str] = collections.Counter()
+        self.actions: list[int] = []
+        self.defence_calls: list[int] = []  # after a won auction (all-pass: pimc's whist)
+
+    def reset(self) -> None:
+        self.agent.reset()
+
+    def act(self, observation):
+        phase = paston_obs.decode(np.asarray(observation["observation"])).phase
+        if np.asarray(observation["action_mask"]).sum() > 1:
+            self.phases[phase] += 1
+        action = self.agent.act(observation)
+        self.actions.append(action)
+        view = paston_obs.decode(np.asarray(observation["observation"]))
+        if view.phase == "defence" and not view.all_pass:
+            self.defence_calls.append(action)
+        return action
+
+
+def _play(spec: str, seed: int, episodes: int, env=None):
+    env = env or paston_v0.raw_env()
+    experts = [_Recorder(make_agent(spec, "paston", f"player_{i}", seed=seed + i)) for i in (0, 2)]
+    table = [experts[0], make_agent("heuristic", "paston", "player_1"), experts[1]]
+    for episode in range(episodes):
+        play_episode(env, table, seed=seed * 1000 + episode)  # the env raises on an illegal move
+    for recorder in experts:
+        assert recorder.agent.fallbacks == 0
+    return experts
+
+
+def test_legal_in_every_phase_and_deterministic_given_its_seed():
+    # bid_margin=-5: the experts declare often enough to reach the discard and contract
+    spec = f"expert:bid_margin=-5,{CHEAP}"
+    first = _play(spec, 3, 10)
+    phases = first[0].phases + first[1].phases
+    assert {"auction", "discard", "contract", "defence", "play"} <= set(phases), phases
+    again = _play(spec, 3, 10)
+    assert [r.actions for r in again] == [r.actions for r in first]
+
+
+def test_the_evaluator_discard_and_the_search_contract_are_legal_too():
+    _play(f"expert:bid_margin=-5,discard_search=0,contract_search=1,{CHEAP}", 5, 4)
+
+
+def test_the_bid_margin_decides_the_auction():
+    never = _play(f"expert:bid_margin=1000,{CHEAP}", 7, 4)
+    always = _play(f"expert:bid_margin=-1000,{CHEAP}", 7, 4)
+    bids = range(BID_BASE, BID_BASE + 5)
+    assert not any(a in bids for r in never for a in r.actions)
+    assert any(a in bids for r in always for a in r.actions)
+    # bidding on at any price: an expert passes in the auction only when it has no bid left
+    assert all(r.phases["auction"] > 0 for r in always)
+
+
+def test_the_auction_follows_the_predicted_value():
+    agent = make_agent(f"expert:{CHEAP}", "paston")
+    strong = sum(1 << c for c in (7, 6, 5, 4, 3, 2, 15, 14, 23, 31))  # A K Q J 10 9 of spades
+    weak = sum(1 << c for c in (0, 1, 8, 9, 10, 16, 17, 18, 24, 25))  # sevens, eights, nines
+    assert agent.bid_value(strong, 0, 0) > 0 > agent.bid_value(weak, 0, 0)
+
+
+def test_the_whist_margin_decides_the_defence():
+    for margin, call in (("1000", PASS), ("-1000", WHIST)):
+        recorders = _play(f"expert:bid_margin=1000,whist_margin={margin},{CHEAP}", 11, 6)
+        calls = [a for r in recorders for a in r.defence_calls]
+        assert calls and set(calls) == {call}
+
+
+def test_it_plays_the_bidding_env():
+    env = paston_bidding_v0.raw_env()
+    _play(f"expert:{CHEAP}", 13, 3, env=env)
+
+
+# --- the evaluator's policy as a model of the others -----------------------------------------
+
+STRONG = "AS KS QS JS 10S 9S 8S AC AD AH"
+WEAK = "7C 8C 9C 10C 7D 8D 9D 7H 8H 9H"
+REST = "7S JC QC KC 10D JD QD KD 10H JH"
+
+
+def _env(hands: list[str], actions: list[int]):
+    """Deal mode, dealer player_2 (player_0 bids first), stepped through ``actions``."""
+    env = paston_v0.raw_env()
+    env.reset(
+        seed=0,
+        options={
+            "dealer": 2,
+            "deal": {"hands": [h.split() for h in hands], "prikup": "QH KH".split()},
+        },
+    )
+    for action in actions:
+        env.step(action)
+    return env
+
+
+def test_the_policy_bids_more_often_with_a_strong_hand():
+    from folkcards.search.paston_evaluator import EvaluatorPolicy, load_evaluator
+
+    policy = EvaluatorPolicy(load_evaluator(shipped_evaluator_path()))
+    strong = policy.action_probabilities(_env([STRONG, WEAK, REST], []).observe("player_0"))
+    weak = policy.action_probabilities(_env([WEAK, STRONG, REST], []).observe("player_0"))
+    for probs in (strong, weak):
+        assert probs.sum() == pytest.approx(1.0) and probs[BID_BASE] + probs[PASS] == pytest.approx(
+            1
+        )
+    assert strong[BID_BASE] > 0.8 > 0.2 > weak[BID_BASE]
+    with pytest.raises(ValueError):
+        EvaluatorPolicy(policy.evaluator, temperature=0)
+
+
+def test_weighting_by_the_policy_gives_a_bidder_a_stronger_hand():
+    from folkcards.search.paston_belief import sample_worlds, weight_worlds
+    from folkcards.search.paston_evaluator import EvaluatorPolicy, load_evaluator
+
+    evaluator = load_evaluator(shipped_evaluator_path())
+    policy = EvaluatorPolicy(evaluator)
+    # player_0 bids spades; player_1 (the strong hand, to act) samples player_0's hand
+    env = _env([REST, STRONG, WEAK], [BID_BASE])
+    obs = env.observe("player_1")["observation"]
+    worlds = sample_worlds(obs, 300, np.random.default_rng(0), observer=1)
+    weights = weight_worlds(worlds, policy, epsilon=0.1, history=[BID_BASE])
+    # the bidder's best predicted contract, as first to bid, in each world
+    value = np.array([max(evaluator.declare(int(w.dealt_hands[0]), 0)[:4]) for w in worlds])
+    assert (weights * value).sum() > value.mean() + 1.5
+    assert (weights * (value > 0)).sum() > (value > 0).mean() + 0.05
+
+
+def test_card_play_with_worlds_weighted_by_the_policy_is_legal_and_deterministic():
+    spec = f"expert:bid_margin=1000,whist_margin=-1000,play_infer=2,{CHEAP}"
+    first = _play(spec, 17, 3)
+    assert first[0].phases["play"] + first[1].phases["play"] > 0
+    assert [r.actions for r in _play(spec, 17, 3)] == [r.actions for r in first]
