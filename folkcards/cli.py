@@ -179,6 +179,18 @@ def _add_tables(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=tables_cli.tables_from_args)
 
 
+def _add_bidding(sub: argparse._SubParsersAction) -> None:
+    from folkcards import bidding_cli
+
+    p = sub.add_parser(
+        "bidding",
+        help="the Paston bidding benchmark: evaluate a bidder, measure what bids reveal",
+        description=bidding_cli.DESCRIPTION,
+    )
+    bidding_cli.add_arguments(p)
+    p.set_defaults(func=bidding_cli.bidding_from_args)
+
+
 # --- main --------------------------------------------------------------------------------------
 
 
@@ -196,6 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_serve(sub)
     _add_records(sub)
     _add_tables(sub)
+    _add_bidding(sub)
     return parser
 
 
