@@ -151,7 +151,7 @@ def information_from_args(args: argparse.Namespace) -> int:
     finally:
         if bar is not None:
             bar.close()  # type: ignore[attr-defined]
-    print(result.table())
+    print(result.markdown())
     if args.json_out:
         write_information(result, args.json_out)
     return 0

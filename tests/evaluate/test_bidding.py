@@ -111,3 +111,85 @@ def test_bad_input_is_one_line(
     err = captured.err.strip()
     assert "\n" not in err and words in err and err.startswith("folkcards bidding evaluate: ")
     assert captured.out == ""
+
+
+# --- folkcards bidding information -------------------------------------------------------------
+
+
+def test_calls_likelihood_equals_the_samplers_weighting_during_the_auction() -> None:
+    """Before any discard every action is a call: the information measure's likelihood is
+    then the sampler's own ``log_likelihoods``."""
+    from folkcards.evaluate.bidding_information import calls_log_likelihood
+    from folkcards.search import paston_belief as pb
+
+    compared = 0
+    for seed in range(40):
+        env = paston_bidding_v0.raw_env()
+        env.reset(seed=seed)
+        agents = {a: make_agent("heuristic", "paston_bidding", a) for a in env.possible_agents}
+        rng = np.random.default_rng(seed)
+        for _ in range(int(rng.integers(1, 4))):
+            if env.state_deal().phase != 0:  # the auction only
+                break
+            agent = env.agent_selection
+            env.step(agents[agent].act(env.observe(agent)))
+        if env.state_deal().phase != 0 or not env.state_deal().history:
+            continue
+        observer = int(env.agent_selection[-1])
+        context = pb.public_context(env, observer)
+        worlds = pb.sample_worlds(env.observe(env.agent_selection), 30, rng, **context)
+        model = make_agent("heuristic", "paston_bidding")
+        ours = [calls_log_likelihood(w, context["history"], model, 0.2) for w in worlds]
+        theirs = pb.log_likelihoods(worlds, model, epsilon=0.2, history=context["history"])
+        np.testing.assert_allclose(ours, theirs)
+        compared += 1
+    assert compared > 10
+
+
+def test_the_true_bidder_model_makes_better_worlds_than_uniform() -> None:
+    """Weighting by the bidder's own rules raises the log-likelihood of the declarer's true
+    hand and the trump length predicted, over uniform worlds (40 held-out deals)."""
+    from folkcards.evaluate.bidding_information import measure_information
+
+    result = measure_information(deals=40, worlds=120, models=["heuristic", "random"])
+    uniform, heuristic, random_model = result.rows
+    assert [r.weighting for r in result.rows] == ["uniform", "heuristic", "random"]
+    assert uniform.versus_uniform.mean == 0
+    assert uniform.effective_worlds.mean == pytest.approx(120)
+    assert heuristic.versus_uniform.low > 0
+    assert heuristic.trump_probability.mean > uniform.trump_probability.mean
+    assert random_model.versus_uniform.mean < heuristic.versus_uniform.mean
+    assert -1.2 < uniform.log_likelihood.mean < -0.8 and result.deals > 30
+
+
+def test_information_command_prints_one_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "info.json"
+    argv = ["bidding", "information", "--deals", "6", "--worlds", "20", "--models", "heuristic",
+            "--quiet", "--json", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[1].startswith("| worlds weighted by |") and len(lines) == 5
+    assert [json.loads(out.read_text())["rows"][k]["weighting"] for k in (0, 1)] == [
+        "uniform",
+        "heuristic",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["--models", "nonsense"], "model: unknown agent 'nonsense'"),
+        (["--bidder", "ppo:/no/model.zip"], "bidder:"),
+        (["--worlds", "1"], "--worlds"),
+        (["--epsilon", "0"], "--epsilon"),
+        (["--deals", "9000"], "outside the table"),
+    ],
+)
+def test_information_bad_input_is_one_line(
+    argv: list[str], words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["bidding", "information", "--quiet", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and words in err
