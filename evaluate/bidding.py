@@ -283,7 +283,7 @@ def write_results(result: BiddingResult, path: str | os.PathLike[str]) -> Path:
     """Write ``result`` as JSON (``results_json``) to ``path``."""
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result.results_json(), indent=2) + "\n")
+    out.write_text(json.dumps(result.results_json()) + "\n")
     return out
 
 
