@@ -52,7 +52,7 @@ SOURCES: dict[str, Source] = {
     # the bidding benchmark's rows (folkcards bidding evaluate --agent SPEC --json FILE)
     **{
         f"bidding_{name}": Source(stored=f"docs/bidding_benchmark/{name}.json")
-        for name in ("heuristic", "random", "pimc", "ppo_paston", "ppo")
+        for name in ("heuristic", "random", "pimc", "ppo_paston", "ppo", "ppo_training_deals")
     },
 }
 
