@@ -219,10 +219,10 @@ def evaluate_bidding(
     (default: the shipped held-out table, all its deals); see the module docstring.
     ``ValueError`` (one line) for a bad spec, table or range."""
     path = Path(shipped_table_path() if tables is None else tables)
-    table = load_table(path)
-    total = len(table) - first if deals is None else deals
     if isinstance(first, bool) or not isinstance(first, int) or first < 0:
         raise ValueError(f"--first must be a non-negative deal index, got {first!r}")
+    table = load_table(path)
+    total = len(table) - first if deals is None else deals
     if isinstance(total, bool) or not isinstance(total, int) or total < 2:
         raise ValueError(f"need at least 2 deals for an interval, got {total!r}")
     if first + total > len(table):
