@@ -279,6 +279,37 @@ def evaluate_bidding(
     )
 
 
+def read_results(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """A result file written by :func:`write_results` (``--json``); ``ValueError`` (one line)
+    if it cannot be read or is not one."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as error:
+        raise ValueError(f"cannot read the results file {path}: {error}") from None
+    keys = ("agent", "table_sha256", "first", "deals", "deal_scores")
+    if not isinstance(data, dict) or any(key not in data for key in keys):
+        raise ValueError(f"{path} is not a results file of folkcards bidding evaluate --json")
+    return data
+
+
+def paired_difference(result: BiddingResult, other: dict[str, Any]) -> Interval:
+    """``result``'s score minus ``other``'s (a :func:`read_results` file) on the same deals,
+    paired by deal; ``ValueError`` (one line) unless both ran on the same table and deals."""
+    same = (
+        other["table_sha256"] == result.table_sha256
+        and other["first"] == result.first
+        and other["deals"] == result.deals
+        and len(other["deal_scores"]) == len(result.deal_scores)
+    )
+    if not same:
+        raise ValueError(
+            f"the results of {other['agent']!r} are of other deals (deals {other['first']}.."
+            f"{other['first'] + other['deals'] - 1} of table {str(other['table_sha256'])[:12]}); "
+            "compare rows of the same table and deals"
+        )
+    return mean_ci([a - b for a, b in zip(result.deal_scores, other["deal_scores"], strict=True)])
+
+
 def write_results(result: BiddingResult, path: str | os.PathLike[str]) -> Path:
     """Write ``result`` as JSON (``results_json``) to ``path``."""
     out = Path(path)

@@ -37,6 +37,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--reference", default="heuristic", help="the bidder in the other seats (default heuristic)"
     )
     e.add_argument("--json", dest="json_out", default=None, help="also write the result as JSON")
+    e.add_argument(
+        "--against",
+        default=None,
+        help="another run's --json file on the same deals: also print the difference, paired by "
+        "deal",
+    )
     e.add_argument("--quiet", action="store_true", help="no progress bar")
     e.set_defaults(bidding_func=evaluate_from_args)
     i = sub.add_parser(
@@ -96,8 +102,19 @@ def _bar(total: int, quiet: bool) -> tuple[object, object]:
 
 def evaluate_from_args(args: argparse.Namespace) -> int:
     """Run ``folkcards bidding evaluate``; bad input is one line on stderr and exit code 2."""
-    from folkcards.evaluate.bidding import HEADER, evaluate_bidding, write_results
+    from folkcards.evaluate.bidding import (
+        HEADER,
+        evaluate_bidding,
+        paired_difference,
+        read_results,
+        write_results,
+    )
 
+    try:
+        other = read_results(args.against) if args.against else None
+    except ValueError as error:
+        print(f"folkcards bidding evaluate: {error}", file=sys.stderr)
+        return 2
     bar, progress = _bar(args.deals or 0, args.quiet)
     try:
         result = evaluate_bidding(
@@ -125,6 +142,16 @@ def evaluate_from_args(args: argparse.Namespace) -> int:
     print(result.row())
     if args.json_out:
         write_results(result, args.json_out)
+    if other is not None:
+        try:
+            diff = paired_difference(result, other)
+        except ValueError as error:
+            print(f"folkcards bidding evaluate: {error}", file=sys.stderr)
+            return 2
+        print(
+            f"{result.agent} minus {other['agent']} on the same deals: {diff.mean:+.2f} "
+            f"[{diff.low:+.2f}, {diff.high:+.2f}] per deal (95%, paired by deal)"
+        )
     return 0
 
 

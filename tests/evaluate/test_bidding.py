@@ -91,6 +91,34 @@ def test_submit_command_prints_the_row_and_writes_json(
     assert names == ["agent", "reference"] and data["head_to_head"][0]["a"] == "agent"
 
 
+def test_against_another_row_is_paired_by_deal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--against FILE`` prints the per-deal difference to another submission's row: against
+    itself exactly 0, against another agent the difference of the two rows' deal scores."""
+    heuristic = tmp_path / "heuristic.json"
+    common = ["bidding", "evaluate", "--deals", "25", "--quiet"]
+    assert main([*common, "--agent", "heuristic", "--json", str(heuristic)]) == 0
+    capsys.readouterr()
+    assert main([*common, "--agent", "heuristic", "--against", str(heuristic)]) == 0
+    assert "heuristic minus heuristic on the same deals: +0.00 [+0.00, +0.00]" in (
+        capsys.readouterr().out
+    )
+    random_row = tmp_path / "random.json"
+    argv = [*common, "--agent", "random", "--json", str(random_row), "--against", str(heuristic)]
+    assert main(argv) == 0
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    a, b = (json.loads(p.read_text()) for p in (random_row, heuristic))
+    diff = np.mean(np.array(a["deal_scores"]) - np.array(b["deal_scores"]))
+    assert line.startswith(f"random minus heuristic on the same deals: {diff:+.2f} [")
+    # other deals: one line, after the row
+    assert main([*common, "--first", "5", "--agent", "random", "--against", str(heuristic)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "of other deals" in err
+    assert main([*common, "--agent", "random", "--against", str(tmp_path / "none.json")]) == 2
+    assert "cannot read the results file" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("argv", "words"),
     [
