@@ -331,7 +331,8 @@ GAMES: dict[str, GameSpec] = {
         base_game="paston",
         batched_engine="folkcards.envs.paston_bidding_v0:vector_env",
         open_hand_analysis=None,  # no card is played: the solver scores the tricks
-        # ppo and rllib:paston play Paston's committed models (the same observations)
+        # ppo plays the committed bidder trained on open-hand tables (paston_bidding_ppo.zip);
+        # ppo:paston and rllib:paston play Paston's committed models (the same observations)
         agents=("random", "heuristic", "pimc", "ppo", "rllib:paston"),
     ),
 }
