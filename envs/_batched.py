@@ -305,6 +305,20 @@ class VectorEnvBase:
     def _parse_entry(self, key: str, entry: Any) -> Any:
         raise NotImplementedError
 
+    def deal_options(self, game: int) -> dict[str, Any]:
+        """AEC ``reset`` options that deal game ``game``'s current deal."""
+        raise NotImplementedError
+
+    def reset_entries(self, game: int) -> dict[str, Any]:
+        """Game ``game``'s entries of this engine's ``reset`` options (``{key: entry}``) that
+        deal its current deal again in another engine of the same kind (the AEC options'
+        ``deal`` or ``deck``, ``dealer`` and, where the engine knows them, ``sticks``)."""
+        options = self.deal_options(game)
+        entries = {"deals": options.get("deal", options.get("deck")), "dealers": options["dealer"]}
+        if "sticks" in self.option_keys:
+            entries["sticks"] = options.get("sticks")
+        return entries
+
     def _state_arrays(self) -> tuple[np.ndarray, ...]:
         raise NotImplementedError
 

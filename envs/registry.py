@@ -320,9 +320,9 @@ GAMES: dict[str, GameSpec] = {
         agents=("random", "heuristic", "pimc", "ppo"),
     ),
     # A research variant: Paston's decisions before the play, the tricks from the open-hand
-    # solver (folkcards.envs.paston_bidding_v0). Its records, views, scoring, statistics and
-    # pimc are Paston's (same actions, observations and deal records); it has no batched
-    # engine: Paston's batched engine plays the ten tricks, this game scores them by solver.
+    # solver (folkcards.envs.paston_bidding_v0). Its records, views, scoring, statistics,
+    # pimc and batched heuristic are Paston's (same actions, observations and deal records);
+    # its batched engine draws deals from an open-hand table and scores them by lookup.
     "paston_bidding": replace(
         PASTON,
         name="paston_bidding",
@@ -332,10 +332,10 @@ GAMES: dict[str, GameSpec] = {
         env_id="folkcards/paston-bidding-v0",
         heuristic="folkcards.agents.paston_bidding_heuristic:PastonBiddingHeuristicAgent",
         base_game="paston",
-        batched_engine=None,
-        batched_heuristic=None,
+        batched_engine="folkcards.envs.paston_bidding_v0:vector_env",
         open_hand_analysis=None,  # no card is played: the solver scores the tricks
-        # ppo and rllib:paston play Paston's committed models (the same observations)
+        # ppo plays the committed bidder trained on open-hand tables (paston_bidding_ppo.zip);
+        # ppo:paston and rllib:paston play Paston's committed models (the same observations)
         agents=("random", "heuristic", "pimc", "expert", "ppo", "rllib:paston"),
     ),
 }

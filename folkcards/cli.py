@@ -207,6 +207,18 @@ def _add_train_evaluator(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=paston_evaluator.run)
 
 
+def _add_bidding(sub: argparse._SubParsersAction) -> None:
+    from folkcards import bidding_cli
+
+    p = sub.add_parser(
+        "bidding",
+        help="the Paston bidding benchmark: evaluate a bidder, measure what bids reveal",
+        description=bidding_cli.DESCRIPTION,
+    )
+    bidding_cli.add_arguments(p)
+    p.set_defaults(func=bidding_cli.bidding_from_args)
+
+
 # --- main --------------------------------------------------------------------------------------
 
 
@@ -226,6 +238,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_records(sub)
     _add_tables(sub)
     _add_train_evaluator(sub)
+    _add_bidding(sub)
     return parser
 
 

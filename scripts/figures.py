@@ -49,6 +49,11 @@ SOURCES: dict[str, Source] = {
     "paston_rllib": Source(stored="docs/tournaments/paston_rllib/results.json"),
     "tri_palki_pimc": Source(stored="docs/tournaments/tri_palki_pimc/results.json", digits=3),
     "tri_palki_pimc_4p": Source(stored="docs/tournaments/tri_palki_pimc_4p/results.json", digits=3),
+    # the bidding benchmark's rows (folkcards bidding evaluate --agent SPEC --json FILE)
+    **{
+        f"bidding_{name}": Source(stored=f"docs/bidding_benchmark/{name}.json")
+        for name in ("heuristic", "random", "pimc", "ppo_paston", "ppo", "ppo_training_deals")
+    },
 }
 
 

@@ -80,7 +80,7 @@ from typing import Any, NamedTuple, Protocol
 import numpy as np
 from numba import njit
 
-from ..envs.cards import mask_to_cards
+from ..envs.cards import TRI_PALKI_CARDS, mask_to_cards
 from ..envs.compile_notice import install as _announce_compiles
 from ..envs.tri_palki import observation as obs_mod
 from ..envs.tri_palki.batched import _key, _kind
@@ -536,13 +536,42 @@ def _draw_world(
     return TriPalkiWorld(hands=tuple(hands), reserve=tuple(order[start:]), **base)
 
 
+def _check_observer_fits(parsed: _Parsed, seen: _Seen, dealer: int, num: int) -> None:
+    """The history as the observation shows it from ``observer``: the dealer moves first, and
+    every seat is publicly known to hold the cards its swaps took and it still holds (§9).
+    A wrong ``observer`` turns the observation's seats and misses one of these."""
+    moves = [seat for kind, seat, _, _ in parsed.events if kind != "wash"]
+    if moves and moves[0] != dealer:
+        raise ValueError(
+            f"observer does not match the observation: with this observer the dealer (who moves "
+            f"first) is player_{dealer}, but the history starts with player_{moves[0]}"
+        )
+    known = [0] * num
+    for kind, seat, gave, took in parsed.events:
+        if kind == "swap":
+            known[seat] = (known[seat] & ~gave) | took
+        elif kind == "swap_all":
+            known[seat] = took
+    for s in range(num):
+        if known[s] != seen.known[s]:
+            raise ValueError(
+                f"observer does not match the observation: the history's swaps leave player_{s} "
+                f"publicly holding {_names(known[s])}, the observation {_names(seen.known[s])}"
+            )
+
+
+def _names(mask: int) -> str:
+    cards = [TRI_PALKI_CARDS.name(c) for c in mask_to_cards(mask)]
+    return " ".join(cards) if cards else "no card"
+
+
 def sample_worlds(
     observation: Any,
     n: int,
     rng: np.random.Generator,
     *,
     history: Sequence[Any] | None = None,
-    observer: int | str = 0,
+    observer: int | str | None = None,
     env_kwargs: dict[str, Any] | None = None,
 ) -> list[TriPalkiWorld]:
     """``n`` worlds drawn independently from the exact posterior given one observation.
@@ -553,20 +582,33 @@ def sample_worlds(
     :param rng: a numpy Generator; the same seed and inputs give the same worlds.
     :param history: the round's public events (see the module docstring); not needed to sample,
         stored in each world for :meth:`TriPalkiWorld.to_env`.
-    :param observer: the observer's absolute seat (int or ``"player_k"``).
+    :param observer: required: the observer's absolute seat (int or ``"player_k"``). The
+        observation is relative (seat 0 = self), so the worlds' seats are absolute only with
+        this given; ``observer=0`` deliberately keeps the observation's relative frame. With a
+        ``history``, a seat that does not fit the observation (the dealer, who moves first, or
+        the cards each seat is publicly known to hold after its swaps) is refused.
     :param env_kwargs: ``raw_env`` arguments stored for :meth:`TriPalkiWorld.to_env`.
     """
     vector = observation_vector(observation, lambda s: s in _VALID_SIZES, "Tri Palki")
     n = check_count(n)
     rng = check_rng(rng)
+    if observer is None:
+        raise ValueError(
+            "sample_worlds needs observer= (the observer's seat, e.g. 2 or 'player_2'): the "
+            "observation is relative to its player"
+        )
     view, num, o = _decode(vector, observer)
     seen = _seen(view, o, num)
+    dealer = (o + view.dealer) % num
+    parsed = _parse(history, num) if history is not None else None
+    if parsed is not None:
+        _check_observer_fits(parsed, seen, dealer, num)
     unknown, others = _hidden_places(seen, o, num, view.reserve_count)
     announcer, completions = _announcer_completions(view, seen, unknown, o, num)
     base = {
         "num_players": num,
         "observer": o,
-        "dealer": (o + view.dealer) % num,
+        "dealer": dealer,
         "alive": tuple(seen.alive),
         "sticks": tuple(seen.sticks),
         "centre": seen.centre,
@@ -574,7 +616,7 @@ def sample_worlds(
         "announcer": announcer,
         "observer_deciding": view.phase == "announce",
         "history": tuple(history) if history is not None else None,
-        "parsed_history": _parse(history, num) if history is not None else None,
+        "parsed_history": parsed,
         "env_kwargs": dict(env_kwargs) if env_kwargs else None,
     }
     unknown_cards = np.array(mask_to_cards(unknown), dtype=np.int64)

@@ -59,7 +59,9 @@ def test_table_size_rules_are_written_once():
 
 
 def test_a_missing_piece_is_one_line_naming_it():
-    with pytest.raises(ValueError, match=r"^paston_bidding has no batched engine$"):
-        game_spec("paston_bidding").piece("batched_engine")
+    with pytest.raises(
+        ValueError, match=r"^paston_bidding has no open-hand analysis of a record's play$"
+    ):
+        game_spec("paston_bidding").piece("open_hand_analysis")
     with pytest.raises(ValueError, match=r"^paston has no observation size by table size$"):
         game_spec("paston").piece("observation_size")

@@ -42,6 +42,10 @@ steps those games only (``step(actions, where=rows)``). For MaskablePPO it behav
   ``info["illegal_action"] = True``; the game is played out by a random player in the
   learner's seat (its rewards unused) and a new one begins.
 
+**Open-hand tables** (``tables=FILE``, the config's ``env.tables``): an engine that reads
+tables (``paston_bidding_v0.vector_env``) draws and scores its deals from that file (the
+duplicate baseline replays the same table deal); other engines refuse the option.
+
 Options the batched engines do not support (Paston ``episode="game"``, ``reward="win"``; Tri
 Palki ``episode="match"``, ``reward="win"``) and opponents without a batched form (``pimc``,
 ``rllib``) raise ``ValueError`` naming them: train those with ``run.engine: aec``.
@@ -49,6 +53,7 @@ Palki ``episode="match"``, ``reward="win"``) and opponents without a batched for
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,18 +81,33 @@ BATCHED_GAMES = tuple(name for name, spec in GAMES.items() if spec.has("batched_
 MAX_OPPONENT_ROUNDS = 100_000
 
 
-def make_engine(game: str, num_envs: int, env_kwargs: dict[str, Any]) -> Any:
-    """The game's batched engine; ``ValueError`` naming an option it does not support."""
+def make_engine(
+    game: str, num_envs: int, env_kwargs: dict[str, Any], tables: str | None = None
+) -> Any:
+    """The game's batched engine (reading the open-hand table file ``tables`` if given);
+    ``ValueError`` naming an option it does not support."""
     spec = game_spec(game)
     if not spec.has("batched_engine"):
         raise UnsupportedError(
             f"{spec.name} has no batched engine (batched: {', '.join(BATCHED_GAMES)}); "
             "use run.engine: aec"
         )
+    factory = spec.piece("batched_engine")
+    extra: dict[str, Any] = {}
+    if tables is not None:
+        check_tables_option(game)
+        extra["tables"] = tables
     try:
-        return spec.piece("batched_engine")(num_envs, **env_kwargs)
+        return factory(num_envs, **env_kwargs, **extra)
     except (TypeError, ValueError) as error:
         raise ValueError(f"env options {env_kwargs} on the batched engine: {error}") from None
+
+
+def check_tables_option(game: str) -> None:
+    """``ValueError`` (one line) unless the game's batched engine reads open-hand tables."""
+    spec = game_spec(game)
+    if "tables" not in inspect.signature(spec.piece("batched_engine")).parameters:
+        raise ValueError(f"{spec.name}'s batched engine reads no tables (env.tables)")
 
 
 BATCHED_AGENT_KINDS = ("random", "heuristic", "ppo")
@@ -98,10 +118,14 @@ def check_batched_support(
     env_kwargs: dict[str, Any],
     opponent_specs: Sequence[str],
     duplicate_baseline: str | None = None,
+    tables: str | None = None,
 ) -> None:
     """``ValueError`` (one line) unless the batched env can train this game, env options,
-    opponents (``self`` included) and duplicate baseline."""
+    opponents (``self`` included), duplicate baseline and open-hand tables (the table file
+    itself is read when training starts, so a config may name one still to be made)."""
     make_engine(game, 1, dict(env_kwargs))
+    if tables is not None:
+        check_tables_option(game)
     for what, spec in [
         *(("opponent", s) for s in opponent_specs),
         ("baseline", duplicate_baseline),
@@ -219,13 +243,15 @@ class BatchedSingleSeatVecEnv(VecEnv):
         duplicate_baseline: str | None = None,
         repeat_penalty: float = 0.0,
         record: bool = False,
+        tables: str | None = None,
     ):
         if not repeat_penalty >= 0:
             raise ValueError(f"repeat_penalty must be >= 0, got {repeat_penalty!r}")
         self.game_spec = game_spec(game)
         self.game = self.game_spec.name
         self.env_kwargs = dict(env_kwargs or {})
-        self.vec = make_engine(self.game, num_envs, self.env_kwargs)
+        self.tables = tables
+        self.vec = make_engine(self.game, num_envs, self.env_kwargs, tables)
         N, P = self.vec.num_envs, self.vec.num_players
         self.num_players = P
         self.seats = [f"player_{s}" for s in range(P)]
@@ -267,6 +293,7 @@ class BatchedSingleSeatVecEnv(VecEnv):
         self._draining = np.zeros(N, dtype=bool)
         self._deviated = np.zeros(N, dtype=bool)
         self._deal_options: list[dict[str, Any] | None] = [None] * N
+        self._reset_entries: list[dict[str, Any] | None] = [None] * N
         self._positions: list[set[bytes]] = [set() for _ in range(N)]
         self._log: list[list[tuple[int, int]]] = [[] for _ in range(N)]
         self._raw = np.zeros((N, self.vec.obs_dim), dtype=np.float32)
@@ -302,8 +329,10 @@ class BatchedSingleSeatVecEnv(VecEnv):
             self._start_streams[games] = self._streams[games]
             self._bl_start[games] = self._bl_streams[games]
         for i in games:
-            if self.baseline is not None or self.record:
+            if self.record:
                 self._deal_options[i] = self.vec.deal_options(int(i))
+            if self.baseline is not None:
+                self._reset_entries[i] = self.vec.reset_entries(int(i))
             if self.repeat_penalty:
                 self._positions[i].clear()
             if self.record:
@@ -354,7 +383,7 @@ class BatchedSingleSeatVecEnv(VecEnv):
                     ended.shadow = (
                         seat,
                         self._assign[i].copy(),
-                        self._deal_options[i],
+                        self._reset_entries[i],
                         self._start_streams[i].copy(),
                         self._bl_start[i].copy(),
                         bool(self._deviated[i]),
@@ -517,24 +546,18 @@ class BatchedSingleSeatVecEnv(VecEnv):
         if not rows:
             return {}
         if self._shadow is None:
-            self._shadow = make_engine(self.game, self.num_envs, self.env_kwargs)
+            self._shadow = make_engine(self.game, self.num_envs, self.env_kwargs, self.tables)
         N, P = self.num_envs, self.num_players
-        deals: list[Any] = [None] * N
-        dealers: list[Any] = [None] * N
-        sticks: list[Any] = [None] * N
+        reset_options: dict[str, list[Any]] = {key: [None] * N for key in self._shadow.option_keys}
         learner = np.zeros(N, dtype=np.int64)
         assign = np.zeros((N, P), dtype=np.int64)
         streams = np.zeros((N, P, 4), dtype=np.uint64)
         bl_streams = np.zeros((N, 4), dtype=np.uint64)
         for i in rows:
-            seat, ids, options, start, bl_start, _, _ = ended[i].shadow  # type: ignore[misc]
-            deals[i] = options.get("deal", options.get("deck"))
-            dealers[i] = options["dealer"]
-            sticks[i] = options.get("sticks")
+            seat, ids, entries, start, bl_start, _, _ = ended[i].shadow  # type: ignore[misc]
+            for key, entry in entries.items():
+                reset_options[key][i] = entry
             learner[i], assign[i], streams[i], bl_streams[i] = seat, ids, start, bl_start
-        reset_options: dict[str, Any] = {"deals": deals, "dealers": dealers}
-        if "sticks" in self._shadow.option_keys:  # a game whose rounds start from stick counts
-            reset_options["sticks"] = sticks
         shadow = self._shadow
         view = shadow.reset(seed=0, options=reset_options)
         active = np.zeros(N, dtype=bool)
@@ -602,6 +625,7 @@ class BatchedSingleSeatVecEnv(VecEnv):
 __all__ = [
     "BATCHED_AGENT_KINDS",
     "check_batched_support",
+    "check_tables_option",
     "BATCHED_GAMES",
     "BatchedOpponentPool",
     "BatchedSingleSeatVecEnv",

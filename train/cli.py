@@ -102,6 +102,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.print_config:
         print(config.to_yaml(), end="")
         return 0
+    if config.env.tables is not None:  # read now, so that a missing file is one line
+        from .batched_training_env import make_engine
+
+        try:
+            make_engine(config.env.game, 1, config.env.kwargs, config.env.tables)
+        except ValueError as exc:
+            print(f"folkcards train: env.tables: {exc}", file=sys.stderr)
+            return 2
     try:
         from .ppo import train
     except ImportError as exc:  # pragma: no cover - depends on the install

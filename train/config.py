@@ -90,6 +90,11 @@ class EnvConfig(GameEnvGroup):
     repeat_penalty: float = Field(
         default=0.0, ge=0, description="for returning to a decision faced"
     )
+    tables: str | None = Field(
+        default=None,
+        description="an open-hand table file (folkcards tables) the batched engine draws and "
+        "scores deals from (run.engine: batched; paston_bidding); null: the engine's default",
+    )
 
     @field_validator("features")
     @classmethod
@@ -208,10 +213,18 @@ class TrainConfig(BaseModel):
             specs = [e.spec for e in self.opponents.pool if e.weight > 0]
             try:
                 check_batched_support(
-                    self.env.game, self.env.kwargs, specs, self.env.duplicate_baseline
+                    self.env.game,
+                    self.env.kwargs,
+                    specs,
+                    self.env.duplicate_baseline,
+                    self.env.tables,
                 )
             except ValueError as error:
                 raise ValueError(f"run.engine batched: {error}") from None
+        elif self.env.tables is not None:
+            raise ValueError(
+                "env.tables is read by the batched engine only: set run.engine: batched"
+            )
         return self
 
     @property

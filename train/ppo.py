@@ -179,7 +179,9 @@ def batched_vec_env(config: TrainConfig, snapshots: tuple[str, ...] = ()) -> Any
     from .batched_training_env import BatchedSingleSeatVecEnv
 
     return BatchedSingleSeatVecEnv(
-        num_envs=config.resolved_n_envs(), **_single_seat_kwargs(config, snapshots)
+        num_envs=config.resolved_n_envs(),
+        tables=config.env.tables,
+        **_single_seat_kwargs(config, snapshots),
     )
 
 

@@ -326,6 +326,11 @@ class PastonBiddingVectorEnv(VectorEnvBase):
         """AEC ``reset`` options (``dealer``, ``deal``) of game ``game``'s current deal."""
         return self.table.deal_option(int(self._index[int(game)]))
 
+    def reset_entries(self, game: int) -> dict[str, Any]:
+        """Game ``game``'s ``reset`` option entries that deal its current deal again: its
+        table index."""
+        return {"deals": int(self._index[int(game)])}
+
     def _state_arrays(self) -> tuple[np.ndarray, ...]:
         return (
             self._st, self._seat, self._potential, self._rng, self._index, self._guar, self._fin,

@@ -692,9 +692,9 @@ def test_tri_palki_no_leak_of_hidden_cards():
 def test_tri_palki_deterministic_by_seed():
     env = scripted_env("four-players")
     obs = _obs(env, 0)
-    a = tb.sample_worlds(obs, 20, np.random.default_rng(3))
-    b = tb.sample_worlds(obs, 20, np.random.default_rng(3))
-    c = tb.sample_worlds(obs, 20, np.random.default_rng(4))
+    a = tb.sample_worlds(obs, 20, np.random.default_rng(3), observer=0)
+    b = tb.sample_worlds(obs, 20, np.random.default_rng(3), observer=0)
+    c = tb.sample_worlds(obs, 20, np.random.default_rng(4), observer=0)
     assert a == b
     assert a != c
 
@@ -704,24 +704,87 @@ def test_tri_palki_bad_input():
     obs = _obs(env, 0)
     rng = np.random.default_rng(0)
     with pytest.raises(ValueError, match="observation"):
-        tb.sample_worlds(obs[:-2], 1, rng)
+        tb.sample_worlds(obs[:-2], 1, rng, observer=0)
     with pytest.raises(ValueError, match="observation"):
-        tb.sample_worlds({"mask": obs}, 1, rng)
+        tb.sample_worlds({"mask": obs}, 1, rng, observer=0)
     with pytest.raises(ValueError, match="n must be"):
-        tb.sample_worlds(obs, 1.5, rng)
+        tb.sample_worlds(obs, 1.5, rng, observer=0)
     with pytest.raises(ValueError, match="observer"):
         tb.sample_worlds(obs, 1, rng, observer="player_9")
     broken = obs.copy()
     broken[36 + 0] = 1  # 6S, a washed card, also shown in the centre
     with pytest.raises(ValueError):
-        tb.sample_worlds(broken, 1, rng)
-    world = tb.sample_worlds(obs, 1, rng)[0]
+        tb.sample_worlds(broken, 1, rng, observer=0)
+    world = tb.sample_worlds(obs, 1, rng, observer=0)[0]
     with pytest.raises(ValueError, match="history"):
         world.to_env()
     with pytest.raises(ValueError):
         world.to_env(history=[["pass", 1]])  # no dealt centre
     with pytest.raises(ValueError):
         world.to_env(history=[["centre", [0, 1, 2]], ["jump", 1]])
+
+
+def test_tri_palki_observer_is_required():
+    """Issue 25 §4: without ``observer=`` the hand would silently land at seat 0."""
+    env = scripted_env("four-players")
+    obs = _obs(env, 2)
+    with pytest.raises(ValueError, match=r"^sample_worlds needs observer= \(the observer's seat"):
+        tb.sample_worlds(obs, 1, np.random.default_rng(0))
+    history = tb.public_context(env, 2)["history"]
+    with pytest.raises(ValueError, match="needs observer="):
+        tb.sample_worlds(obs, 1, np.random.default_rng(0), history=history)
+
+
+def test_tri_palki_wrong_observer_is_refused_in_one_line():
+    """Over random positions: with the public history, the right seat samples (worlds holding
+    the observer's hand at that seat) and every other seat is refused in one line once anybody
+    has moved (the dealer moves first, and the observation places the dealer)."""
+    refused = 0
+    for env, observer in tri_palki_positions(range(500, 530), sizes=(2, 3, 5), chance=0.2):
+        context = tb.public_context(env, observer)
+        obs = _obs(env, observer)
+        num = env.unwrapped.num_players
+        world = tb.sample_worlds(obs, 1, np.random.default_rng(0), **context)[0]
+        assert world.hands[observer] == env.state_round().hands[observer]
+        if not any(event[0] not in ("centre", "wash") for event in context["history"]):
+            continue
+        for wrong in range(num):
+            if wrong == observer:
+                continue
+            with pytest.raises(ValueError) as error:
+                tb.sample_worlds(obs, 1, np.random.default_rng(0), **{**context, "observer": wrong})
+            message = str(error.value)
+            assert message.startswith("observer does not match the observation") and (
+                "\n" not in message
+            )
+            refused += 1
+    assert refused > 30
+
+
+def test_tri_palki_history_swaps_must_match_the_known_cards():
+    """A history whose swap took another card than the observation shows that seat holding is
+    refused (the seat's publicly known cards, §9)."""
+    checked = 0
+    for env, observer in tri_palki_positions(range(600, 640), sizes=(3, 4), chance=0.3):
+        context = tb.public_context(env, observer)
+        history = context["history"]
+        swaps = [k for k, e in enumerate(history) if e[0] == "swap"]
+        if not swaps:
+            continue
+        k = swaps[-1]
+        event = list(history[k])
+        seat, gave, took = event[1], event[2], event[3]
+        if env.state_round().known[seat] >> took & 1 == 0:
+            continue  # given away since
+        event[2], event[3] = took, gave  # the swap the other way round
+        tampered = [*history[:k], event, *history[k + 1 :]]
+        with pytest.raises(ValueError, match=rf"swaps leave player_{seat} publicly holding"):
+            tb.sample_worlds(
+                _obs(env, observer), 1, np.random.default_rng(0),
+                **{**context, "history": tampered},
+            )  # fmt: skip
+        checked += 1
+    assert checked > 5
 
 
 def test_tri_palki_policy_weighting_counts_private_declines():

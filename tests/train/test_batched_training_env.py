@@ -372,7 +372,7 @@ def test_bad_configs_fail_in_one_line() -> None:
     cases = [
         ({"env": {"game": "paston", "episode": "game"}}, "episode"),
         ({"env": {"game": "paston"}, "opponents": {"pool": ["pimc"]}}, "pimc"),
-        ({"env": {"game": "paston_bidding"}}, "paston_bidding"),
+        ({"env": {"game": "paston_bidding", "episode": "game"}}, "episode"),
         ({"env": {"game": "tri_palki", "episode": "match"}}, "episode"),
     ]
     for data, word in cases:
