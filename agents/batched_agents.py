@@ -27,7 +27,7 @@ opponent pool uses:
   sampled from the masked softmax).
 
 - ``rllib:RUN``: a policy with one shared network
-  (:class:`~folkcards.agents.rllib_agent.BatchedRLlibPolicy`), greedy as :class:`RLlibAgent`
+  (:class:`BatchedRLlibPolicy`), greedy as :class:`RLlibAgent`
   plays.
 
 Other kinds (``pimc``) exist only as per-game Python objects: ``ValueError`` (train with
@@ -298,6 +298,73 @@ def _size_adapter(
     return adapt
 
 
+class BatchedRLlibPolicy:
+    """An RLlib policy with one shared network acting on a whole batch (the batched engines'
+    ``act(obs, mask, streams)`` protocol above): the same
+    masked logits as :class:`~folkcards.agents.rllib_agent.RLlibAgent` row by row, greedy (argmax) or sampled from the masked
+    softmax. A per-seat policy cannot: the batch does not say whose rows it holds."""
+
+    def __init__(
+        self,
+        policy: Any,
+        game: str,
+        greedy: bool = True,
+        label: str = "rllib",
+        seed: int | None = None,
+    ):
+        trained = policy.meta.get("game")
+        if trained not in (game, game_spec(game).family):
+            raise ValueError(f"this RLlib policy was trained for {trained}, not {game}")
+        if len(policy.nets) != 1:
+            raise ValueError(
+                f"{label} has one network per seat; a batch does not say whose rows it holds "
+                "(train against it with run.engine: aec)"
+            )
+        self.policy = policy
+        self.net = next(iter(policy.nets.values()))
+        self.greedy = bool(greedy)
+        self.label = label
+        self.rng = np.random.default_rng(seed)
+        self.obs_size = int(policy.meta["obs_size"])
+
+    def act(
+        self, obs: np.ndarray, mask: np.ndarray, streams: np.ndarray | None = None
+    ) -> np.ndarray:
+        obs, mask = _check_batch(obs, mask)
+        _check_streams(streams, mask.shape[0])
+        if obs.shape[1] != self.obs_size:
+            raise ValueError(
+                f"{self.label}: the policy expects inputs of size {self.obs_size}, the batch "
+                f"gives {obs.shape[1]} (a policy of another table size cannot play in the "
+                "batched env)"
+            )
+        torch = self.policy.torch
+        with torch.no_grad():
+            logits = self.net.logits(
+                torch.from_numpy(np.ascontiguousarray(obs)),
+                torch.as_tensor(np.asarray(mask, dtype=np.float32)),
+            ).numpy()
+        return masked_logits_choice(logits, mask, self.greedy, self.rng, streams)
+
+
+def make_batched_rllib_agent(
+    game: str, num_players: int, seed: int | None, arg: str | None
+) -> BatchedRLlibPolicy:
+    """The batched form of ``rllib:RUN_DIR`` (greedy, as the per-game agent plays)."""
+    from .rllib_agent import load_policy
+
+    if not arg:
+        raise ValueError("the rllib agent needs a run directory: rllib:RUN_DIR")
+    policy = load_policy(arg)
+    players = policy.meta.get("num_players")
+    if players is not None and int(players) != int(num_players):
+        raise ValueError(
+            f"rllib:{arg} was trained at {players} players, not {num_players}: it cannot play "
+            "in the batched env of this table"
+        )
+    return BatchedRLlibPolicy(policy, game, label=f"rllib:{arg}", seed=seed)
+
+
 class PerRowHeuristicFallback:
     """TEMPORARY: the per-game heuristic asked row by row, until the batched heuristic module
     of the game lands. Same decisions (the heuristics are deterministic and stateless), slow."""
@@ -396,8 +463,6 @@ def make_batched_agent(
             policy, game, deterministic=True, label=label, seed=seed, num_players=players
         )
     if kind == "rllib":
-        from .rllib_agent import make_batched_rllib_agent
-
         return make_batched_rllib_agent(game, players, seed, arg or None)
     raise ValueError(
         f"agent {spec!r} has no batched form (batched kinds: random, heuristic, ppo, rllib); "
@@ -408,11 +473,13 @@ def make_batched_agent(
 __all__ = [
     "BatchedAgent",
     "BatchedPolicy",
+    "BatchedRLlibPolicy",
     "BatchedRandom",
     "PerRowHeuristicFallback",
     "batch_features",
     "batched_heuristic",
     "make_batched_agent",
+    "make_batched_rllib_agent",
     "masked_logits_choice",
     "policy_agent",
     "register_batched_agent",

@@ -165,73 +165,6 @@ class RLlibAgent(Agent):
         return int(legal[self.rng.choice(len(legal), p=p)])
 
 
-class BatchedRLlibPolicy:
-    """An RLlib policy with one shared network acting on a whole batch (the batched engines'
-    ``act(obs, mask, streams)`` protocol of :mod:`folkcards.agents.batched_agents`): the same
-    masked logits as :class:`RLlibAgent` row by row, greedy (argmax) or sampled from the masked
-    softmax. A per-seat policy cannot: the batch does not say whose rows it holds."""
-
-    def __init__(
-        self,
-        policy: RLlibPolicy,
-        game: str,
-        greedy: bool = True,
-        label: str = "rllib",
-        seed: int | None = None,
-    ):
-        trained = policy.meta.get("game")
-        if trained not in (game, game_spec(game).family):
-            raise ValueError(f"this RLlib policy was trained for {trained}, not {game}")
-        if len(policy.nets) != 1:
-            raise ValueError(
-                f"{label} has one network per seat; a batch does not say whose rows it holds "
-                "(train against it with run.engine: aec)"
-            )
-        self.policy = policy
-        self.net = next(iter(policy.nets.values()))
-        self.greedy = bool(greedy)
-        self.label = label
-        self.rng = np.random.default_rng(seed)
-        self.obs_size = int(policy.meta["obs_size"])
-
-    def act(
-        self, obs: np.ndarray, mask: np.ndarray, streams: np.ndarray | None = None
-    ) -> np.ndarray:
-        from .batched_agents import _check_batch, _check_streams, masked_logits_choice
-
-        obs, mask = _check_batch(obs, mask)
-        _check_streams(streams, mask.shape[0])
-        if obs.shape[1] != self.obs_size:
-            raise ValueError(
-                f"{self.label}: the policy expects inputs of size {self.obs_size}, the batch "
-                f"gives {obs.shape[1]} (a policy of another table size cannot play in the "
-                "batched env)"
-            )
-        torch = self.policy.torch
-        with torch.no_grad():
-            logits = self.net.logits(
-                torch.from_numpy(np.ascontiguousarray(obs)),
-                torch.as_tensor(np.asarray(mask, dtype=np.float32)),
-            ).numpy()
-        return masked_logits_choice(logits, mask, self.greedy, self.rng, streams)
-
-
-def make_batched_rllib_agent(
-    game: str, num_players: int, seed: int | None, arg: str | None
-) -> BatchedRLlibPolicy:
-    """The batched form of ``rllib:RUN_DIR`` (greedy, as the per-game agent plays)."""
-    if not arg:
-        raise ValueError("the rllib agent needs a run directory: rllib:RUN_DIR")
-    policy = load_policy(arg)
-    players = policy.meta.get("num_players")
-    if players is not None and int(players) != int(num_players):
-        raise ValueError(
-            f"rllib:{arg} was trained at {players} players, not {num_players}: it cannot play "
-            "in the batched env of this table"
-        )
-    return BatchedRLlibPolicy(policy, game, label=f"rllib:{arg}", seed=seed)
-
-
 def make_rllib_agent(
     game: str, seat: str, seed: int | None, arg: str | None, **kwargs: Any
 ) -> RLlibAgent:
@@ -243,12 +176,10 @@ def make_rllib_agent(
 
 __all__ = [
     "POLICY_FILE",
-    "BatchedRLlibPolicy",
     "RLlibAgent",
     "RLlibPolicy",
     "load_policy",
     "load_policy_file",
-    "make_batched_rllib_agent",
     "make_rllib_agent",
     "policy_path",
     "save_policy_file",
