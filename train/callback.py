@@ -96,7 +96,7 @@ class RunCallback(BaseCallback):
     def _on_training_start(self) -> None:
         self._next = {k: next_multiple(self.num_timesteps, v) for k, v in self._every().items()}
         self._timing_before = self._timings()
-        if self.num_timesteps == 0 and self.config.run.eval_every > 0:
+        if self.num_timesteps == 0 and self.config.run.eval_every > 0 and self.last_eval_step != 0:
             self.evaluate()  # the learning curve starts where PPO does (after any pretraining)
 
     def _timings(self) -> dict[str, float]:
