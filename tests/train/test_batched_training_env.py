@@ -456,17 +456,11 @@ def test_pool_draws_by_weight_per_seat_or_per_game() -> None:
         BatchedOpponentPool("paston", [("random", -1.0)], 3)
 
 
-def test_batched_rllib_policy_plays_as_the_per_game_agent_row_by_row() -> None:
-    """``rllib:paston`` on a batch makes the per-game agent's move in every row (observations
-    from real AEC episodes with random play), and refuses another table size."""
-    pytest.importorskip("torch")
-    from folkcards.agents import make_agent
-    from folkcards.envs import paston_v0
-
-    env = paston_v0.env()
+def _random_play_observations(env, episodes: int, seed: int) -> tuple[list, list]:
+    """Every observation vector and mask met in ``episodes`` AEC episodes of random play."""
     rows, masks = [], []
-    rng = np.random.default_rng(5)
-    for episode in range(6):
+    rng = np.random.default_rng(seed)
+    for episode in range(episodes):
         env.reset(seed=episode)
         for _ in env.agent_iter():
             observation, _, terminated, truncated, _ = env.last()
@@ -476,6 +470,17 @@ def test_batched_rllib_policy_plays_as_the_per_game_agent_row_by_row() -> None:
             rows.append(observation["observation"])
             masks.append(observation["action_mask"])
             env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    return rows, masks
+
+
+def test_batched_rllib_policy_plays_as_the_per_game_agent_row_by_row() -> None:
+    """``rllib:paston`` on a batch makes the per-game agent's move in every row (observations
+    from real AEC episodes with random play), and refuses another table size."""
+    pytest.importorskip("torch")
+    from folkcards.agents import make_agent
+    from folkcards.envs import paston_v0
+
+    rows, masks = _random_play_observations(paston_v0.env(), episodes=6, seed=5)
     per_game = make_agent("rllib:paston", "paston", "player_0")
     expected = [
         per_game.act({"observation": o, "action_mask": m}) for o, m in zip(rows, masks, strict=True)
@@ -495,18 +500,7 @@ def test_batched_ppo_of_another_table_size_plays_as_the_per_game_agent(players: 
     from folkcards.envs import tri_palki_v0
 
     env = tri_palki_v0.env(num_players=players, max_turns=60)
-    rows, masks = [], []
-    rng = np.random.default_rng(players)
-    for episode in range(4):
-        env.reset(seed=episode)
-        for _ in env.agent_iter():
-            observation, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            rows.append(observation["observation"])
-            masks.append(observation["action_mask"])
-            env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    rows, masks = _random_play_observations(env, episodes=4, seed=players)
     per_game = make_agent("ppo:tri_palki", "tri_palki", "player_0")
     expected = [
         per_game.act({"observation": o, "action_mask": m}) for o, m in zip(rows, masks, strict=True)
