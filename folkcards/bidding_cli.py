@@ -86,8 +86,29 @@ def bidding_from_args(args: argparse.Namespace) -> int:
 
 
 def _bar(total: int, quiet: bool) -> tuple[object, object]:
+    """A progress bar on a terminal; off a terminal (a log file), a progress line every few
+    seconds and one at the end (``folkcards.evaluate.progress.ProgressLines``)."""
     if quiet:
         return None, None
+    if not sys.stderr.isatty():
+        from folkcards.evaluate.progress import LOG_EVERY, ProgressLines
+
+        lines: list[ProgressLines] = []
+
+        def log_lines(done: int, total_deals: int) -> None:
+            if not lines:
+                lines.append(
+                    ProgressLines(
+                        "bidding",
+                        total_deals,
+                        "deals",
+                        lambda text: print(text, file=sys.stderr, flush=True),
+                        LOG_EVERY,
+                    )
+                )
+            lines[0].advance(done - lines[0].done)
+
+        return None, log_lines
     from tqdm import tqdm
 
     bar = tqdm(total=total, unit="deal", file=sys.stderr)

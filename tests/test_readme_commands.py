@@ -7,7 +7,8 @@ the repository's ``configs/`` (the README's commands are typed at the repository
 - ``.venv/bin/folkcards …`` through ``folkcards.cli.main``, the function the ``folkcards``
   console script calls (``[project.scripts]``), in this process, so the imports are paid once;
   an interactive command gets scripted input (``play``: ``quit`` at its first turn; ``watch``: a
-  few Enters, then ``q``). A command passes when it returns 0 with nothing on stderr.
+  few Enters, then ``q``). A command passes when it returns 0 with nothing on stderr but
+  progress lines (``what: done/total units (p%), …``, what long work logs off a terminal).
 - ``folkcards serve`` as a process, with ``--port`` set to a free port (the one change: the
   README's port 8000 may be taken), until its page answers 200.
 - ``report`` and ``export`` read ``results/quickstart/tournament.sqlite``, which the main job
@@ -124,6 +125,9 @@ def _serve(words: list[str], timeout: float = 120.0) -> None:
         proc.wait(timeout=30)
 
 
+PROGRESS = re.compile(r"^[\w .:-]+: [\d,]+/[\d,]+ \w+ \(\d+%\), ")
+
+
 def run_command(command: str, monkeypatch: pytest.MonkeyPatch, capsys) -> str:
     """Run one README command as the module docstring says; its standard output, or
     ``AssertionError`` naming the command and what it wrote to stderr."""
@@ -140,7 +144,8 @@ def run_command(command: str, monkeypatch: pytest.MonkeyPatch, capsys) -> str:
     except SystemExit as exc:  # argparse
         code = exc.code if isinstance(exc.code, int) else 1
     captured = capsys.readouterr()
-    assert code == 0 and not captured.err.strip(), f"`{command}` -> {code}: {captured.err}"
+    err = "\n".join(line for line in captured.err.splitlines() if not PROGRESS.match(line))
+    assert code == 0 and not err.strip(), f"`{command}` -> {code}: {captured.err}"
     return captured.out
 
 

@@ -611,8 +611,8 @@ def check_web_agent(spec: str) -> None:
     if kind not in kinds:
         raise RequestError(
             400,
-            f"unknown agent {clip(spec)}: the web table offers {', '.join(kinds)} "
-            "(files and modules only on a server started with --allow-any-agent)",
+            f"unknown agent {clip(spec)} (files and modules only on a server started with "
+            f"--allow-any-agent); the web table offers {', '.join(kinds)}",
         )
     if colon and arg not in GAMES and not _PARAMETERS.fullmatch(arg):
         raise RequestError(
