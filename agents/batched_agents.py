@@ -462,10 +462,20 @@ def make_batched_agent(
         return BatchedPolicy(
             policy, game, deterministic=True, label=label, seed=seed, num_players=players
         )
+    if kind == "distilled":
+        from .ppo_agent import distilled_model_path, load_policy
+
+        if arg:
+            raise ValueError(f"agent {spec!r}: distilled takes no argument")
+        policy = load_policy(distilled_model_path(game), game, "distilled")
+        return BatchedPolicy(
+            policy, game, deterministic=True, label="distilled", seed=seed, num_players=players
+        )
     if kind == "rllib":
         return make_batched_rllib_agent(game, players, seed, arg or None)
     raise ValueError(
-        f"agent {spec!r} has no batched form (batched kinds: random, heuristic, ppo, rllib); "
+        f"agent {spec!r} has no batched form (batched kinds: random, heuristic, ppo, distilled, "
+        "rllib); "
         "train against it with run.engine: aec"
     )
 

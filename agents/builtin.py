@@ -19,6 +19,10 @@ from .ppo_agent import make_ppo_agent  # noqa: E402  (torch loads only when a mo
 
 register_agent("ppo", make_ppo_agent)
 
+from .ppo_agent import make_distilled_agent  # noqa: E402
+
+register_agent("distilled", make_distilled_agent)
+
 
 def _heuristic(game: str, seat: str, seed: int | None, arg: str | None, **_: Any) -> Agent:
     return game_spec(game).piece("heuristic")(game, seat, seed)

@@ -252,6 +252,15 @@ def resolve_model_path(arg: str | None, game: str) -> Path:
     return Path(arg).expanduser()
 
 
+def distilled_model_path(game: str) -> Path:
+    """The network distilled from ``game``'s search player, committed with the package
+    (``folkcards/agents/models/<game>_distilled.zip``; a variant without one uses its base
+    game's)."""
+    path = MODELS_DIR / f"{game}_distilled.zip"
+    family = MODELS_DIR / f"{game_spec(game).family}_distilled.zip"
+    return family if not path.is_file() and family.is_file() else path
+
+
 _CACHE: dict[tuple[str, float, str], NumpyPolicy | _TorchPolicy] = {}
 
 
@@ -263,10 +272,12 @@ def load_policy(
     shown = spec or f"ppo:{path}"
     if not path.is_file():
         packaged = path.parent == MODELS_DIR
+        distilled = path.stem.endswith("_distilled")
+        config = "distill.yaml" if distilled else "ppo_full.yaml"
         hint = (
             f"no model is committed yet for {path.stem.removesuffix('_ppo')}; train one with "
-            f"`folkcards train --config configs/{game}/ppo_full.yaml` and copy its model.zip (and "
-            f"model.json) to {path.name} (and {path.with_suffix('.json').name}) there"
+            f"`folkcards train --config configs/{game_spec(game).family}/{config}` and copy its "
+            f"model.zip (and model.json) to {path.name} (and {path.with_suffix('.json').name}) there"
             if packaged
             else "give the path of a model.zip written by `folkcards train`"
         )
@@ -490,6 +501,42 @@ class PPOAgent(PolicyAgent):
         )
 
 
+class DistilledAgent(PolicyAgent):
+    """The network distilled from the game's search player (:func:`distilled_model_path`):
+    a plain policy network, so under a millisecond per decision; ``act`` is its deterministic
+    masked prediction."""
+
+    name = "distilled"
+
+    def __init__(
+        self,
+        game: str,
+        seat: str = "player_0",
+        seed: int | None = None,
+        num_players: int | None = None,
+    ):
+        if game not in GAMES:
+            raise ValueError(f"unknown game {game!r}; choose from {', '.join(GAMES)}")
+        self.path = distilled_model_path(game)
+        policy = load_policy(self.path, game, "distilled")
+        super().__init__(
+            game, seat, seed, policy=policy, deterministic=True, label="distilled",
+            num_players=num_players,
+        )  # fmt: skip
+
+
+def make_distilled_agent(
+    game: str, seat: str, seed: int | None, arg: str | None, **kwargs: Any
+) -> DistilledAgent:
+    """Factory for the ``distilled`` kind (no argument: ``ppo:PATH`` plays any other network)."""
+    if arg is not None:
+        raise ValueError(
+            f"agent 'distilled:{arg}': distilled takes no argument (it plays the network "
+            "committed for the game); play another network with ppo:PATH"
+        )
+    return DistilledAgent(game, seat, seed, **kwargs)
+
+
 def make_ppo_agent(
     game: str, seat: str, seed: int | None, arg: str | None, **kwargs: Any
 ) -> PPOAgent:
@@ -499,12 +546,15 @@ def make_ppo_agent(
 
 __all__ = [
     "MODELS_DIR",
+    "DistilledAgent",
     "NumpyPolicy",
     "PPOAgent",
     "PPOModelError",
     "PolicyAgent",
     "check_table_size",
+    "distilled_model_path",
     "load_policy",
+    "make_distilled_agent",
     "make_ppo_agent",
     "model_table_size",
     "policy_from_model",

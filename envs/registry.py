@@ -119,6 +119,9 @@ class GameSpec:
     # the agent specs this game offers, each playable as written (tests/test_every_game.py
     # plays every one); other kinds are refused for this game in one line
     agents: tuple[str, ...] = ("random", "heuristic")
+    # the agent a person meets by default at the web table, one of ``agents``: the strongest
+    # player that answers at once
+    table_opponent: str = "heuristic"
 
     @property
     def fixed_players(self) -> bool:
@@ -188,6 +191,8 @@ class GameSpec:
                 resolve(hook)
             except ValueError as exc:
                 problems.append(f"feature set: {exc}")
+        if self.table_opponent not in self.agents:
+            problems.append(f"table_opponent {self.table_opponent!r} is not one of its agents")
         if problems:
             raise ValueError(f"game {self.name!r} is incomplete: " + "; ".join(problems))
 

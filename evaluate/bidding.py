@@ -49,7 +49,7 @@ from .stats import Interval, mean_ci
 GAME = "paston_bidding"
 SEATS = 3
 REFERENCE = "heuristic"
-BATCHED_KINDS = ("random", "heuristic", "ppo")  # kinds with a batched form
+BATCHED_KINDS = ("random", "heuristic", "ppo", "distilled")  # kinds with a batched form
 MAX_DECISIONS = 64  # a bidding deal has at most a dozen decisions
 
 
@@ -243,6 +243,8 @@ def evaluate_bidding(
     decisions = 0
     step = chunk if batched and ref_batched else max(1, min(chunk, 25))
     done = 0
+    if progress is not None:
+        progress(0, total)  # the clock of the progress report starts here
     for lo in range(0, total, step):
         part = indices[lo : lo + step]
         for s in range(SEATS):

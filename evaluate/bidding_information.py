@@ -225,6 +225,8 @@ def measure_information(
             raise ValueError(f"{what}: {error}") from None
     names = ["uniform", *models]
     figures: list[list[tuple[float, float, float, float]]] = [[] for _ in names]
+    if progress is not None:
+        progress(0, total)  # the clock of the progress report starts here
     for done, index in enumerate(range(first, first + total), start=1):
         row_seed = _seed(seed, index)
         env = paston_bidding_v0.raw_env()

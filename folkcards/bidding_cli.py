@@ -9,7 +9,9 @@ much a model of the bidder improves the belief sampler's worlds
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+from collections.abc import Callable, Iterator
 
 DESCRIPTION = (
     "The Paston bidding benchmark on open-hand tables (docs/bidding_benchmark.md): evaluate a "
@@ -85,40 +87,27 @@ def bidding_from_args(args: argparse.Namespace) -> int:
     return int(func(args))
 
 
-def _bar(total: int, quiet: bool) -> tuple[object, object]:
-    """A progress bar on a terminal; off a terminal (a log file), a progress line every few
-    seconds and one at the end (``folkcards.evaluate.progress.ProgressLines``)."""
+@contextlib.contextmanager
+def _deal_progress(quiet: bool) -> Iterator[Callable[[int, int], None] | None]:
+    """The ``(done, total)`` callback a bidding measurement reports to: the package's progress
+    bar on a terminal, progress lines off one (:func:`folkcards.evaluate.progress.progress`),
+    opened at the first report, when the number of deals is known; ``None`` when ``quiet``."""
     if quiet:
-        return None, None
-    if not sys.stderr.isatty():
-        from folkcards.evaluate.progress import LOG_EVERY, ProgressLines
+        yield None
+        return
+    from folkcards.evaluate.progress import progress
 
-        lines: list[ProgressLines] = []
+    with contextlib.ExitStack() as stack:
+        advance: list[Callable[[int], None]] = []
+        reported = [0]
 
-        def log_lines(done: int, total_deals: int) -> None:
-            if not lines:
-                lines.append(
-                    ProgressLines(
-                        "bidding",
-                        total_deals,
-                        "deals",
-                        lambda text: print(text, file=sys.stderr, flush=True),
-                        LOG_EVERY,
-                    )
-                )
-            lines[0].advance(done - lines[0].done)
+        def report(done: int, total: int) -> None:
+            if not advance:
+                advance.append(stack.enter_context(progress("bidding", total, "deals")))
+            advance[0](done - reported[0])
+            reported[0] = done
 
-        return None, log_lines
-    from tqdm import tqdm
-
-    bar = tqdm(total=total, unit="deal", file=sys.stderr)
-
-    def progress(done: int, total_deals: int) -> None:
-        bar.total = total_deals
-        bar.n = done
-        bar.refresh()
-
-    return bar, progress
+        yield report
 
 
 def evaluate_from_args(args: argparse.Namespace) -> int:
@@ -136,23 +125,20 @@ def evaluate_from_args(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"folkcards bidding evaluate: {error}", file=sys.stderr)
         return 2
-    bar, progress = _bar(args.deals or 0, args.quiet)
     try:
-        result = evaluate_bidding(
-            args.agent,
-            tables=args.tables,
-            deals=args.deals,
-            first=args.first,
-            seed=args.seed,
-            reference=args.reference,
-            progress=progress,  # type: ignore[arg-type]
-        )
+        with _deal_progress(args.quiet) as report:
+            result = evaluate_bidding(
+                args.agent,
+                tables=args.tables,
+                deals=args.deals,
+                first=args.first,
+                seed=args.seed,
+                reference=args.reference,
+                progress=report,
+            )
     except ValueError as error:
         print(f"folkcards bidding evaluate: {error}", file=sys.stderr)
         return 2
-    finally:
-        if bar is not None:
-            bar.close()  # type: ignore[attr-defined]
     print(
         f"{result.deals} deals of {result.table} (seed {result.table_seed}) from {result.first}, "
         f"every seat, reference {result.reference} "
@@ -180,25 +166,22 @@ def information_from_args(args: argparse.Namespace) -> int:
     """Run ``folkcards bidding information``; bad input is one line and exit code 2."""
     from folkcards.evaluate.bidding_information import measure_information, write_information
 
-    bar, progress = _bar(args.deals or 0, args.quiet)
     try:
-        result = measure_information(
-            tables=args.tables,
-            deals=args.deals,
-            first=args.first,
-            worlds=args.worlds,
-            seed=args.seed,
-            bidder=args.bidder,
-            models=[m for m in args.models.split(",") if m],
-            epsilon=args.epsilon,
-            progress=progress,  # type: ignore[arg-type]
-        )
+        with _deal_progress(args.quiet) as report:
+            result = measure_information(
+                tables=args.tables,
+                deals=args.deals,
+                first=args.first,
+                worlds=args.worlds,
+                seed=args.seed,
+                bidder=args.bidder,
+                models=[m for m in args.models.split(",") if m],
+                epsilon=args.epsilon,
+                progress=report,
+            )
     except ValueError as error:
         print(f"folkcards bidding information: {error}", file=sys.stderr)
         return 2
-    finally:
-        if bar is not None:
-            bar.close()  # type: ignore[attr-defined]
     print(result.markdown())
     if args.json_out:
         write_information(result, args.json_out)

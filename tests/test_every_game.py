@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pytest
 from folkcards.agents import make_agent
+from folkcards.agents.base import agent_kinds
 from folkcards.agents.episode import play_episode
 from folkcards.envs import registry
 from folkcards.envs.notation import from_text, to_text
@@ -66,7 +67,7 @@ def test_every_piece_of_the_entry_resolves(name):
     spec = GAMES[name]
     spec.check_pieces()  # names what is missing
     for kind in spec.agents:
-        assert kind.partition(":")[0] in {"random", "heuristic", "pimc", "expert", "ppo", "rllib"}
+        assert kind.partition(":")[0] in agent_kinds()
 
 
 # --- tournament, records, watch ---------------------------------------------------------------

@@ -110,7 +110,7 @@ def check_tables_option(game: str) -> None:
         raise ValueError(f"{spec.name}'s batched engine reads no tables (env.tables)")
 
 
-BATCHED_AGENT_KINDS = ("random", "heuristic", "ppo")
+BATCHED_AGENT_KINDS = ("random", "heuristic", "ppo", "distilled")
 
 
 def check_batched_support(

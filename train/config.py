@@ -166,7 +166,11 @@ class AlgorithmConfig(BaseModel):
 class RunConfig(EvaluationSettings):
     """Length, seed, vectorisation, checkpoints, evaluation and logging of a run."""
 
-    total_steps: int = Field(default=200_000, ge=1, description="learner decisions")
+    total_steps: int = Field(
+        default=200_000,
+        ge=0,
+        description="learner decisions (0: behaviour cloning only, with pretrain.expert set)",
+    )
     n_envs: AutoOrPositive = Field(default=8, description="auto: one per core")
     engine: Literal["aec", "batched"] = Field(
         default="aec",
@@ -203,6 +207,15 @@ class TrainConfig(BaseModel):
             "run.eval_opponent": [self.run.eval_opponent],
         }
         check_agents_fit(self.env.game, self.env.players, groups)
+        return self
+
+    @model_validator(mode="after")
+    def _cloning_only_needs_an_expert(self) -> TrainConfig:
+        if self.run.total_steps == 0 and self.pretrain.expert is None:
+            raise ValueError(
+                "run.total_steps 0 means behaviour cloning only: set pretrain.expert (the "
+                "agent to clone), or give a positive number of PPO steps"
+            )
         return self
 
     @model_validator(mode="after")

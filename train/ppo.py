@@ -29,7 +29,10 @@ opponent pool, self-play snapshots and duplicate baseline), for the games, optio
 kinds it supports (the config refuses the others).
 
 **Before PPO.** With ``pretrain.expert`` set, a new run first clones the expert's decisions
-(:mod:`.pretrain`); a resumed run does not repeat it.
+(:mod:`.pretrain`); a resumed run does not repeat it. With ``run.total_steps: 0`` the run is
+behaviour cloning only (distillation of a search player into a network, e.g.
+``configs/paston/distill.yaml``): the cloned network is saved as ``model.zip`` and evaluated, and
+no PPO update follows.
 
 **Resume.** ``train(config, run_dir, resume=True)`` continues a run from its newest model
 (``model.zip`` or the latest checkpoint, whichever has more steps) up to ``run.total_steps``
@@ -325,7 +328,7 @@ def train(
     found = latest_model(run_path) if resume else None
     start_steps, resume_from = found if found is not None else (0, None)
     config.save(run_path / "config.yaml")
-    if start_steps >= config.run.total_steps:
+    if resume_from is not None and start_steps >= config.run.total_steps:
         log(
             f"{run_path}: already at {start_steps} steps (total_steps "
             f"{config.run.total_steps}); nothing to do"
@@ -344,6 +347,11 @@ def train(
     try:
         model = _start_model(config, venv, run_path, resume_from, start_steps, log)
         callback = RunCallback(config, run_path, log, save_model)
+        if config.run.total_steps == 0:
+            log(f"behaviour cloning only (run.total_steps 0): run directory {run_path}")
+            callback.init_callback(model)
+            _finish(model, callback, config, run_path, venv, log)
+            return run_path
         log(
             f"training {config.env.game} for {config.run.total_steps} steps: "
             f"{config.resolved_n_envs()} envs, run directory {run_path}"

@@ -5,7 +5,8 @@ it; ``folkcards serve`` runs it with uvicorn on 127.0.0.1. The JSON API (the pag
 ``static/`` is one client of it):
 
 - ``GET /api/meta``: the games (``unavailable``: why the table could not set one up, else
-  ``null``), their player ranges, the agent kinds and the agents' move budget.
+  ``null``), their player ranges, the opponent a person meets by default (the registry's
+  ``table_opponent``), the agent kinds and the agents' move budget.
 - ``POST /api/games`` ``{"game", "num_players", "seat", "opponents": [specs], "episode"}``: a
   new game (201 with the person's view). An opponent is one of the agent kinds ``/api/meta``
   lists, alone or with a game's name or ``key=value`` parameters (:func:`check_web_agent`);
@@ -318,7 +319,7 @@ class Table:
         seat = body.get("seat", 0)
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < players:
             raise RequestError(400, f"seat must be a seat number from 0 to {players - 1}")
-        opponents = body.get("opponents", ["heuristic"] * (players - 1))
+        opponents = body.get("opponents", [spec.table_opponent] * (players - 1))
         if not isinstance(opponents, list) or len(opponents) != players - 1:
             raise RequestError(400, f"opponents must be a list of {players - 1} agent specs")
         for kind in opponents:
@@ -737,6 +738,7 @@ class Handlers:
                 "max_players": spec.max_players,
                 "default_players": spec.default_players,
                 "modes": list(spec.mode_names),
+                "opponent": spec.table_opponent,
                 "unavailable": self.table.unavailable.get(spec.name),
             }
             for spec in GAMES.values()

@@ -14,7 +14,7 @@ from ..formatting import format_seconds, md_table
 from ..storage import Store
 from .base import CsvTable, Results, Statistic, StatisticInput
 
-COLUMNS = ["decisions", "median", "p95", "mean", "units_recorded", "units"]
+COLUMNS = ["decisions", "median", "p95", "slowest", "mean", "units_recorded", "units"]
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,7 @@ class DecisionTime:
     decisions: int
     median: float | None
     p95: float | None
+    slowest: float | None  # the longest single decision: what a person waits at worst
     mean: float | None
     units_recorded: int
     units: int
@@ -53,6 +54,7 @@ def decision_times(names: Sequence[str], store: Store) -> dict[str, DecisionTime
             decisions=int(times.size),
             median=float(np.median(times)) if some else None,
             p95=float(np.quantile(times, 0.95)) if some else None,
+            slowest=float(times.max()) if some else None,
             mean=float(times.mean()) if some else None,
             units_recorded=recorded[name],
             units=seen[name],
@@ -74,12 +76,13 @@ def _cells(t: dict[str, Any]) -> list[str]:
         str(t["decisions"]),
         format_seconds(t["median"]),
         format_seconds(t["p95"]),
+        format_seconds(t.get("slowest")),  # not in results stored before it was measured
         format_seconds(t["mean"]),
         f"{t['units_recorded']}/{t['units']}",
     ]
 
 
-HEADER = ("agent", "decisions", "median", "95th percentile", "mean", "episodes timed")
+HEADER = ("agent", "decisions", "median", "95th percentile", "slowest", "mean", "episodes timed")
 
 
 def console(results: Results) -> Any:
@@ -106,11 +109,14 @@ def section(results: Results) -> list[str]:
 
 
 def csv_columns(_: Results) -> list[str]:
-    return ["agent", *(f"{c}_seconds" if c in ("median", "p95", "mean") else c for c in COLUMNS)]
+    timed = ("median", "p95", "slowest", "mean")
+    return ["agent", *(f"{c}_seconds" if c in timed else c for c in COLUMNS)]
 
 
 def csv_rows(results: Results) -> list[list[Any]]:
-    return [[agent, *(row[c] for c in COLUMNS)] for agent, row in results["decision_times"].items()]
+    return [
+        [agent, *(row.get(c) for c in COLUMNS)] for agent, row in results["decision_times"].items()
+    ]
 
 
 DECISION_TIMES = Statistic(

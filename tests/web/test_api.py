@@ -180,3 +180,19 @@ def test_tournament_deals_are_listed_and_replayed(tmp_path):
     assert replay["names"] == units[3]["agents"]
     assert replay["frames"][-1]["views"][0]["phase"] == "over"
     assert client.get("/api/replays/tournament/999").status_code == 404
+
+
+def test_a_new_game_without_opponents_seats_each_games_table_opponent(client):
+    """The opponent a person meets by default is the registry's ``table_opponent``, named in
+    ``/api/meta`` (the page fills the opponents field with it) and seated by the server."""
+    from folkcards.envs.registry import GAMES
+
+    meta = {g["name"]: g for g in client.get("/api/meta").json()["games"]}
+    for name, spec in GAMES.items():
+        assert meta[name]["opponent"] == spec.table_opponent
+        if meta[name]["unavailable"]:
+            continue
+        view = client.post("/api/games", json={"game": name, "seat": 1}).json()
+        expected = [spec.table_opponent] * spec.default_players
+        expected[1] = "You"
+        assert view["names"] == expected

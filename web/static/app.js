@@ -120,7 +120,7 @@ function playersChanged() {
   const n = parseInt($("num-players").value, 10);
   if (!(n >= 1)) return; // the field is being edited
   $("seat").max = n - 1;
-  $("opponents").value = Array(n - 1).fill("heuristic").join(" ");
+  $("opponents").value = Array(n - 1).fill(selectedGame().opponent).join(" ");
 }
 
 async function startGame(event) {
