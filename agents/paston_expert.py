@@ -164,6 +164,13 @@ class ExpertAgent(PimcAgent):
             self.evaluator, expert.bid_margin, temperature=expert.policy_temperature
         )
 
+    def belief_model(self) -> EvaluatorPolicy:
+        """This player as a model for weighting worlds: the evaluator's policy, the expert's own
+        decisions softened by ``policy_temperature`` points (its card play: no opinion). Belief
+        measurements (``folkcards bidding information --models expert``) weight by it instead of
+        the agent's deterministic choices."""
+        return self.policy
+
     @staticmethod
     def _position(view: obs_mod.PastonView) -> int:
         """This seat's order in the auction: 0 first bidder, 1 second, 2 third."""

@@ -14,7 +14,9 @@ about the declarer's hidden hand:
   model, each call's probability ``(1 - epsilon) p + epsilon / legal`` (as
   :func:`folkcards.search.paston_belief.weight_worlds`, but the declarer's hidden discards are
   not modelled: a table-trained bidder never makes them). A deterministic agent gives ``p``
-  0 or 1.
+  0 or 1; an agent that offers ``belief_model()`` is weighted by that model (``expert``: the
+  Paston evaluator's policy, its own decisions softened by ``policy_temperature`` points, the
+  learned model its card play weights worlds by with ``play_infer``).
 
 Measured per deal, against the true deal (the declarer's hand after its discards):
 
@@ -159,6 +161,13 @@ def calls_log_likelihood(
     return total
 
 
+def belief_model(agent: Any) -> Any:
+    """What weights worlds for ``agent`` as a model of a player: its ``belief_model()`` if it
+    offers one (a soft policy), else the agent itself."""
+    offered = getattr(agent, "belief_model", None)
+    return offered() if callable(offered) else agent
+
+
 def _weights(log_weights: np.ndarray) -> np.ndarray:
     if not np.isfinite(log_weights).any():
         return np.full(len(log_weights), 1.0 / len(log_weights))
@@ -247,7 +256,9 @@ def measure_information(
                 if name == "uniform":
                     weights = np.full(len(sample), 1.0 / len(sample))
                 else:
-                    model = make_agent(name, GAME, seats[deal.declarer], seed=row_seed)
+                    model = belief_model(
+                        make_agent(name, GAME, seats[deal.declarer], seed=row_seed)
+                    )
                     logs = np.array(
                         [
                             calls_log_likelihood(w, context["history"], model, epsilon)

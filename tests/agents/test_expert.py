@@ -193,3 +193,30 @@ def test_card_play_with_worlds_weighted_by_the_policy_is_legal_and_deterministic
     first = _play(spec, 17, 3)
     assert first[0].phases["play"] + first[1].phases["play"] > 0
     assert [r.actions for r in _play(spec, 17, 3)] == [r.actions for r in first]
+
+
+def test_its_belief_model_is_a_softened_copy_of_its_own_calls():
+    """``belief_model()`` (the model other searchers weight worlds by) gives every legal call a
+    probability strictly between 0 and 1 and puts the most on the call the expert makes, at
+    each auction, contract and whist decision (defaults: one margin, 0, for bids and whists)."""
+    from folkcards.search.belief import policy_probabilities
+
+    from tests.helpers import walk_decisions
+
+    env = paston_bidding_v0.raw_env()
+    agents = {
+        s: make_agent("expert", "paston_bidding", seat=s, seed=1) for s in env.possible_agents
+    }
+    checked = collections.Counter()
+    for seat, observation, action in walk_decisions(
+        env, range(40), lambda name, obs: agents[name].act(obs)
+    ):
+        view = paston_obs.decode(np.asarray(observation["observation"]))
+        legal = np.flatnonzero(observation["action_mask"])
+        if len(legal) < 2 or view.phase not in ("auction", "contract", "defence") or view.all_pass:
+            continue
+        probs = policy_probabilities(agents[seat].belief_model(), observation)
+        assert np.all((probs[legal] > 0) & (probs[legal] < 1)), view.phase
+        assert int(np.argmax(probs)) == action, (view.phase, probs[legal], action)
+        checked[view.phase] += 1
+    assert checked["auction"] > 40 and checked["contract"] > 5 and checked["defence"] > 5, checked
