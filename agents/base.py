@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -39,6 +40,11 @@ class Agent:
 
     def reset(self) -> None:
         """Called at the start of every episode."""
+
+    def model_files(self) -> tuple[Path, ...]:
+        """The files (trained weights) that fix this agent's behaviour beside its code; a
+        tournament report records their digests. None for a rule-based agent."""
+        return ()
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
         """The action id to play, legal under ``observation["action_mask"]``."""

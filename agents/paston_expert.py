@@ -158,11 +158,15 @@ class ExpertAgent(PimcAgent):
         pimc_params, pimc_seed = parse_pimc_spec(pimc_arg)
         super().__init__(game, seat, pimc_seed if pimc_seed is not None else seed, pimc_params)
         self.expert = expert
+        self.model_path = Path(model)
         self.evaluator = _evaluator(model)
         self.last_values: np.ndarray | None = None  # the evaluator's last outputs (analysis)
         self.policy = EvaluatorPolicy(
             self.evaluator, expert.bid_margin, temperature=expert.policy_temperature
         )
+
+    def model_files(self) -> tuple[Path, ...]:
+        return (self.model_path,)
 
     def belief_model(self) -> EvaluatorPolicy:
         """This player as a model for weighting worlds: the evaluator's policy, the expert's own

@@ -500,6 +500,14 @@ class PPOAgent(PolicyAgent):
             num_players=num_players,
         )
 
+    def model_files(self) -> tuple[Path, ...]:
+        return _model_files(self)
+
+
+def _model_files(agent: Any) -> tuple[Path, ...]:
+    path = getattr(agent, "path", None)
+    return () if path is None else (Path(path),)
+
 
 class DistilledAgent(PolicyAgent):
     """The network distilled from the game's search player (:func:`distilled_model_path`):
@@ -523,6 +531,9 @@ class DistilledAgent(PolicyAgent):
             game, seat, seed, policy=policy, deterministic=True, label="distilled",
             num_players=num_players,
         )  # fmt: skip
+
+    def model_files(self) -> tuple[Path, ...]:
+        return _model_files(self)
 
 
 def make_distilled_agent(

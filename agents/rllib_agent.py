@@ -91,6 +91,7 @@ class RLlibPolicy:
 
         torch = _torch()
         self.meta = {k: v for k, v in data.items() if k != "policies"}
+        self.path: Path | None = None  # the file it was loaded from, if any
         self.nets: dict[str, Any] = {}
         for policy_id, state in data["policies"].items():
             net = build_net(
@@ -127,6 +128,7 @@ def load_policy(target: str | Path) -> RLlibPolicy:
         if len(_CACHE) > 16:
             _CACHE.clear()
         _CACHE[key] = RLlibPolicy(load_policy_file(path))
+        _CACHE[key].path = path
     return _CACHE[key]
 
 
@@ -151,6 +153,9 @@ class RLlibAgent(Agent):
             raise ValueError(f"this RLlib policy was trained for {trained}, not {game}")
         self.policy = policy
         self.greedy = greedy
+
+    def model_files(self) -> tuple[Path, ...]:
+        return () if self.policy.path is None else (self.policy.path,)
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
         mask = np.asarray(observation["action_mask"])

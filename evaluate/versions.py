@@ -7,27 +7,29 @@ from pathlib import Path
 
 
 def agent_version(spec: str, game: str, folkcards_version: str) -> str:
-    """What fixes an agent's behaviour: its model file's SHA-256 (first 12 hex digits; ``ppo``
-    and ``ppo:<game>`` name the packaged model), a folder argument's path, else the folkcards
-    version of the built-in agent. Read when the report is written."""
-    from folkcards.agents import agent_kinds, agent_origin
+    """What fixes an agent's behaviour beside the package's code (the report names the
+    folkcards version): the SHA-256 (first 12 hex digits) of each file its ``model_files()``
+    names (a trained network, the expert's evaluator); ``built in`` for a rule-based or search
+    agent; a plug-in's origin. Read when the report is written (the agent is built
+    to find its files; one that cannot be built any more is said so)."""
+    from folkcards.agents import agent_kinds, agent_origin, make_agent
 
     kind, _, arg = spec.partition(":")
     if kind not in agent_kinds():  # module:Class, file.py:Class or a plug-in's entry point
         return agent_origin(spec)
-    path: Path | None = Path(arg).expanduser() if arg else None
-    if kind == "ppo":
-        from folkcards.agents.ppo_agent import resolve_model_path
+    try:
+        files = make_agent(spec, game).model_files()
+    except (ValueError, OSError):
+        return f"{arg or spec} (not found when this report was written)"
+    if not files:
+        return f"built in, folkcards {folkcards_version}"
+    return "; ".join(_digest(Path(f)) for f in files)
 
-        path = resolve_model_path(arg or None, game)
-    if path is not None and path.is_file():
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12]
-        return f"{path.name} sha256 {digest}"
-    if path is not None and path.is_dir():
-        return f"folder {path}"
-    if path is not None and arg:
-        return f"{arg} (not found when this report was written)"
-    return f"built in, folkcards {folkcards_version}"
+
+def _digest(path: Path) -> str:
+    if not path.is_file():
+        return f"{path.name} (missing)"
+    return f"{path.name} sha256 {hashlib.sha256(path.read_bytes()).hexdigest()[:12]}"
 
 
 __all__ = ["agent_version"]
