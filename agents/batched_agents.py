@@ -191,7 +191,28 @@ def _batched_feature_function(features: FeatureSet) -> Callable[[np.ndarray], np
     return _FEATURE_CACHE[name]
 
 
-class BatchedPolicy:
+class LogitsBatchAgent:
+    """A batched agent that scores each row's actions by logits (a policy network): checks the
+    batch, scores it (:meth:`batch_logits`), and plays the masked argmax, or samples the masked
+    softmax with the per-row streams (:func:`masked_logits_choice`)."""
+
+    deterministic: bool
+    rng: np.random.Generator
+
+    def batch_logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Unmasked logits, one row per observation row."""
+        raise NotImplementedError
+
+    def act(
+        self, obs: np.ndarray, mask: np.ndarray, streams: np.ndarray | None = None
+    ) -> np.ndarray:
+        obs, mask = _check_batch(obs, mask)
+        _check_streams(streams, mask.shape[0])
+        logits = self.batch_logits(obs, mask)
+        return masked_logits_choice(logits, mask, self.deterministic, self.rng, streams)
+
+
+class BatchedPolicy(LogitsBatchAgent):
     """A :class:`~folkcards.agents.ppo_agent.NumpyPolicy` acting on a whole batch.
 
     The forward pass runs in torch when it is installed (its matrix products are several times
@@ -268,13 +289,8 @@ class BatchedPolicy:
             )
         return x
 
-    def act(
-        self, obs: np.ndarray, mask: np.ndarray, streams: np.ndarray | None = None
-    ) -> np.ndarray:
-        obs, mask = _check_batch(obs, mask)
-        _check_streams(streams, mask.shape[0])
-        logits = self.logits(self.inputs(obs))
-        return masked_logits_choice(logits, mask, self.deterministic, self.rng, streams)
+    def batch_logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return self.logits(self.inputs(obs))
 
 
 def _size_adapter(
@@ -298,7 +314,7 @@ def _size_adapter(
     return adapt
 
 
-class BatchedRLlibPolicy:
+class BatchedRLlibPolicy(LogitsBatchAgent):
     """An RLlib policy with one shared network acting on a whole batch (the batched engines'
     ``act(obs, mask, streams)`` protocol above): the same
     masked logits as :class:`~folkcards.agents.rllib_agent.RLlibAgent` row by row, greedy (argmax) or sampled from the masked
@@ -322,16 +338,12 @@ class BatchedRLlibPolicy:
             )
         self.policy = policy
         self.net = next(iter(policy.nets.values()))
-        self.greedy = bool(greedy)
+        self.greedy = self.deterministic = bool(greedy)
         self.label = label
         self.rng = np.random.default_rng(seed)
         self.obs_size = int(policy.meta["obs_size"])
 
-    def act(
-        self, obs: np.ndarray, mask: np.ndarray, streams: np.ndarray | None = None
-    ) -> np.ndarray:
-        obs, mask = _check_batch(obs, mask)
-        _check_streams(streams, mask.shape[0])
+    def batch_logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         if obs.shape[1] != self.obs_size:
             raise ValueError(
                 f"{self.label}: the policy expects inputs of size {self.obs_size}, the batch "
@@ -340,11 +352,10 @@ class BatchedRLlibPolicy:
             )
         torch = self.policy.torch
         with torch.no_grad():
-            logits = self.net.logits(
+            return self.net.logits(
                 torch.from_numpy(np.ascontiguousarray(obs)),
                 torch.as_tensor(np.asarray(mask, dtype=np.float32)),
             ).numpy()
-        return masked_logits_choice(logits, mask, self.greedy, self.rng, streams)
 
 
 def make_batched_rllib_agent(
