@@ -17,7 +17,12 @@ The decisions before the play come from the Paston evaluator
   ``contract_search=1``: ``pimc``'s solver search instead.
 - **Whist.** The evaluator's whist head (the contract, whether this seat speaks first, the
   first speaker's call); whist when the prediction exceeds ``whist_margin``. After an
-  all-pass (a designated declarer, not one who chose to play) ``pimc``'s whist decides.
+  all-pass (a designated declarer, not one who chose to play) ``pimc``'s whist decides, and
+  always with ``whist_search=1`` (solved worlds instead of the head).
+- **Inference.** ``pimc``'s searches before the play (auction with ``defence_model=2``,
+  contract, whist) weight their worlds by the others' calls under the heuristic's rules; with
+  ``learned_inference=1`` under the evaluator's policy instead, the learned model that reads
+  other players' calls better (docs/bidding_benchmark.md, "A learned model of the bidder").
 - **Card play**: ``pimc``'s (the agent *is* a :class:`~folkcards.agents.pimc.PimcAgent`;
   its card-play keys ``samples``, ``time`` … apply). With ``play_infer=K`` (K > 1) the card
   play draws ``K * samples`` worlds and resamples ``samples`` of them by the likelihood of the
@@ -73,11 +78,14 @@ class ExpertParams:
     play_infer: int = 1  # card play: draw play_infer * samples worlds and resample them by the
     # likelihood of the others' public calls under the evaluator's policy (1 = uniform worlds)
     policy_temperature: float = 5.0  # that policy's softness, in points
+    whist_search: int = 0  # 1: pimc's solved whist/pass (worlds inferred) instead of the head
+    learned_inference: int = 0  # 1: pimc's inferred worlds (auction, contract, whist searches)
+    # weighted by the evaluator's policy instead of the heuristic's rules
 
 
 _EXPERT_FLOATS = {"bid_margin", "bid_estimate", "whist_margin", "policy_temperature"}
 _EXPERT_INTS = {"play_infer"}
-_EXPERT_FLAGS = {"discard_search", "contract_search"}
+_EXPERT_FLAGS = {"discard_search", "contract_search", "whist_search", "learned_inference"}
 
 
 def shipped_evaluator_path() -> Path:
@@ -252,6 +260,20 @@ class ExpertAgent(PimcAgent):
         )
         return resample(worlds, weights, n, self.rng)
 
+    def _inferred_worlds(self, vector: np.ndarray, view: obs_mod.PastonView, n: int) -> list[Any]:
+        """pimc's inferred worlds; with ``learned_inference``, weighted by the evaluator's
+        policy (the learned model of the others' calls) instead of the heuristic."""
+        if not self.expert.learned_inference or self.params.infer <= 1:
+            return super()._inferred_worlds(vector, view, n)
+        from ..search.belief import resample
+        from ..search.paston_belief import weight_worlds
+
+        worlds = super()._worlds(vector, view, n * self.params.infer)
+        weights = weight_worlds(
+            worlds, self.policy, epsilon=self.params.infer_epsilon, history=public_prefix(view)
+        )
+        return resample(worlds, weights, n, self.rng)
+
     # --- defence ---------------------------------------------------------------------------
 
     def whist_value(self, view: obs_mod.PastonView) -> float:
@@ -267,7 +289,7 @@ class ExpertAgent(PimcAgent):
         return self.evaluator.whist(hand, level, first, call)
 
     def _whist(self, vector: np.ndarray, view: obs_mod.PastonView, legal: list[int]) -> int:
-        if view.all_pass:
+        if view.all_pass or self.expert.whist_search:
             return super()._whist(vector, view, legal)
         self.last_estimate = self.whist_value(view)
         return WHIST if self.last_estimate > self.expert.whist_margin else PASS

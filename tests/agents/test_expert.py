@@ -220,3 +220,37 @@ def test_its_belief_model_is_a_softened_copy_of_its_own_calls():
         assert int(np.argmax(probs)) == action, (view.phase, probs[legal], action)
         checked[view.phase] += 1
     assert checked["auction"] > 40 and checked["contract"] > 5 and checked["defence"] > 5, checked
+
+
+def test_whist_search_with_learned_inference_weights_its_worlds_by_the_evaluators_policy(
+    monkeypatch,
+):
+    """``whist_search=1`` decides whist / pass by pimc's solved worlds (an inferred weighting
+    at every defence call with a choice), and ``learned_inference=1`` weights those worlds by
+    the evaluator's policy, not the heuristic."""
+    from folkcards.search import paston_belief
+    from folkcards.search.paston_evaluator import EvaluatorPolicy
+
+    from tests.helpers import walk_decisions
+
+    models: list[object] = []
+    original = paston_belief.weight_worlds
+
+    def recording(worlds, model, **kwargs):
+        models.append(model)
+        return original(worlds, model, **kwargs)
+
+    monkeypatch.setattr(paston_belief, "weight_worlds", recording)
+    env = paston_v0.raw_env()
+    spec = "expert:whist_search=1,learned_inference=1,samples=8"
+    agents = {s: make_agent(spec, "paston", seat=s, seed=2) for s in env.possible_agents}
+    defence_calls = 0
+    for _seat, observation, _action in walk_decisions(
+        env, range(30), lambda name, obs: agents[name].act(obs)
+    ):
+        view = paston_obs.decode(np.asarray(observation["observation"]))
+        if view.phase == "defence" and np.count_nonzero(observation["action_mask"]) > 1:
+            defence_calls += 1
+    assert defence_calls > 5
+    assert len(models) >= defence_calls
+    assert all(isinstance(m, EvaluatorPolicy) for m in models)
