@@ -148,8 +148,10 @@ def _fit_epoch(
     fit: np.ndarray,
     batch_size: int,
     value: bool,
+    imitate: bool = True,
 ) -> dict[str, float]:
-    """One pass over the decisions ``fit`` in minibatches; the mean losses."""
+    """One pass over the decisions ``fit`` in minibatches; the mean losses (``imitate``: fit
+    the policy to the actions; ``value``: fit the value head to the returns)."""
     import torch
     import torch.nn.functional as F
 
@@ -159,7 +161,10 @@ def _fit_epoch(
         values, log_prob, _ = policy.evaluate_actions(obs, actions, action_masks=masks)
         policy_loss = -log_prob.mean()
         value_loss = F.mse_loss(values.flatten(), returns)
-        loss = policy_loss + (value_loss if value else 0.0)
+        if imitate and value:
+            loss = policy_loss + value_loss
+        else:
+            loss = policy_loss if imitate else value_loss
         optimizer.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
@@ -190,8 +195,11 @@ def behaviour_clone(
     holdout: float = 0.05,
     seed: int = 0,
     log: Callable[[str], None] = print,
+    imitate: bool = True,
 ) -> dict[str, float]:
-    """Fit ``model.policy`` to the expert's actions (and returns); returns the final metrics."""
+    """Fit ``model.policy`` to the expert's actions (and returns); returns the final metrics.
+    ``imitate=False`` fits the value head only (a policy already equal to the expert's keeps its
+    weights: the policy and value networks of an SB3 MLP policy share no layer)."""
     import torch
 
     policy = model.policy
@@ -206,7 +214,7 @@ def behaviour_clone(
         rng.shuffle(fit)
         metrics = {
             "epoch": epoch + 1,
-            **_fit_epoch(policy, optimizer, data, fit, batch_size, value),
+            **_fit_epoch(policy, optimizer, data, fit, batch_size, value, imitate),
         }
         if n_hold:
             metrics.update(_holdout_metrics(policy, *_tensors(data, hold)))
