@@ -286,7 +286,8 @@ PASTON = GameSpec(
     search_agent="folkcards.agents.pimc:make_pimc_agent",
     expert_agent="folkcards.agents.paston_expert:make_expert_agent",
     open_hand_analysis="folkcards.evaluate.open_hand:analyse_record",
-    agents=("random", "heuristic", "pimc", "expert", "ppo", "rllib:paston"),
+    agents=("random", "heuristic", "pimc", "expert", "ppo", "rllib:paston", "distilled"),
+    table_opponent="distilled",
 )
 
 GAMES: dict[str, GameSpec] = {
@@ -341,7 +342,7 @@ GAMES: dict[str, GameSpec] = {
         open_hand_analysis=None,  # no card is played: the solver scores the tricks
         # ppo plays the committed bidder trained on open-hand tables (paston_bidding_ppo.zip);
         # ppo:paston and rllib:paston play Paston's committed models (the same observations)
-        agents=("random", "heuristic", "pimc", "expert", "ppo", "rllib:paston"),
+        agents=("random", "heuristic", "pimc", "expert", "ppo", "rllib:paston", "distilled"),
     ),
 }
 
