@@ -246,9 +246,11 @@ def clone_expert(
     gamma: float,
     workers: int,
     log: Callable[[str], None] = print,
+    imitate: bool = True,
 ) -> dict[str, float]:
     """Collect ``pre.samples`` decisions of ``pre.expert`` in ``factory``'s env and clone them
-    into ``model`` (both training stacks); returns the last epoch's metrics plus ``samples``."""
+    into ``model`` (both training stacks); returns the last epoch's metrics plus ``samples``.
+    ``imitate=False`` fits the value head only (see :func:`behaviour_clone`)."""
     if pre.expert is None:
         raise ValueError("pretrain.expert is not set: nothing to clone")
     log(f"pretraining: collecting {pre.samples} decisions of {pre.expert!r} ({workers} workers)")
@@ -265,6 +267,7 @@ def clone_expert(
         holdout=pre.holdout,
         seed=seed,
         log=log,
+        imitate=imitate,
     )
     metrics["samples"] = len(data)
     return metrics
