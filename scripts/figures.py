@@ -48,9 +48,7 @@ SOURCES: dict[str, Source] = {
     ),
     "paston_rllib": Source(stored="docs/tournaments/paston_rllib/results.json"),
     "paston_expert": Source(stored="docs/tournaments/paston_expert/results.json"),
-    "paston_expert_learned": Source(
-        stored="docs/tournaments/paston_expert_learned/results.json"
-    ),
+    "paston_expert_learned": Source(stored="docs/tournaments/paston_expert_learned/results.json"),
     "paston_distilled": Source(stored="docs/tournaments/paston_distilled/results.json"),
     "tri_palki_pimc": Source(stored="docs/tournaments/tri_palki_pimc/results.json", digits=3),
     "tri_palki_pimc_4p": Source(stored="docs/tournaments/tri_palki_pimc_4p/results.json", digits=3),
