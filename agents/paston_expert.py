@@ -60,7 +60,7 @@ from ..envs.paston_bidding.tables import candidate_pairs
 from ..envs.registry import game_spec
 from ..search.paston_evaluator import EvaluatorPolicy, PastonEvaluator, load_evaluator
 from .pimc import PARAM_NAMES as PIMC_KEYS
-from .pimc import SURRENDER_SCORE, PimcAgent, _cards_by_lowness, public_prefix
+from .pimc import SURRENDER_SCORE, PimcAgent, _cards_by_lowness
 from .pimc import parse_spec as parse_pimc_spec
 
 MODEL_NAME = "paston_evaluator.npz"
@@ -251,28 +251,14 @@ class ExpertAgent(PimcAgent):
     def _worlds(self, vector: np.ndarray, view: obs_mod.PastonView, n: int) -> list[Any]:
         if view.phase != "play" or self.expert.play_infer <= 1:
             return super()._worlds(vector, view, n)
-        from ..search.belief import resample
-        from ..search.paston_belief import weight_worlds
-
-        worlds = super()._worlds(vector, view, n * self.expert.play_infer)
-        weights = weight_worlds(
-            worlds, self.policy, epsilon=self.params.infer_epsilon, history=public_prefix(view)
-        )
-        return resample(worlds, weights, n, self.rng)
+        return self._worlds_weighted_by(self.policy, vector, view, n, self.expert.play_infer)
 
     def _inferred_worlds(self, vector: np.ndarray, view: obs_mod.PastonView, n: int) -> list[Any]:
         """pimc's inferred worlds; with ``learned_inference``, weighted by the evaluator's
         policy (the learned model of the others' calls) instead of the heuristic."""
         if not self.expert.learned_inference or self.params.infer <= 1:
             return super()._inferred_worlds(vector, view, n)
-        from ..search.belief import resample
-        from ..search.paston_belief import weight_worlds
-
-        worlds = super()._worlds(vector, view, n * self.params.infer)
-        weights = weight_worlds(
-            worlds, self.policy, epsilon=self.params.infer_epsilon, history=public_prefix(view)
-        )
-        return resample(worlds, weights, n, self.rng)
+        return self._worlds_weighted_by(self.policy, vector, view, n, self.params.infer)
 
     # --- defence ---------------------------------------------------------------------------
 

@@ -316,16 +316,21 @@ class PimcAgent(Agent):
     def _inferred_worlds(self, vector: np.ndarray, view: obs_mod.PastonView, n: int) -> list[Any]:
         """``n`` worlds resampled from ``infer * n`` by the likelihood of the others' public
         calls under the heuristic (:func:`folkcards.search.paston_belief.weight_worlds`)."""
-        from ..search.paston_belief import resample, weight_worlds
-
         if self.params.infer <= 1:
             return self._worlds(vector, view, n)
-        worlds = self._worlds(vector, view, n * self.params.infer)
+        return self._worlds_weighted_by(self._heuristic(), vector, view, n, self.params.infer)
+
+    def _worlds_weighted_by(
+        self, model: Any, vector: np.ndarray, view: obs_mod.PastonView, n: int, factor: int
+    ) -> list[Any]:
+        """``n`` worlds resampled from ``factor * n`` uniform ones (:meth:`PimcAgent._worlds`)
+        by the likelihood of the others' public calls under ``model`` (each call mixed with a
+        uniform choice by ``infer_epsilon``)."""
+        from ..search.paston_belief import resample, weight_worlds
+
+        worlds = PimcAgent._worlds(self, vector, view, n * factor)
         weights = weight_worlds(
-            worlds,
-            self._heuristic(),
-            epsilon=self.params.infer_epsilon,
-            history=public_prefix(view),
+            worlds, model, epsilon=self.params.infer_epsilon, history=public_prefix(view)
         )
         return resample(worlds, weights, n, self.rng)
 
