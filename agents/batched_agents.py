@@ -443,6 +443,11 @@ def policy_agent(
 
 _REGISTERED: dict[str, Callable[..., BatchedAgent]] = {}
 
+# The kinds any batched engine seats from the spec alone (a training opponent, a benchmark
+# bidder); ``rllib`` has a batched form too, but only for one-network policies of the table's
+# size, which are checked when one is built.
+SPEC_BATCHED_KINDS = ("random", "heuristic", "ppo", "distilled")
+
 
 def register_batched_agent(kind: str, factory: Callable[..., BatchedAgent]) -> None:
     """Give the agent kind ``kind`` a batched form: ``factory(game=, num_players=, seed=, arg=)``."""
@@ -465,22 +470,22 @@ def make_batched_agent(
         return BatchedRandom(seed)
     if kind == "heuristic":
         return batched_heuristic(game, players)
-    if kind == "ppo":
-        from .ppo_agent import load_policy, resolve_model_path
+    if kind in ("ppo", "distilled"):
+        from .ppo_agent import distilled_model_path, load_policy, resolve_model_path
 
-        label = f"ppo:{arg or game}"
-        policy = load_policy(resolve_model_path(arg or None, game), game, label)
-        return BatchedPolicy(
-            policy, game, deterministic=True, label=label, seed=seed, num_players=players
-        )
-    if kind == "distilled":
-        from .ppo_agent import distilled_model_path, load_policy
-
-        if arg:
+        if kind == "ppo":
+            path, label = resolve_model_path(arg or None, game), f"ppo:{arg or game}"
+        elif arg:
             raise ValueError(f"agent {spec!r}: distilled takes no argument")
-        policy = load_policy(distilled_model_path(game), game, "distilled")
+        else:
+            path, label = distilled_model_path(game), "distilled"
         return BatchedPolicy(
-            policy, game, deterministic=True, label="distilled", seed=seed, num_players=players
+            load_policy(path, game, label),
+            game,
+            deterministic=True,
+            label=label,
+            seed=seed,
+            num_players=players,
         )
     if kind == "rllib":
         return make_batched_rllib_agent(game, players, seed, arg or None)
@@ -497,6 +502,7 @@ __all__ = [
     "BatchedRLlibPolicy",
     "BatchedRandom",
     "PerRowHeuristicFallback",
+    "SPEC_BATCHED_KINDS",
     "batch_features",
     "batched_heuristic",
     "make_batched_agent",

@@ -362,6 +362,7 @@ class PolicyAgent(Agent):
     """
 
     name = "policy"
+    path: Path | None = None  # the model file the policy was loaded from, if any
 
     def __init__(
         self,
@@ -389,6 +390,9 @@ class PolicyAgent(Agent):
         self._obs_players: dict[int, int] = {}
         if num_players is not None:
             check_table_size(self, num_players)
+
+    def model_files(self) -> tuple[Path, ...]:
+        return () if self.path is None else (Path(self.path),)
 
     def table_sizes(self) -> tuple[int, ...]:
         """The table sizes this agent plays (empty if its model fits none of the game's)."""
@@ -500,14 +504,6 @@ class PPOAgent(PolicyAgent):
             num_players=num_players,
         )
 
-    def model_files(self) -> tuple[Path, ...]:
-        return _model_files(self)
-
-
-def _model_files(agent: Any) -> tuple[Path, ...]:
-    path = getattr(agent, "path", None)
-    return () if path is None else (Path(path),)
-
 
 class DistilledAgent(PolicyAgent):
     """The network distilled from the game's search player (:func:`distilled_model_path`):
@@ -531,9 +527,6 @@ class DistilledAgent(PolicyAgent):
             game, seat, seed, policy=policy, deterministic=True, label="distilled",
             num_players=num_players,
         )  # fmt: skip
-
-    def model_files(self) -> tuple[Path, ...]:
-        return _model_files(self)
 
 
 def make_distilled_agent(

@@ -40,7 +40,7 @@ import numpy as np
 
 from ..agents import make_agent
 from ..agents.base import Agent
-from ..agents.batched_agents import BatchedAgent, make_batched_agent
+from ..agents.batched_agents import SPEC_BATCHED_KINDS, BatchedAgent, make_batched_agent
 from ..envs._batched import seed_states
 from ..envs.paston_bidding.batched import PastonBiddingVectorEnv
 from ..envs.paston_bidding.tables import OpenHandTable, load_table, shipped_table_path
@@ -49,7 +49,6 @@ from .stats import Interval, mean_ci
 GAME = "paston_bidding"
 SEATS = 3
 REFERENCE = "heuristic"
-BATCHED_KINDS = ("random", "heuristic", "ppo", "distilled")  # kinds with a batched form
 MAX_DECISIONS = 64  # a bidding deal has at most a dozen decisions
 
 
@@ -133,7 +132,7 @@ class _Seat:
 
 
 def _has_batched_form(spec: str) -> bool:
-    return spec.partition(":")[0] in BATCHED_KINDS
+    return spec.partition(":")[0] in SPEC_BATCHED_KINDS
 
 
 def play_deals(

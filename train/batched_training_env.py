@@ -61,6 +61,7 @@ from typing import Any
 
 import numpy as np
 from folkcards.agents.batched_agents import (
+    SPEC_BATCHED_KINDS,
     BatchedAgent,
     BatchedRandom,
     batch_features,
@@ -110,7 +111,7 @@ def check_tables_option(game: str) -> None:
         raise ValueError(f"{spec.name}'s batched engine reads no tables (env.tables)")
 
 
-BATCHED_AGENT_KINDS = ("random", "heuristic", "ppo", "distilled")
+BATCHED_AGENT_KINDS = SPEC_BATCHED_KINDS  # the opponents and baselines it can seat
 
 
 def check_batched_support(
