@@ -27,12 +27,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 from folkcards.envs.paston.rules import (
     BEST_SPADES,
+    DECLARER_NEED,
+    OVER,
     PLAY,
     declarer_score,
 )
-from folkcards.envs.paston.solver import Position, move_values, solve
+from folkcards.envs.paston.solver import PastonSolver, Position
 from folkcards.envs.paston.vocabulary import LEVEL_TRUMP
 
 SURRENDER_SCORE = -10  # the declarer's score after a surrender (rules §7.2)
@@ -99,17 +102,35 @@ def _position_with_trump(first: Position, trump: int) -> Position:
     )
 
 
-def check_contract(deal: Any) -> ContractCheck:
-    """The contract check of an engine deal at its first lead (``deal.phase`` is the play)."""
+@functools.lru_cache(maxsize=1)
+def _fresh_solver() -> PastonSolver:
+    return PastonSolver()
+
+
+@functools.lru_cache(maxsize=1)
+def _deal_solver() -> PastonSolver:
+    """The analysis' solver (one per process). It keeps its table from call to call: each
+    position's search is mostly a part of the previous one's, and the seatings of a duplicate
+    deal replay the same hands; the entries are exact bounds keyed by the cards, so they never
+    go stale (the table replaces the shallower of two entries when it is full)."""
+    return PastonSolver(keep_table=True)
+
+
+def check_contract(deal: Any, solver: PastonSolver | None = None) -> ContractCheck:
+    """The contract check of an engine deal at its first lead (``deal.phase`` is the play).
+
+    A declarer's score depends only on whether it takes its six tricks, so each other trump
+    is checked by one zero-window search (``can_make``), not a full solve."""
+    solver = solver if solver is not None else _fresh_solver()
     first = Position.from_deal(deal)
-    tricks = solve(first)
+    tricks = solver.solve(first)
     scores: dict[str, int] = {"surrender": SURRENDER_SCORE}
-    by_trump: dict[int, int] = {deal.trump: tricks}
+    makes: dict[int, bool] = {deal.trump: tricks >= DECLARER_NEED}
     for level in reachable_levels(deal.high_bid):
         trump = LEVEL_TRUMP[level]
-        if trump not in by_trump:
-            by_trump[trump] = solve(_position_with_trump(first, trump))
-        scores[LEVEL_NAMES[level]] = declarer_score(by_trump[trump], level)
+        if trump not in makes:
+            makes[trump] = solver.can_make(_position_with_trump(first, trump), DECLARER_NEED)
+        scores[LEVEL_NAMES[level]] = declarer_score(DECLARER_NEED if makes[trump] else 0, level)
     played = declarer_score(tricks, deal.level)
     higher = [scores[LEVEL_NAMES[lv]] for lv in reachable_levels(deal.high_bid) if lv > deal.level]
     return ContractCheck(
@@ -136,17 +157,45 @@ def _replay_env(env_kwargs: dict[str, Any]) -> Any:
     return _replay_env_cached(json.dumps(env_kwargs, sort_keys=True))
 
 
-def _deal_steps(record: dict[str, Any]) -> Iterator[tuple[Any, Any, int]]:
-    """``(env, deal, action)`` before each action of the record, replaying it."""
+def _deal_steps(
+    record: dict[str, Any], through_env: bool = False
+) -> Iterator[tuple[Any, Any, int]]:
+    """``(env, deal, action)`` before each action of the record, replaying it: a one-deal
+    record on the engine state directly (a tenth of the env's cost), each move checked as the
+    env checks it; a game, or any record with ``through_env``, through the env's steps."""
     env = _replay_env(record.get("env_kwargs", {}))
     env.reset(seed=record.get("seed"), options=record.get("options") or None)
+    if through_env or env.episode != "deal":
+        for agent, action in record["actions"]:
+            selected = env.agent_selection
+            if env.terminations.get(selected) or env.truncations.get(selected):
+                raise ValueError(f"the record's move by {agent} does not replay: the game is over")
+            if agent != env.agent_selection:
+                raise ValueError(
+                    f"the record's move by {agent} does not replay: {env.agent_selection} acts"
+                )
+            yield env, env.state_deal(), int(action)
+            env.step(int(action))
+        return
+    deal = env.state_deal()
+    names = env.possible_agents
     for agent, action in record["actions"]:
-        if agent != env.agent_selection:
+        if deal.phase == OVER:
+            raise ValueError(f"the record's move by {agent} does not replay: the deal is over")
+        if agent != names[deal.to_act]:
             raise ValueError(
-                f"the record's move by {agent} does not replay: {env.agent_selection} acts"
+                f"the record's move by {agent} does not replay: {names[deal.to_act]} acts"
             )
-        yield env, env.state_deal(), int(action)
-        env.step(int(action))
+        if (
+            isinstance(action, bool)
+            or not isinstance(action, (int, np.integer))
+            or not 0 <= action < env.num_actions
+        ):
+            raise ValueError(f"the record's move {action!r} by {agent} is not an action id")
+        if not deal.legal_bits() >> int(action) & 1:
+            raise ValueError(f"the record's move {action!r} by {agent} is not legal there")
+        yield env, deal, int(action)
+        deal.apply(int(action))
 
 
 @dataclass
@@ -166,13 +215,13 @@ def _card_choices(deal: Any) -> int:
     return bin(deal.legal_bits() & ((1 << 32) - 1)).count("1")
 
 
-def _resolve(pending: _Pending, after: int) -> None:
+def _resolve(pending: _Pending, after: int, solver: PastonSolver) -> None:
     """Record ``pending`` given the value after its card (the next choice's value, or the
     deal's final count: a forced card never changes the value)."""
     lost = abs(pending.before - after)
     best_card = pending.card
     if lost:  # a mistake: find a best card (rare, so the per-card values only here)
-        values = move_values(pending.position)
+        values = solver.move_values(pending.position)
         declarer_side = pending.role == "declarer"
         target = max(values.values()) if declarer_side else min(values.values())
         best_card = min(c for c, v in values.items() if v == target)
@@ -184,21 +233,24 @@ def _resolve(pending: _Pending, after: int) -> None:
     )
 
 
-def analyse_record(record: dict[str, Any]) -> list[DealAnalysis]:
+def analyse_record(record: dict[str, Any], through_env: bool = False) -> list[DealAnalysis]:
     """The open-hand analysis of every deal of a Paston record, in order (one for a deal).
 
-    One solve per card decision: a card's value is the value of the next position where a
-    player has a choice (or the deal's final count), so a card's loss is the drop from the
-    position's value; the per-card values are computed only where a card lost something.
+    A card's value is the value of the next position where a player has a choice (or the
+    deal's final count), so a card's loss is the drop from the position's value: one solve per
+    card decision, the per-card values only where a card lost something. The solver keeps its
+    table from record to record (:func:`_deal_solver`). ``through_env`` replays a one-deal
+    record through the env's steps too (the tests compare the two replays).
     """
+    solver = _deal_solver()
     analyses: list[DealAnalysis] = []
     current_deal: Any = None
     pending: _Pending | None = None
     pending_deal: Any = None
-    for _, deal, action in _deal_steps(record):
+    for _, deal, action in _deal_steps(record, through_env):
         if deal is not current_deal:
             if pending is not None:  # the previous deal ended after a forced card
-                _resolve(pending, pending_deal.tricks[pending_deal.declarer])
+                _resolve(pending, pending_deal.tricks[pending_deal.declarer], solver)
                 pending = None
             current_deal = deal
             analyses.append(DealAnalysis())
@@ -207,17 +259,17 @@ def analyse_record(record: dict[str, Any]) -> list[DealAnalysis]:
         analysis = analyses[-1]
         first_lead_value = None
         if analysis.contract is None:
-            analysis.contract = check_contract(deal)  # solves this very position already
+            analysis.contract = check_contract(deal, solver)  # solves this very position already
             first_lead_value = analysis.contract.open_hand_tricks
         if _card_choices(deal) < 2:
             continue
         position = Position.from_deal(deal)
-        value = solve(position) if first_lead_value is None else first_lead_value
+        value = solver.solve(position) if first_lead_value is None else first_lead_value
         if pending is not None:
-            _resolve(pending, value)
+            _resolve(pending, value, solver)
         role = "declarer" if deal.to_act == deal.declarer else "defender"
         pending = _Pending(analysis, deal.to_act, role, action, deal.level, value, position)
         pending_deal = deal
     if pending is not None:
-        _resolve(pending, pending_deal.tricks[pending_deal.declarer])
+        _resolve(pending, pending_deal.tricks[pending_deal.declarer], solver)
     return analyses

@@ -391,20 +391,20 @@ class Position:
 
     @classmethod
     def from_deal(cls, deal: Any) -> Position:
-        """The position of a play-phase engine state (``PastonDeal``)."""
+        """The position of a play-phase engine state (``PastonDeal``; trusted, not re-checked:
+        the engine only reaches legal states)."""
         if getattr(deal, "phase", None) != PLAY:
             raise ValueError("from_deal needs a PastonDeal in the play phase")
-        trick = list(deal.trick)
-        leader = trick[0][0] if trick else deal.leader
-        return cls(
-            hands=list(deal.hands),
-            trump=deal.trump,
-            declarer=deal.declarer,
-            active=deal.active,
-            leader=leader,
-            trick=[card for _, card in trick],
-            declarer_tricks=deal.tricks[deal.declarer],
-        )
+        trick = deal.trick
+        position = object.__new__(cls)
+        position.hands = tuple(deal.hands)
+        position.trump = deal.trump
+        position.declarer = deal.declarer
+        position.active = tuple(sorted(deal.active))
+        position.leader = trick[0][0] if trick else deal.leader
+        position.trick = tuple(card for _, card in trick)
+        position.declarer_tricks = deal.tricks[deal.declarer]
+        return position
 
     @classmethod
     def first_lead(
@@ -1028,24 +1028,38 @@ def _move_values(ws, tt, tcards, n_in, leader, out_cards, out_values):
 
 
 class PastonSolver:
-    """An open-hand solver with its own transposition table of ``2**tt_bits`` entries."""
+    """An open-hand solver with its own transposition table of ``2**tt_bits`` entries.
 
-    def __init__(self, tt_bits: int = 18):
+    By default every call starts from an empty table. With ``keep_table=True`` the entries of
+    earlier calls stay until :meth:`clear_table`: an entry is an exact bound on the tricks still
+    to take from a trick-boundary position, keyed by its cards (relative ranks), leader, trump,
+    declarer and active seats, so the values are the same and the successive positions of one
+    deal solve much faster (the open-hand analysis of a record keeps the table for its deal).
+    """
+
+    def __init__(self, tt_bits: int = 18, *, keep_table: bool = False):
         if isinstance(tt_bits, bool) or not isinstance(tt_bits, int) or not 8 <= tt_bits <= 26:
             raise ValueError(f"tt_bits must be an int in 8..26, got {tt_bits!r}")
         self._tt = np.zeros(3 << tt_bits, dtype=np.int64)
         self._ws = np.zeros(_W_SIZE, dtype=np.int64)
-        self._gen = 0
+        self._gen = 1
+        self.keep_table = bool(keep_table)
         self.nodes = 0  # search nodes opened by the last call
 
-    def _prepare(self, position: Position) -> np.ndarray:
-        """Load the position into the workspace (a fresh table generation); the trick's cards."""
-        if not isinstance(position, Position):
-            raise ValueError(f"expected a Position, got {type(position).__name__}")
+    def clear_table(self) -> None:
+        """Forget every table entry (a new generation: the old entries no longer match)."""
         self._gen += 1
         if self._gen >= 2**31 - 1:
             self._tt[:] = 0
             self._gen = 1
+
+    def _prepare(self, position: Position) -> np.ndarray:
+        """Load the position into the workspace (a fresh table generation unless the solver
+        keeps its table); the trick's cards."""
+        if not isinstance(position, Position):
+            raise ValueError(f"expected a Position, got {type(position).__name__}")
+        if not self.keep_table:
+            self.clear_table()
         ws = self._ws
         ws[_W_HANDS : _W_HANDS + 3] = position.play_hands()
         ws[_W_TRUMP] = position.trump

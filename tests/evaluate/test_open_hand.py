@@ -165,3 +165,37 @@ def test_a_game_without_card_play_analysis_has_no_open_hand_section(tmp_path):
     results = json.loads((out / "results.json").read_text())
     assert not results.get("open_hand")
     assert "## Open-hand accuracy" not in (out / "report.md").read_text()
+
+
+def test_the_fast_replay_and_the_kept_table_change_no_analysis(monkeypatch):
+    """The analysis replays a one-deal record on the engine state and keeps the solver's table
+    from record to record; replayed through the env's steps with a fresh table at every call,
+    every record gives the same analysis (decisions, best cards, losses and contract checks)."""
+    from folkcards.evaluate import open_hand
+
+    records = [_play(seed, None) for seed in range(120)]
+    fast = [analyse_record(record) for record in records]
+    assert sum(len(a.decisions) for deals in fast for a in deals) > 150
+    monkeypatch.setattr(open_hand._deal_solver(), "keep_table", False)
+    assert [analyse_record(record, through_env=True) for record in records] == fast
+
+
+@pytest.mark.parametrize("through_env", [False, True])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda actions: actions.__setitem__(0, ["player_2", actions[0][1]]), "does not replay"),
+        (lambda actions: actions.__setitem__(-1, [actions[-1][0], 10_000]), "not an action id"),
+        (lambda actions: actions.__setitem__(-1, [actions[-1][0], 0]), "not legal|illegal"),
+        (lambda actions: actions.append(actions[-1]), "is over"),
+    ],
+    ids=["wrong seat", "not an action", "illegal move", "move after the end"],
+)
+def test_a_record_that_does_not_replay_is_refused_in_one_line(change, message, through_env):
+    record = _records_with_play(None, count=1)[0]
+    if record["actions"][0][0] == "player_2":  # make the first move's seat wrong either way
+        record["actions"][0][0] = "player_1"
+    change(record["actions"])
+    with pytest.raises(ValueError, match=message) as caught:
+        analyse_record(record, through_env=through_env)
+    assert "\n" not in str(caught.value)

@@ -248,6 +248,57 @@ def test_results_do_not_depend_on_earlier_calls_or_table_size():
     assert [solve(p) for p in reversed(positions)] == fresh[::-1]
 
 
+def test_a_solver_that_keeps_its_table_gives_the_brute_force_values():
+    """``keep_table=True`` keeps every entry from call to call (the open-hand analysis relies
+    on it): over endings of many deals, both trumps and defences, and the three kinds of call
+    interleaved, every value is still the brute-force one; a small table forces replacements."""
+    rng = np.random.default_rng(18)
+    kept = PastonSolver(tt_bits=10, keep_table=True)
+    for i in range(600):
+        position = random_ending(rng, int(rng.integers(1, 5)), sole=i % 3 == 0)
+        expected = reference_solve(position)
+        assert kept.solve(position) == expected, position
+        assert kept.move_values(position) == reference_move_values(position), position
+        target = int(rng.integers(0, 11))
+        assert kept.can_make(position, target) == (expected >= target), position
+
+
+def test_a_kept_table_gives_the_fresh_values_along_whole_deals():
+    """Every position of played-out deals (the analysis' sequence: one deal's positions in
+    order, deals one after the other) solved with a kept table and with a fresh one."""
+    rng = np.random.default_rng(19)
+    kept = PastonSolver(keep_table=True)
+    for i in range(12):
+        deal = engine_deal_in_play(rng, sole=i % 2 == 1)
+        while deal.phase == PLAY:
+            position = Position.from_deal(deal)
+            assert kept.solve(position) == solve(position), position
+            deal.apply(int(rng.choice(_bits(deal.legal_bits()))))
+    kept.clear_table()
+    assert kept.solve(position) == solve(position)
+
+
+def test_from_deal_equals_the_checked_constructor():
+    """``from_deal`` trusts the engine state and skips the checks; the checked constructor on
+    the same fields gives the same position, at trick boundaries and inside tricks."""
+    rng = np.random.default_rng(20)
+    fields = ("hands", "trump", "declarer", "active", "leader", "trick", "declarer_tricks")
+    for i in range(300):
+        deal = engine_deal_in_play(rng, sole=i % 2 == 1)
+        random_play(deal, rng, int(rng.integers(0, 20)))
+        fast = Position.from_deal(deal)
+        checked = Position(
+            hands=list(deal.hands),
+            trump=deal.trump,
+            declarer=deal.declarer,
+            active=deal.active,
+            leader=deal.leader if not deal.trick else None,
+            trick=list(deal.trick),
+            declarer_tricks=deal.tricks[deal.declarer],
+        )
+        assert [getattr(fast, f) for f in fields] == [getattr(checked, f) for f in fields]
+
+
 # --- the real engine: play the solver's moves to the end -----------------------------------------
 
 
