@@ -471,16 +471,23 @@ def make_batched_agent(
     if kind == "heuristic":
         return batched_heuristic(game, players)
     if kind in ("ppo", "distilled"):
-        from .ppo_agent import distilled_model_path, load_policy, resolve_model_path
+        from .ppo_agent import (
+            DISTILL_CONFIG,
+            distilled_model_path,
+            load_policy,
+            resolve_model_path,
+        )
 
         if kind == "ppo":
             path, label = resolve_model_path(arg or None, game), f"ppo:{arg or game}"
+            trained_by = "ppo_full.yaml"
         elif arg:
             raise ValueError(f"agent {spec!r}: distilled takes no argument")
         else:
             path, label = distilled_model_path(game), "distilled"
+            trained_by = DISTILL_CONFIG
         return BatchedPolicy(
-            load_policy(path, game, label),
+            load_policy(path, game, label, trained_by=trained_by),
             game,
             deterministic=True,
             label=label,

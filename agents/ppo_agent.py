@@ -252,6 +252,9 @@ def resolve_model_path(arg: str | None, game: str) -> Path:
     return Path(arg).expanduser()
 
 
+DISTILL_CONFIG = "distill.yaml"  # the training config of a distilled network, per game family
+
+
 def distilled_model_path(game: str) -> Path:
     """The network distilled from ``game``'s search player, committed with the package
     (``folkcards/agents/models/<game>_distilled.zip``; a variant without one uses its base
@@ -265,15 +268,18 @@ _CACHE: dict[tuple[str, float, str], NumpyPolicy | _TorchPolicy] = {}
 
 
 def load_policy(
-    path: str | os.PathLike[str], game: str, spec: str | None = None
+    path: str | os.PathLike[str],
+    game: str,
+    spec: str | None = None,
+    trained_by: str = "ppo_full.yaml",
 ) -> NumpyPolicy | _TorchPolicy:
-    """Load (cached by path and modification time) the policy of a MaskablePPO ``.zip`` for ``game``."""
+    """Load (cached by path and modification time) the policy of a MaskablePPO ``.zip`` for
+    ``game``; a missing packaged model names ``configs/<family>/<trained_by>`` to train it."""
     path = Path(path)
     shown = spec or f"ppo:{path}"
     if not path.is_file():
         packaged = path.parent == MODELS_DIR
-        distilled = path.stem.endswith("_distilled")
-        config = "distill.yaml" if distilled else "ppo_full.yaml"
+        config = trained_by
         hint = (
             f"no model is committed yet for {path.stem.removesuffix('_ppo')}; train one with "
             f"`folkcards train --config configs/{game_spec(game).family}/{config}` and copy its "
@@ -522,7 +528,7 @@ class DistilledAgent(PolicyAgent):
         if game not in GAMES:
             raise ValueError(f"unknown game {game!r}; choose from {', '.join(GAMES)}")
         self.path = distilled_model_path(game)
-        policy = load_policy(self.path, game, "distilled")
+        policy = load_policy(self.path, game, "distilled", trained_by=DISTILL_CONFIG)
         super().__init__(
             game, seat, seed, policy=policy, deterministic=True, label="distilled",
             num_players=num_players,

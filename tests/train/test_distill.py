@@ -110,6 +110,10 @@ def test_distilled_refuses_an_argument_and_names_the_recipe_when_missing(tmp_pat
     monkeypatch.setattr(ppo_agent, "MODELS_DIR", tmp_path)
     with pytest.raises(ValueError, match=r"configs/tri_palki/distill\.yaml"):
         make_agent("distilled", "tri_palki")
+    with pytest.raises(ValueError, match=r"configs/tri_palki/distill\.yaml"):
+        make_batched_agent("distilled", "tri_palki", 3)
+    with pytest.raises(ValueError, match=r"configs/tri_palki/ppo_full\.yaml"):
+        make_batched_agent("ppo", "tri_palki", 3)
 
 
 @pytest.mark.parametrize("game", ["paston", "tri_palki"])
