@@ -63,6 +63,7 @@ observation) the decision falls back to the Paston heuristic.
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, fields, replace
 from itertools import combinations
@@ -226,6 +227,16 @@ def table_scores(
     return factor * np.vectorize(lambda x: _defender_value(float(x), False), otypes=[float])(own)
 
 
+@functools.lru_cache(maxsize=1)
+def load_compiled_kernels() -> None:
+    """Load the compiled code pimc's searches call (the heuristic's defence model; numba's
+    disk cache, or a compile on a cache miss) once per process, when the first agent is built:
+    otherwise the first decision that models a defence pays about a second for it, and a
+    tournament reports that load as the agent's slowest decision."""
+    defence_call(0b1111111111, 0, all_pass=False, first_speaker=True, other_whisted=False)
+    defence_call(0b1111111111, 0, all_pass=True, first_speaker=False, other_whisted=True)
+
+
 class PimcAgent(Agent):
     """Paston PIMC agent (see the module docstring)."""
 
@@ -245,6 +256,7 @@ class PimcAgent(Agent):
         from ..search.paston_solver import PastonSolver
 
         self.solver = PastonSolver()
+        load_compiled_kernels()
         self._fallback_agent: Agent | None = None
         self._planned_discard: int | None = None
         self._first_dealer: int | None = None

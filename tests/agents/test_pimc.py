@@ -367,3 +367,24 @@ def test_defence_share_follows_the_hands():
         pytest.approx(1.0)
     )
     assert half._defence_share(weak, strong, 0) == 0.5
+
+
+def test_building_a_pimc_agent_loads_its_compiled_defence_model():
+    """The first decision must not pay for loading compiled code (a tournament would report the
+    load as the agent's slowest decision): building the agent loads the heuristic's defence model
+    that its searches call. In a fresh process, before the agent exists it is not loaded."""
+    import subprocess
+    import sys
+
+    code = (
+        "from folkcards.agents import paston_heuristic_core as core\n"
+        "before = len(core.defence_call.signatures)\n"
+        "from folkcards.agents import make_agent\n"
+        "make_agent('expert', 'paston', 'player_0', seed=0)\n"
+        "print(before, len(core.defence_call.signatures))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300
+    )
+    before, after = map(int, out.stdout.split())
+    assert before == 0 and after >= 1
