@@ -255,7 +255,9 @@ class PimcAgent(Agent):
         self.params = params or PimcParams()
         from ..search.paston_solver import PastonSolver
 
-        self.solver = PastonSolver()
+        # the table kept from call to call: the same values (exact bounds keyed by the cards),
+        # found 5-20% faster (benchmarks/pimc_solver_table.py, on the loaded 2-core machine)
+        self.solver = PastonSolver(keep_table=True)
         load_compiled_kernels()
         self._fallback_agent: Agent | None = None
         self._planned_discard: int | None = None

@@ -388,3 +388,26 @@ def test_building_a_pimc_agent_loads_its_compiled_defence_model():
     )
     before, after = map(int, out.stdout.split())
     assert before == 0 and after >= 1
+
+
+def test_pimc_moves_are_the_same_with_the_solver_table_kept_or_cleared():
+    """pimc keeps its solver's table between calls (for speed); every move of whole deals is the
+    one a solver with a fresh table at every call makes."""
+    moves = {}
+    for keep in (True, False):
+        env = paston_v0.raw_env()
+        made = []
+        for seed in (3, 4):
+            env.reset(seed=seed)
+            agents = {
+                a: make_agent("pimc:samples=16", "paston", a, seed=i)
+                for i, a in enumerate(env.agents)
+            }
+            for agent in agents.values():
+                agent.solver.keep_table = keep
+            while not all(env.terminations.values()):
+                name = env.agent_selection
+                made.append(int(agents[name].act(env.observe(name))))
+                env.step(made[-1])
+        moves[keep] = made
+    assert len(moves[True]) > 40 and moves[True] == moves[False]
