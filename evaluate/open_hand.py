@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import json
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -102,18 +103,19 @@ def _position_with_trump(first: Position, trump: int) -> Position:
     )
 
 
-@functools.lru_cache(maxsize=1)
-def _fresh_solver() -> PastonSolver:
-    return PastonSolver()
+_THREAD = threading.local()
 
 
-@functools.lru_cache(maxsize=1)
 def _deal_solver() -> PastonSolver:
-    """The analysis' solver (one per process). It keeps its table from call to call: each
-    position's search is mostly a part of the previous one's, and the seatings of a duplicate
-    deal replay the same hands; the entries are exact bounds keyed by the cards, so they never
-    go stale (the table replaces the shallower of two entries when it is full)."""
-    return PastonSolver(keep_table=True)
+    """The analysis' solver (one per thread: a solver's workspace is not shared). It keeps its
+    table from call to call: each position's search is mostly a part of the previous one's,
+    and the seatings of a duplicate deal replay the same hands; the entries are exact bounds
+    keyed by the cards, so they never go stale (the table replaces the shallower of two
+    entries when it is full)."""
+    solver = getattr(_THREAD, "solver", None)
+    if solver is None:
+        solver = _THREAD.solver = PastonSolver(keep_table=True)
+    return solver
 
 
 def check_contract(deal: Any, solver: PastonSolver | None = None) -> ContractCheck:
@@ -121,7 +123,7 @@ def check_contract(deal: Any, solver: PastonSolver | None = None) -> ContractChe
 
     A declarer's score depends only on whether it takes its six tricks, so each other trump
     is checked by one zero-window search (``can_make``), not a full solve."""
-    solver = solver if solver is not None else _fresh_solver()
+    solver = solver if solver is not None else _deal_solver()
     first = Position.from_deal(deal)
     tricks = solver.solve(first)
     scores: dict[str, int] = {"surrender": SURRENDER_SCORE}

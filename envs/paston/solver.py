@@ -95,6 +95,7 @@ public name ``folkcards.search.paston_solver`` re-exports this module's API.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -1130,14 +1131,15 @@ class PastonSolver:
         return [card for card, value in values.items() if value == target]
 
 
-_DEFAULT: PastonSolver | None = None
+_DEFAULT = threading.local()
 
 
 def _default() -> PastonSolver:
-    global _DEFAULT
-    if _DEFAULT is None:
-        _DEFAULT = PastonSolver()
-    return _DEFAULT
+    """The module functions' solver: one per thread (a solver's workspace is not shared)."""
+    solver = getattr(_DEFAULT, "solver", None)
+    if solver is None:
+        solver = _DEFAULT.solver = PastonSolver()
+    return solver
 
 
 def solve(position: Position) -> int:

@@ -199,3 +199,14 @@ def test_a_record_that_does_not_replay_is_refused_in_one_line(change, message, t
     with pytest.raises(ValueError, match=message) as caught:
         analyse_record(record, through_env=through_env)
     assert "\n" not in str(caught.value)
+
+
+def test_analyses_in_threads_equal_the_serial_ones():
+    """Each thread analyses with its own solver (a solver's workspace is not shared)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    records = [_play(seed, None) for seed in range(40)]
+    serial = [analyse_record(record) for record in records]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        threaded = list(pool.map(analyse_record, records * 3))
+    assert threaded == serial * 3

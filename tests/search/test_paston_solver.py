@@ -456,3 +456,16 @@ def test_separate_solvers_in_threads_give_the_serial_results():
     with ThreadPoolExecutor(2) as pool:
         first, second = pool.map(work, [0, 1])
     assert first == serial[0::2] and second == serial[1::2]
+
+
+def test_the_module_functions_are_safe_in_threads():
+    """``solve`` and ``move_values`` use one solver per thread (a shared workspace would mix
+    the searches of concurrent threads)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    rng = np.random.default_rng(21)
+    positions = [random_ending(rng, 8, sole=i % 2 == 0) for i in range(16)]
+    serial = [(solve(p), move_values(p)) for p in positions]
+    with ThreadPoolExecutor(4) as pool:
+        threaded = list(pool.map(lambda p: (solve(p), move_values(p)), positions * 4))
+    assert threaded == serial * 4
