@@ -369,25 +369,29 @@ def test_defence_share_follows_the_hands():
     assert half._defence_share(weak, strong, 0) == 0.5
 
 
-def test_building_a_pimc_agent_loads_its_compiled_defence_model():
+def test_building_a_pimc_agent_loads_its_compiled_kernels():
     """The first decision must not pay for loading compiled code (a tournament would report the
     load as the agent's slowest decision): building the agent loads the heuristic's defence model
-    that its searches call. In a fresh process, before the agent exists it is not loaded."""
+    and the solver's kernels that its searches call. In a fresh process, before the agent exists,
+    they are not loaded."""
     import subprocess
     import sys
 
     code = (
         "from folkcards.agents import paston_heuristic_core as core\n"
-        "before = len(core.defence_call.signatures)\n"
+        "from folkcards.envs.paston import solver\n"
+        "kernels = (core.defence_call, solver._solve_root, solver._move_values,"
+        " solver._can_make_root)\n"
+        "print(*[len(k.signatures) for k in kernels])\n"
         "from folkcards.agents import make_agent\n"
         "make_agent('expert', 'paston', 'player_0', seed=0)\n"
-        "print(before, len(core.defence_call.signatures))\n"
+        "print(*[len(k.signatures) for k in kernels])\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300
     )
-    before, after = map(int, out.stdout.split())
-    assert before == 0 and after >= 1
+    before, after = (list(map(int, line.split())) for line in out.stdout.splitlines())
+    assert before == [0, 0, 0, 0] and min(after) >= 1
 
 
 def test_pimc_moves_are_the_same_with_the_solver_table_kept_or_cleared():
