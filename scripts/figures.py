@@ -50,6 +50,7 @@ SOURCES: dict[str, Source] = {
     "paston_expert": Source(stored="docs/tournaments/paston_expert/results.json"),
     "paston_expert_learned": Source(stored="docs/tournaments/paston_expert_learned/results.json"),
     "paston_distilled": Source(stored="docs/tournaments/paston_distilled/results.json"),
+    "paston_expert_pimc": Source(stored="docs/tournaments/paston_expert_pimc/results.json"),
     "tri_palki_pimc": Source(stored="docs/tournaments/tri_palki_pimc/results.json", digits=3),
     "tri_palki_pimc_4p": Source(stored="docs/tournaments/tri_palki_pimc_4p/results.json", digits=3),
     # the bidding benchmark's rows (folkcards bidding evaluate --agent SPEC --json FILE)
