@@ -473,6 +473,7 @@ def make_batched_agent(
     if kind in ("ppo", "distilled"):
         from .ppo_agent import (
             DISTILL_CONFIG,
+            PPO_CONFIG,
             distilled_model_path,
             load_policy,
             resolve_model_path,
@@ -480,7 +481,7 @@ def make_batched_agent(
 
         if kind == "ppo":
             path, label = resolve_model_path(arg or None, game), f"ppo:{arg or game}"
-            trained_by = "ppo_full.yaml"
+            trained_by = PPO_CONFIG
         elif arg:
             raise ValueError(f"agent {spec!r}: distilled takes no argument")
         else:

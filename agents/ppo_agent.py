@@ -252,7 +252,8 @@ def resolve_model_path(arg: str | None, game: str) -> Path:
     return Path(arg).expanduser()
 
 
-DISTILL_CONFIG = "distill.yaml"  # the training config of a distilled network, per game family
+PPO_CONFIG = "ppo_full.yaml"  # the training configs of the packaged networks, per game family
+DISTILL_CONFIG = "distill.yaml"
 
 
 def distilled_model_path(game: str) -> Path:
@@ -271,7 +272,7 @@ def load_policy(
     path: str | os.PathLike[str],
     game: str,
     spec: str | None = None,
-    trained_by: str = "ppo_full.yaml",
+    trained_by: str = PPO_CONFIG,
 ) -> NumpyPolicy | _TorchPolicy:
     """Load (cached by path and modification time) the policy of a MaskablePPO ``.zip`` for
     ``game``; a missing packaged model names ``configs/<family>/<trained_by>`` to train it."""
@@ -279,10 +280,9 @@ def load_policy(
     shown = spec or f"ppo:{path}"
     if not path.is_file():
         packaged = path.parent == MODELS_DIR
-        config = trained_by
         hint = (
             f"no model is committed yet for {path.stem.removesuffix('_ppo')}; train one with "
-            f"`folkcards train --config configs/{game_spec(game).family}/{config}` and copy its "
+            f"`folkcards train --config configs/{game_spec(game).family}/{trained_by}` and copy its "
             f"model.zip (and model.json) to {path.name} (and {path.with_suffix('.json').name}) there"
             if packaged
             else "give the path of a model.zip written by `folkcards train`"

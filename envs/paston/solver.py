@@ -1035,7 +1035,7 @@ class PastonSolver:
     earlier calls stay until :meth:`clear_table`: an entry is an exact bound on the tricks still
     to take from a trick-boundary position, keyed by its cards (relative ranks), leader, trump,
     declarer and active seats, so the values are the same and the successive positions of one
-    deal solve much faster (the open-hand analysis of a record keeps the table for its deal).
+    deal solve much faster (the open-hand analysis and pimc keep their tables).
     """
 
     def __init__(self, tt_bits: int = 18, *, keep_table: bool = False):
