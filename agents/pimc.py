@@ -234,15 +234,11 @@ def load_compiled_kernels() -> None:
     first agent is built: otherwise the first decision that needs it pays for it (about a second
     from the cache, ten or more for a compile), and a tournament reports that as the agent's
     slowest decision."""
-    from ..search.paston_solver import PastonSolver, Position
+    from ..search.paston_solver import load_kernels
 
     defence_call(0b1111111111, 0, all_pass=False, first_speaker=True, other_whisted=False)
     defence_call(0b1111111111, 0, all_pass=True, first_speaker=False, other_whisted=True)
-    last_trick = Position(["AS", "KS", "QS"], "S", declarer=0)
-    solver = PastonSolver(tt_bits=8)
-    solver.solve(last_trick)
-    solver.move_values(last_trick)
-    solver.can_make(last_trick, 1)
+    load_kernels()
 
 
 class PimcAgent(Agent):

@@ -5,8 +5,17 @@ from ..envs.paston.solver import (
     Position,
     best_moves,
     legal_cards,
+    load_kernels,
     move_values,
     solve,
 )
 
-__all__ = ["Position", "PastonSolver", "solve", "move_values", "best_moves", "legal_cards"]
+__all__ = [
+    "Position",
+    "PastonSolver",
+    "solve",
+    "move_values",
+    "best_moves",
+    "legal_cards",
+    "load_kernels",
+]

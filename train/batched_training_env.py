@@ -111,9 +111,6 @@ def check_tables_option(game: str) -> None:
         raise ValueError(f"{spec.name}'s batched engine reads no tables (env.tables)")
 
 
-BATCHED_AGENT_KINDS = SPEC_BATCHED_KINDS  # the opponents and baselines it can seat
-
-
 def check_batched_support(
     game: str,
     env_kwargs: dict[str, Any],
@@ -133,10 +130,10 @@ def check_batched_support(
     ]:
         if spec is None or spec == SELF:
             continue
-        if spec.partition(":")[0] not in BATCHED_AGENT_KINDS:
+        if spec.partition(":")[0] not in SPEC_BATCHED_KINDS:
             raise ValueError(
                 f"{what} {spec!r} has no batched form (batched kinds: "
-                f"{', '.join(BATCHED_AGENT_KINDS)}, self); use run.engine: aec"
+                f"{', '.join(SPEC_BATCHED_KINDS)}, self); use run.engine: aec"
             )
 
 
@@ -624,7 +621,6 @@ class BatchedSingleSeatVecEnv(VecEnv):
 
 
 __all__ = [
-    "BATCHED_AGENT_KINDS",
     "check_batched_support",
     "check_tables_option",
     "BATCHED_GAMES",

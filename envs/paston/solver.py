@@ -116,6 +116,7 @@ __all__ = [
     "can_make",
     "solve_many",
     "move_values_many",
+    "load_kernels",
 ]
 
 NUM_SEATS = 3
@@ -1170,6 +1171,17 @@ def solve_many(positions: Iterable[Position]) -> np.ndarray:
 def move_values_many(positions: Iterable[Position]) -> list[dict[int, int]]:
     """:func:`move_values` of each position of a batch, in order."""
     return _default().move_values_many(positions)
+
+
+def load_kernels() -> None:
+    """Load the solver's compiled kernels now (numba's disk cache, or a compile on a cache miss):
+    otherwise the first search pays for it (about a second from the cache, ten or more for a
+    compile). Callers that time their decisions (agents, benchmarks) call it when built."""
+    last_trick = Position(["AS", "KS", "QS"], "S", declarer=0)
+    solver = PastonSolver(tt_bits=8)
+    solver.solve(last_trick)
+    solver.move_values(last_trick)
+    solver.can_make(last_trick, 1)
 
 
 def _positions(positions: Iterable[Position]) -> list[Position]:
