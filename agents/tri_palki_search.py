@@ -66,6 +66,10 @@ slowest decision 0.54 s; with max_turns 1000 (3 and 6 players, swapping back and
 rounds) the slowest was 0.68 s. Before the bound, 4 players swapping back and forth cost a
 median 0.92 s and up to 2.3 s per decision, and long histories grew without limit.
 
+**expert** (:func:`make_tri_palki_expert_agent`): the same search with :data:`EXPERT_PARAMS`
+(96 worlds); ahead of ``pimc``, ``ppo:tri_palki`` and the heuristic at 4 players over 2,000
+fresh rounds (docs/guide/expert.md, "Tri Palki's expert").
+
 Parameters come from the spec, e.g. ``pimc:samples=32,horizon=60,seed=3`` (fields of
 :class:`TriPalkiSearchParams`: ``samples`` 32, ``horizon`` 60, ``rollout`` fast,
 ``infer`` 8, ``infer_epsilon`` 0.1, ``confidence`` 0, ``infer_budget`` 200000,
@@ -119,9 +123,12 @@ _KEYS = (
 ROLLOUTS = ("fast", "heuristic")
 
 
-def parse_spec(arg: str | None) -> tuple[TriPalkiSearchParams, int | None]:
-    """``(params, seed)`` from a spec argument such as ``"samples=32,seed=3"``."""
-    params = TriPalkiSearchParams()
+def parse_spec(
+    arg: str | None, defaults: TriPalkiSearchParams | None = None
+) -> tuple[TriPalkiSearchParams, int | None]:
+    """``(params, seed)`` from a spec argument such as ``"samples=32,seed=3"``; the keys it
+    does not name keep ``defaults`` (``pimc``'s: :class:`TriPalkiSearchParams` ())."""
+    params = defaults or TriPalkiSearchParams()
     seed = None
     values: dict[str, Any] = {}
     for item in (arg or "").split(","):
@@ -453,3 +460,23 @@ def make_tri_palki_search_agent(
     """The Tri Palki ``pimc[:samples=N,horizon=N,seed=N]`` factory."""
     params, spec_seed = parse_spec(arg)
     return TriPalkiSearchAgent(game, seat, spec_seed if spec_seed is not None else seed, params)
+
+
+EXPERT_PARAMS = TriPalkiSearchParams(samples=96)
+"""The Tri Palki ``expert``'s budget: ``pimc``'s search with three times the worlds (the same
+``infer`` 8, so 768 weighted draws per decision). Measured against ``pimc`` in docs/guide/expert.md."""
+
+
+class TriPalkiExpertAgent(TriPalkiSearchAgent):
+    """Tri Palki ``expert``: :class:`TriPalkiSearchAgent` with :data:`EXPERT_PARAMS`."""
+
+    name = "expert"
+
+
+def make_tri_palki_expert_agent(
+    game: str, seat: str, seed: int | None, arg: str | None, **_: Any
+) -> TriPalkiExpertAgent:
+    """The Tri Palki ``expert[:key=value,...]`` factory: ``pimc``'s keys, :data:`EXPERT_PARAMS`
+    where the spec is silent."""
+    params, spec_seed = parse_spec(arg, EXPERT_PARAMS)
+    return TriPalkiExpertAgent(game, seat, spec_seed if spec_seed is not None else seed, params)

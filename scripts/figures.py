@@ -53,6 +53,9 @@ SOURCES: dict[str, Source] = {
     "paston_expert_pimc": Source(stored="docs/tournaments/paston_expert_pimc/results.json"),
     "tri_palki_pimc": Source(stored="docs/tournaments/tri_palki_pimc/results.json", digits=3),
     "tri_palki_pimc_4p": Source(stored="docs/tournaments/tri_palki_pimc_4p/results.json", digits=3),
+    "tri_palki_expert_4p": Source(
+        stored="docs/tournaments/tri_palki_expert_4p/results.json", digits=3
+    ),
     # the bidding benchmark's rows (folkcards bidding evaluate --agent SPEC --json FILE)
     **{
         f"bidding_{name}": Source(stored=f"docs/bidding_benchmark/{name}.json")

@@ -35,6 +35,7 @@ CHEAP = {
     ("paston", "pimc"): "pimc:samples=4,bid_samples=2,discard_samples=2,discard_candidates=1",
     ("tri_palki", "pimc"): "pimc:samples=4,horizon=20,infer=1",
     ("paston", "expert"): "expert:samples=4,bid_samples=2,discard_samples=2,discard_candidates=1",
+    ("tri_palki", "expert"): "expert:samples=4,horizon=20,infer=1",
 }
 
 

@@ -51,9 +51,18 @@ def test_a_bad_spec_parameter_is_one_line(spec):
     assert "\n" not in str(info.value)
 
 
-def test_a_game_without_an_expert_agent_is_refused_in_one_line():
-    with pytest.raises(ValueError, match="tri_palki has no expert agent"):
-        make_agent("expert", "tri_palki")
+def test_a_game_without_an_expert_agent_is_refused_in_one_line(monkeypatch):
+    import dataclasses
+
+    from folkcards.envs import registry
+
+    variant = dataclasses.replace(
+        registry.GAMES["paston"], name="variant", aliases=("variant",), expert_agent=None
+    )
+    monkeypatch.setitem(registry.GAMES, "variant", variant)
+    monkeypatch.setitem(registry._ALIASES, "variant", "variant")
+    with pytest.raises(ValueError, match=r"^variant has no expert agent \(the strongest player\)$"):
+        make_agent("expert", "variant")
 
 
 class _Recorder:

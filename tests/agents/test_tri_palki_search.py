@@ -408,3 +408,37 @@ def test_decisions_do_not_depend_on_hidden_cards():
         assert second.act(other.observe("player_0")) == expected
         checked += 1
     assert checked >= 3
+
+
+def test_expert_is_pimc_with_the_expert_budget():
+    """``expert`` reads ``pimc``'s keys; what its spec leaves out is :data:`EXPERT_PARAMS`
+    (three times pimc's worlds), and bad keys are refused in one line as for ``pimc``."""
+    from folkcards.agents.tri_palki_search import EXPERT_PARAMS, TriPalkiSearchParams
+
+    expert = make_agent("expert", "tri_palki")
+    assert expert.name == "expert" and expert.params == EXPERT_PARAMS
+    assert EXPERT_PARAMS.samples == 3 * TriPalkiSearchParams().samples
+    assert dataclasses.replace(EXPERT_PARAMS, samples=32) == TriPalkiSearchParams()
+    tuned = make_agent("expert:horizon=30,seed=5", "tri_palki")
+    assert tuned.params == dataclasses.replace(EXPERT_PARAMS, horizon=30)
+    with pytest.raises(ValueError, match="^Tri Palki pimc parameter samples must be at least 1"):
+        make_agent("expert:samples=0", "tri_palki")
+
+
+def actions_of(actions: list[int]):
+    """An ``on_action`` callback appending each decision's action to ``actions``."""
+    return lambda decision: actions.append(decision.action)
+
+
+def test_expert_plays_as_pimc_with_its_budget_does():
+    """The same seeds, the same rounds: ``expert`` and ``pimc:samples=96`` choose the same
+    actions at every decision (4 players, the heuristic in the other seats)."""
+    chosen: dict[str, list[int]] = {}
+    for spec in ("expert", "pimc:samples=96"):
+        env = tri_palki_v0.env(num_players=4)
+        table = [make_agent(spec, "tri_palki", "player_0", seed=9)]
+        table += [make_agent("heuristic", "tri_palki", f"player_{i}") for i in (1, 2, 3)]
+        chosen[spec] = actions = []
+        for episode in range(2):
+            play_episode(env, table, seed=700 + episode, on_action=actions_of(actions))
+    assert len(chosen["expert"]) > 10 and chosen["expert"] == chosen["pimc:samples=96"]
