@@ -53,9 +53,12 @@ SOURCES: dict[str, Source] = {
     "paston_expert_pimc": Source(stored="docs/tournaments/paston_expert_pimc/results.json"),
     "tri_palki_pimc": Source(stored="docs/tournaments/tri_palki_pimc/results.json", digits=3),
     "tri_palki_pimc_4p": Source(stored="docs/tournaments/tri_palki_pimc_4p/results.json", digits=3),
-    "tri_palki_expert_4p": Source(
-        stored="docs/tournaments/tri_palki_expert_4p/results.json", digits=3
-    ),
+    **{
+        f"tri_palki_expert_{n}p": Source(
+            stored=f"docs/tournaments/tri_palki_expert_{n}p/results.json", digits=3
+        )
+        for n in (3, 4)
+    },
     # the bidding benchmark's rows (folkcards bidding evaluate --agent SPEC --json FILE)
     **{
         f"bidding_{name}": Source(stored=f"docs/bidding_benchmark/{name}.json")
