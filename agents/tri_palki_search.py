@@ -67,8 +67,8 @@ rounds) the slowest was 0.68 s. Before the bound, 4 players swapping back and fo
 median 0.92 s and up to 2.3 s per decision, and long histories grew without limit.
 
 **expert** (:func:`make_tri_palki_expert_agent`): the same search with :data:`EXPERT_PARAMS`
-(96 worlds); ahead of ``pimc``, ``ppo:tri_palki`` and the heuristic at 3 and 4 players over
-2,000 fresh rounds each (docs/guide/expert.md, "Tri Palki's expert").
+(96 worlds); ahead of ``pimc``, ``ppo:tri_palki`` and the heuristic at 3, 4 and 6 players
+over 2,000 fresh rounds each (docs/guide/expert.md, "Tri Palki's expert").
 
 Parameters come from the spec, e.g. ``pimc:samples=32,horizon=60,seed=3`` (fields of
 :class:`TriPalkiSearchParams`: ``samples`` 32, ``horizon`` 60, ``rollout`` fast,

@@ -57,7 +57,7 @@ SOURCES: dict[str, Source] = {
         f"tri_palki_expert_{n}p": Source(
             stored=f"docs/tournaments/tri_palki_expert_{n}p/results.json", digits=3
         )
-        for n in (3, 4)
+        for n in (3, 4, 6)
     },
     # the bidding benchmark's rows (folkcards bidding evaluate --agent SPEC --json FILE)
     **{
