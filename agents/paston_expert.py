@@ -8,7 +8,11 @@ The decisions before the play come from the Paston evaluator
   ``L`` is the best predicted value of declaring a contract it could then name,
   ``max(declare_c for c reachable from L)`` (``bid_estimate=0``; ``1``: the head's optimistic
   "best reachable once everything is known", ``best_from_L``; values between blend the two).
-  It bids while that value exceeds ``bid_margin`` (passing counts as 0).
+  It bids while that value exceeds ``bid_margin`` plus the value of passing: 0 while nobody
+  else holds a bid; once another seat does, ``pass_weight`` times what whisting against it is
+  worth (the whist head's value of defending the contract such a declarer names most, hearts,
+  or best spades after a best-spades bid, from this seat's side of the declarer; 0 when it
+  would not whist). Passing to a declarer one can beat is worth points, not nothing.
 - **Discards.** ``pimc``'s search (``discard_search=1``, default), or the evaluator's contract
   head over the table's candidate pairs (``0``; the head only saw the tables' best discards,
   so it may not rank a poor pair low).
@@ -71,6 +75,7 @@ class ExpertParams:
     """The evaluator-driven decisions' parameters (spec keys of the same names)."""
 
     bid_margin: float = 0.0  # bid while the value of winning at the next level exceeds this
+    pass_weight: float = 0.0  # plus this times the value of whisting the current high bidder
     bid_estimate: float = 0.0  # 0: max over contracts of their mean; 1: the optimistic head
     whist_margin: float = 0.0  # whist when its predicted value exceeds this
     discard_search: int = 1  # 1: pimc's discard search; 0: the evaluator's contract head
@@ -83,7 +88,13 @@ class ExpertParams:
     # weighted by the evaluator's policy instead of the heuristic's rules
 
 
-_EXPERT_FLOATS = {"bid_margin", "bid_estimate", "whist_margin", "policy_temperature"}
+_EXPERT_FLOATS = {
+    "bid_margin",
+    "bid_estimate",
+    "whist_margin",
+    "policy_temperature",
+    "pass_weight",
+}
 _EXPERT_INTS = {"play_infer"}
 _EXPERT_FLAGS = {"discard_search", "contract_search", "whist_search", "learned_inference"}
 
@@ -125,8 +136,8 @@ def parse_spec(arg: str | None) -> tuple[ExpertParams, str, str | None]:
                 raise ValueError(f"expert parameter {key} needs a number, got {text!r}") from None
             if not np.isfinite(values[key]):
                 raise ValueError(f"expert parameter {key} must be finite, got {text!r}")
-            if key == "bid_estimate" and not 0 <= values[key] <= 1:
-                raise ValueError(f"expert parameter bid_estimate must be in [0, 1], got {text}")
+            if key in ("bid_estimate", "pass_weight") and not 0 <= values[key] <= 1:
+                raise ValueError(f"expert parameter {key} must be in [0, 1], got {text}")
             if key == "policy_temperature" and not values[key] > 0:
                 raise ValueError(f"expert parameter policy_temperature must be > 0, got {text}")
         elif key in _EXPERT_INTS:
@@ -211,7 +222,21 @@ class ExpertAgent(PimcAgent):
         hand = sum(1 << c for c in view.hand)
         value = self.bid_value(hand, self._position(view), bids[0] - BID_BASE)
         self.last_estimate = value
-        return bids[0] if value > self.expert.bid_margin else PASS
+        return bids[0] if value > self.expert.bid_margin + self.pass_value(view) else PASS
+
+    def pass_value(self, view: obs_mod.PastonView) -> float:
+        """What passing is worth in the auction: ``pass_weight`` times the whist head's value of
+        defending the current high bidder's likely contract (hearts; best spades after a
+        best-spades bid), 0 if it would not whist or nobody else holds a bid."""
+        if not self.expert.pass_weight or view.high_bidder in (None, 0) or view.high_bid is None:
+            return 0.0
+        contract = BEST_SPADES if view.high_bid == BEST_SPADES else HEARTS
+        hand = sum(1 << c for c in view.hand)
+        first_speaker = view.high_bidder == 2  # the bidder on this seat's right
+        whist = self.evaluator.whist(hand, contract, first_speaker, 0)
+        if whist <= self.expert.whist_margin:
+            return 0.0
+        return self.expert.pass_weight * whist
 
     # --- discards and contract -------------------------------------------------------------
 

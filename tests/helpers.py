@@ -60,3 +60,17 @@ def walk_decisions(
 def cards_text(names: str) -> list[str]:
     """``"7S 8S AH"`` -> ``["7S", "8S", "AH"]``."""
     return names.split()
+
+
+def run_in_fresh_process(code: str, timeout: float = 300) -> list[str]:
+    """The lines ``code`` prints when run by this interpreter in a new process (nothing imported
+    or compiled yet); a failure raises with the process's output."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout
+    )
+    if done.returncode != 0:
+        raise AssertionError(f"the fresh process failed:\n{done.stdout}\n{done.stderr}")
+    return done.stdout.splitlines()

@@ -18,7 +18,7 @@ from folkcards.agents.paston_expert import (
 )
 from folkcards.envs import paston_bidding_v0, paston_v0
 from folkcards.envs.paston import observation as paston_obs
-from folkcards.envs.paston.rules import BID_BASE, PASS, WHIST
+from folkcards.envs.paston.rules import BID_BASE, HEARTS, PASS, WHIST
 
 CHEAP = "samples=4,bid_samples=2,discard_samples=2,discard_candidates=1"
 
@@ -39,6 +39,7 @@ def test_the_spec_sets_expert_and_pimc_parameters():
         "expert:margin=3",
         "expert:bid_margin",
         "expert:bid_estimate=2",
+        "expert:pass_weight=1.5",
         "expert:discard_search=yes",
         "expert:samples=0",
         "expert:bid_margin=nan",
@@ -163,6 +164,33 @@ def _env(hands: list[str], actions: list[int]):
     for action in actions:
         env.step(action)
     return env
+
+
+def test_passing_is_worth_the_whist_against_another_seats_bid():
+    # player_0 (a middling hand) bids spades; player_1, long in spades with three aces, would
+    # whist a declarer's hearts: passing is worth that whist, bidding is worth declaring.
+    view = paston_obs.decode(
+        np.asarray(_env([REST, STRONG, WEAK], [BID_BASE]).observe("player_1")["observation"])
+    )
+    opening = _env([STRONG, REST, WEAK], []).observe("player_0")["observation"]
+    first = paston_obs.decode(np.asarray(opening))
+    off = make_agent(f"expert:{CHEAP}", "paston", "player_1")
+    on = make_agent(f"expert:pass_weight=1,{CHEAP}", "paston", "player_1")
+    half = make_agent(f"expert:pass_weight=0.5,{CHEAP}", "paston", "player_1")
+    whist = on.evaluator.whist(sum(1 << c for c in view.hand), HEARTS, True, 0)
+    assert whist > 0
+    assert off.pass_value(view) == 0.0 and on.pass_value(first) == 0.0  # nobody else bid yet
+    assert on.pass_value(view) == pytest.approx(whist)
+    assert half.pass_value(view) == pytest.approx(whist / 2)
+    # bids iff the bid value exceeds bid_margin + the pass value: put the margin between
+    value = on.bid_value(sum(1 << c for c in view.hand), on._position(view), 1)
+    margin = value - whist / 2
+    legal = [BID_BASE + 1, PASS]
+    vector = np.asarray(_env([REST, STRONG, WEAK], [BID_BASE]).observe("player_1")["observation"])
+    bidder = make_agent(f"expert:bid_margin={margin},{CHEAP}", "paston", "player_1")
+    passer = make_agent(f"expert:bid_margin={margin},pass_weight=1,{CHEAP}", "paston", "player_1")
+    assert bidder._bid(vector, view, legal) == BID_BASE + 1
+    assert passer._bid(vector, view, legal) == PASS
 
 
 def test_the_policy_bids_more_often_with_a_strong_hand():

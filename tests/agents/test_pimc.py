@@ -374,8 +374,7 @@ def test_building_a_pimc_agent_loads_its_compiled_kernels():
     load as the agent's slowest decision): building the agent loads the heuristic's defence model
     and the solver's kernels that its searches call. In a fresh process, before the agent exists,
     they are not loaded."""
-    import subprocess
-    import sys
+    from tests.helpers import run_in_fresh_process
 
     code = (
         "from folkcards.agents import paston_heuristic_core as core\n"
@@ -387,10 +386,7 @@ def test_building_a_pimc_agent_loads_its_compiled_kernels():
         "make_agent('expert', 'paston', 'player_0', seed=0)\n"
         "print(*[len(k.signatures) for k in kernels])\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300
-    )
-    before, after = (list(map(int, line.split())) for line in out.stdout.splitlines())
+    before, after = (list(map(int, line.split())) for line in run_in_fresh_process(code))
     assert before == [0, 0, 0, 0] and min(after) >= 1
 
 

@@ -474,8 +474,7 @@ def test_the_module_functions_are_safe_in_threads():
 def test_load_kernels_loads_every_search_kernel_before_the_first_search():
     """``load_kernels`` leaves the solver's three search kernels compiled (loaded) in a fresh
     process where nothing has searched yet, and the first search then gives the right answer."""
-    import subprocess
-    import sys
+    from tests.helpers import run_in_fresh_process
 
     code = (
         "from folkcards.envs.paston import solver\n"
@@ -486,9 +485,6 @@ def test_load_kernels_loads_every_search_kernel_before_the_first_search():
         "print(*[len(k.signatures) for k in kernels])\n"
         "print(solver.solve(solver.Position(['AS', 'KS', 'QS'], 'S', declarer=0)))\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300
-    )
-    before, after, tricks = out.stdout.splitlines()
+    before, after, tricks = run_in_fresh_process(code)
     assert before.split() == ["0", "0", "0"] and min(map(int, after.split())) >= 1
     assert tricks == "1"  # the declarer's ace of trumps takes the last trick
