@@ -78,7 +78,9 @@ Parameters come from the spec, e.g. ``pimc:samples=32,horizon=60,seed=3`` (field
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -94,9 +96,10 @@ from ..envs.tri_palki.rules import (
     next_alive,
     settle,
 )
-from ..search.tri_palki_belief import LIKELIHOOD_BUDGET, RECONSTRUCTION_BUDGET
+from ..search.tri_palki_belief import LIKELIHOOD_BUDGET, RECONSTRUCTION_BUDGET, OpponentModel
 from .base import Agent, legal_actions, make_agent
 from .tri_palki_heuristic_core import core_move, core_moves
+from .tri_palki_opponent_model import LearnedOpponentModel, load_opponent_model
 
 
 @dataclass(frozen=True)
@@ -113,14 +116,17 @@ class TriPalkiSearchParams:
     infer_epsilon: float = 0.1  # each modelled decision counts (1 - eps) * [policy's] + eps / n
     infer_budget: int = LIKELIHOOD_BUDGET  # modelled decisions (worlds x steps) per weighting
     reconstruct_budget: int = RECONSTRUCTION_BUDGET  # candidate moves per reconstruction
+    opponents: str = "rules"  # the model the worlds are weighted by: "rules" (the heuristic's
+    # core rules) or "learned" (the committed learned opponent model, trained on records)
 
 
 _MAX_HISTORIES = 32  # most reconstructions of the opponents' decisions kept per round
 _KEYS = (
     "samples", "horizon", "rollout", "infer", "infer_epsilon", "confidence", "infer_budget",
-    "reconstruct_budget", "seed",
+    "reconstruct_budget", "opponents", "seed",
 )  # fmt: skip
 ROLLOUTS = ("fast", "heuristic")
+OPPONENT_MODELS = ("rules", "learned")
 
 
 def parse_spec(
@@ -164,6 +170,13 @@ def parse_spec(
             if text.strip() not in ROLLOUTS:
                 raise ValueError(f"Tri Palki pimc rollout must be one of {ROLLOUTS}, got {text!r}")
             params = replace(params, rollout=text.strip())
+            continue
+        if key == "opponents":
+            if text.strip() not in OPPONENT_MODELS:
+                raise ValueError(
+                    f"Tri Palki pimc opponents must be one of {OPPONENT_MODELS}, got {text!r}"
+                )
+            params = replace(params, opponents=text.strip())
             continue
         try:
             value = int(text)
@@ -265,6 +278,13 @@ class _CoreModel:
 
 
 CORE_MODEL = _CoreModel()
+OPPONENT_MODEL_FILE = "tri_palki_opponents.npz"
+
+
+@functools.lru_cache(maxsize=1)
+def shipped_opponent_model() -> LearnedOpponentModel:
+    """The learned opponent model committed with the package (``opponents=learned``)."""
+    return load_opponent_model(Path(__file__).parent / "models" / OPPONENT_MODEL_FILE)
 
 
 def choose_action(outcomes: np.ndarray, legal: list[int], preferred: int, confidence: float) -> int:
@@ -328,6 +348,9 @@ class TriPalkiSearchAgent(Agent):
         super().__init__(game, seat, seed)
         self.params = params or TriPalkiSearchParams()
         self._policy = make_agent("heuristic", "tri_palki", seat)
+        self.opponent_model: OpponentModel = (
+            shipped_opponent_model() if self.params.opponents == "learned" else CORE_MODEL
+        )
         self.reset()
 
     def reset(self) -> None:
@@ -414,7 +437,7 @@ class TriPalkiSearchAgent(Agent):
         worlds = sample_worlds(vector, p.samples * p.infer, self.rng, observer=0)
         if history:
             weighting = worlds_log_likelihood(
-                [w.hands for w in worlds], self._histories, p.infer_epsilon, CORE_MODEL,
+                [w.hands for w in worlds], self._histories, p.infer_epsilon, self.opponent_model,
                 p.infer_budget,
             )  # fmt: skip
             self.work["likelihood"] = weighting.work

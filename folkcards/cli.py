@@ -207,6 +207,19 @@ def _add_train_evaluator(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=paston_evaluator.run)
 
 
+def _add_train_opponent_model(sub: argparse._SubParsersAction) -> None:
+    from folkcards.train import tri_palki_opponent_model
+
+    p = sub.add_parser(
+        "train-opponent-model",
+        help="train the learned Tri Palki opponent model (the search's model of the others) on "
+        "recorded tournaments (needs folkcards[train])",
+        description=tri_palki_opponent_model.DESCRIPTION,
+    )
+    tri_palki_opponent_model.add_arguments(p)
+    p.set_defaults(func=tri_palki_opponent_model.run)
+
+
 def _add_bidding(sub: argparse._SubParsersAction) -> None:
     from folkcards import bidding_cli
 
@@ -238,6 +251,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_records(sub)
     _add_tables(sub)
     _add_train_evaluator(sub)
+    _add_train_opponent_model(sub)
     _add_bidding(sub)
     return parser
 

@@ -1056,7 +1056,9 @@ class OpponentModel(Protocol):
     (int64 masks), given ``reserve_low`` (fewer than 3 reserve cards), ``announced`` (someone
     has announced: a final turn) and ``deciding`` (a pass would end the round), as an int64
     array. ``announces``: whether the model takes the announcement whenever it is offered (a
-    normal 31). The ``pimc`` agent passes its rollout policy
+    normal 31). A model may also define ``move_probabilities`` (same arguments → an
+    ``(n, 11)`` array of probabilities over the moves): the likelihood then counts each
+    decision ``(1 - epsilon) * P(the move made) + epsilon / 11`` instead of the one move. The ``pimc`` agent passes its rollout policy
     (:data:`folkcards.agents.tri_palki_search.CORE_MODEL`)."""
 
     announces: bool
@@ -1261,14 +1263,15 @@ def _group_logs(
     made: np.ndarray,
     held: np.ndarray,
     valid: np.ndarray,
-    moves: np.ndarray,
+    probs: np.ndarray,
     epsilon: float,
     announces: bool,
     options: int,
 ) -> np.ndarray:
     """Per row of hands and group, the log of the product of every kept decision's ``(1 -
-    epsilon) * [the model's move] + epsilon / options`` (an announcement offer: ``/ 2``,
-    counted only for a normal 31)."""
+    epsilon) * P(the move made) + epsilon / options``, ``probs``: the model's move
+    probabilities per query (one-hot for a model that names one move); an announcement offer:
+    ``[the model's call] / 2``, counted only for a normal 31."""
     out = np.empty((slot.shape[0], seat.shape[0]))
     for w in range(slot.shape[0]):
         i0 = 0
@@ -1292,8 +1295,8 @@ def _group_logs(
                     agrees = (steps[k, 1] != 0) == announces
                     total += np.log((1 - epsilon) * (1.0 if agrees else 0.0) + epsilon / 2)
                     continue
-                agrees = moves[slot[w, i]] == made[w, i]
-                total += np.log((1 - epsilon) * (1.0 if agrees else 0.0) + epsilon / options)
+                p = probs[slot[w, i], made[w, i]]
+                total += np.log((1 - epsilon) * p + epsilon / options)
             out[w, g] = total
             i0 += kept
     return out
@@ -1396,13 +1399,23 @@ def worlds_log_likelihood(
         queries,
     )  # fmt: skip
     q = queries[:count]
-    moves = model.moves(
+    args = (
         np.ascontiguousarray(q[:, 0]), np.ascontiguousarray(q[:, 1]), q[:, 2] != 0,
         q[:, 3] != 0, q[:, 4] != 0,
     )  # fmt: skip
+    options = NUM_ACTIONS - 2
+    if hasattr(model, "move_probabilities"):
+        probs = np.asarray(model.move_probabilities(*args), dtype=np.float64)
+        if probs.shape != (count, options):
+            raise ValueError(
+                f"move_probabilities gave shape {probs.shape}, expected {(count, options)}"
+            )
+    else:
+        probs = np.zeros((count, options))
+        probs[np.arange(count), np.asarray(model.moves(*args), dtype=np.int64)] = 1.0
     group_log = _group_logs(
         enc.seat, enc.start, enc.length, enc.steps, cap, slot, made, held, valid,
-        np.asarray(moves, dtype=np.int64), epsilon, bool(model.announces), NUM_ACTIONS - 2,
+        probs, epsilon, bool(model.announces), options,
     )  # fmt: skip
     logs = _combine(group_log, row_of, enc.seat, enc.rows)
     work = rows * width
