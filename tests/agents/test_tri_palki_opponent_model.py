@@ -181,3 +181,21 @@ def test_the_search_weights_its_worlds_by_the_learned_model_on_request():
     with pytest.raises(ValueError) as info:
         make_agent("pimc:opponents=bayes", "tri_palki")
     assert "\n" not in str(info.value) and "rules" in str(info.value)
+    # it plays whole rounds (the env raises on an illegal move), the same way for the same seed
+    from folkcards.agents.episode import play_episode
+    from folkcards.envs import tri_palki_v0
+
+    def moves() -> list[int]:
+        env = tri_palki_v0.raw_env(num_players=3, episode="round")
+        made: list[int] = []
+        for seed in range(3):
+            search = make_agent(
+                "pimc:opponents=learned,samples=4,horizon=10,seed=2", "tri_palki", "player_0"
+            )
+            table = [search] + [
+                make_agent("random", "tri_palki", f"player_{i}", seed=i) for i in (1, 2)
+            ]
+            play_episode(env, table, seed=seed, on_action=lambda d: made.append(int(d.action)))
+        return made
+
+    assert moves() == moves()
