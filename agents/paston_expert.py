@@ -62,7 +62,12 @@ from ..envs.paston.rules import (
 )
 from ..envs.paston_bidding.tables import candidate_pairs
 from ..envs.registry import game_spec
-from ..search.paston_evaluator import EvaluatorPolicy, PastonEvaluator, load_evaluator
+from ..search.paston_evaluator import (
+    EvaluatorPolicy,
+    PastonEvaluator,
+    load_evaluator,
+    pass_value,
+)
 from .pimc import PARAM_NAMES as PIMC_KEYS
 from .pimc import SURRENDER_SCORE, PimcAgent, _cards_by_lowness
 from .pimc import parse_spec as parse_pimc_spec
@@ -75,7 +80,7 @@ class ExpertParams:
     """The evaluator-driven decisions' parameters (spec keys of the same names)."""
 
     bid_margin: float = 0.0  # bid while the value of winning at the next level exceeds this
-    pass_weight: float = 0.0  # plus this times the value of whisting the current high bidder
+    pass_weight: float = 0.5  # plus this times the value of whisting the current high bidder
     bid_estimate: float = 0.0  # 0: max over contracts of their mean; 1: the optimistic head
     whist_margin: float = 0.0  # whist when its predicted value exceeds this
     discard_search: int = 1  # 1: pimc's discard search; 0: the evaluator's contract head
@@ -181,7 +186,11 @@ class ExpertAgent(PimcAgent):
         self.evaluator = _evaluator(model)
         self.last_values: np.ndarray | None = None  # the evaluator's last outputs (analysis)
         self.policy = EvaluatorPolicy(
-            self.evaluator, expert.bid_margin, temperature=expert.policy_temperature
+            self.evaluator,
+            expert.bid_margin,
+            temperature=expert.policy_temperature,
+            pass_weight=expert.pass_weight,
+            whist_margin=expert.whist_margin,
         )
 
     def model_files(self) -> tuple[Path, ...]:
@@ -228,15 +237,11 @@ class ExpertAgent(PimcAgent):
         """What passing is worth in the auction: ``pass_weight`` times the whist head's value of
         defending the current high bidder's likely contract (hearts; best spades after a
         best-spades bid), 0 if it would not whist or nobody else holds a bid."""
-        if not self.expert.pass_weight or view.high_bidder in (None, 0) or view.high_bid is None:
-            return 0.0
-        contract = BEST_SPADES if view.high_bid == BEST_SPADES else HEARTS
         hand = sum(1 << c for c in view.hand)
-        first_speaker = view.high_bidder == 2  # the bidder on this seat's right
-        whist = self.evaluator.whist(hand, contract, first_speaker, 0)
-        if whist <= self.expert.whist_margin:
-            return 0.0
-        return self.expert.pass_weight * whist
+        return pass_value(
+            self.evaluator, hand, view.high_bid, view.high_bidder, self.expert.pass_weight,
+            self.expert.whist_margin,
+        )  # fmt: skip
 
     # --- discards and contract -------------------------------------------------------------
 

@@ -324,7 +324,7 @@ GAMES: dict[str, GameSpec] = {
         observation_size="folkcards.envs.tri_palki.observation:observation_size",
         size_adapter="folkcards.agents.size_adapter:SIZE_ADAPTER",
         feature_sets=("folkcards.agents.features:TRI_PALKI_ACTIONS",),
-        agents=("random", "heuristic", "pimc", "expert", "ppo"),
+        agents=("random", "heuristic", "pimc", "expert", "ppo", "distilled"),
     ),
     # A research variant: Paston's decisions before the play, the tricks from the open-hand
     # solver (folkcards.envs.paston_bidding_v0). Its records, views, scoring, statistics,

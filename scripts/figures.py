@@ -51,6 +51,11 @@ SOURCES: dict[str, Source] = {
     "paston_expert_learned": Source(stored="docs/tournaments/paston_expert_learned/results.json"),
     "paston_distilled": Source(stored="docs/tournaments/paston_distilled/results.json"),
     "paston_expert_pimc": Source(stored="docs/tournaments/paston_expert_pimc/results.json"),
+    "paston_expert_rllib_v2": Source(stored="docs/tournaments/paston_expert_rllib_v2/results.json"),
+    "paston_expert_pimc_v2": Source(stored="docs/tournaments/paston_expert_pimc_v2/results.json"),
+    "tri_palki_distilled_4p": Source(
+        stored="docs/tournaments/tri_palki_distilled_4p/results.json", digits=3
+    ),
     "tri_palki_pimc": Source(stored="docs/tournaments/tri_palki_pimc/results.json", digits=3),
     "tri_palki_pimc_4p": Source(stored="docs/tournaments/tri_palki_pimc_4p/results.json", digits=3),
     **{

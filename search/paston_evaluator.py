@@ -35,7 +35,14 @@ from typing import Any
 
 import numpy as np
 
-from ..envs.paston.rules import LEVEL_FACTOR, NUM_TRICKS, declarer_score, defender_score
+from ..envs.paston.rules import (
+    BEST_SPADES,
+    HEARTS,
+    LEVEL_FACTOR,
+    NUM_TRICKS,
+    declarer_score,
+    defender_score,
+)
 
 __all__ = [
     "HAND_SIZE",
@@ -47,6 +54,7 @@ __all__ = [
     "declare_features",
     "hand_features",
     "load_evaluator",
+    "pass_value",
     "whist_features",
 ]
 
@@ -243,6 +251,27 @@ def load_evaluator(path: str | os.PathLike[str]) -> PastonEvaluator:
     return PastonEvaluator(heads, meta)
 
 
+def pass_value(
+    evaluator: PastonEvaluator,
+    hand: int,
+    high_bid: int | None,
+    high_bidder: int | None,
+    weight: float,
+    whist_margin: float = 0.0,
+) -> float:
+    """What passing is worth in the auction to the seat holding ``hand``, with the highest bid
+    ``high_bid`` (a level) held by ``high_bidder`` (a seat relative to this one: 1 its left,
+    2 its right): ``weight`` times the whist head's value of defending the contract such a
+    declarer names most (hearts; best spades after a best-spades bid) from this seat's side, 0
+    when that value is not above ``whist_margin`` (it would not whist) or when no other seat
+    holds a bid."""
+    if not weight or high_bid is None or high_bidder in (None, 0):
+        return 0.0
+    contract = BEST_SPADES if high_bid == BEST_SPADES else HEARTS
+    whist = evaluator.whist(hand, contract, high_bidder == 2, 0)
+    return weight * whist if whist > whist_margin else 0.0
+
+
 def _sigmoid(x: float) -> float:
     return float(1.0 / (1.0 + np.exp(-np.clip(x, -50.0, 50.0))))
 
@@ -253,20 +282,34 @@ class EvaluatorPolicy:
     bid, name contracts and whist, learned from solver-scored outcomes instead of written as
     rules.
 
-    - auction: bid the next level with probability ``sigmoid((value - margin) / temperature)``,
-      the value being the best predicted contract reachable from that level;
+    - auction: bid the next level with probability ``sigmoid((value - margin - pass) /
+      temperature)``, the value being the best predicted contract reachable from that level
+      and ``pass`` what passing is worth (:func:`pass_value` with ``pass_weight``; 0 by
+      default);
     - contract: a softmax of the predicted values of the legal contracts (surrender: −10)
       divided by ``temperature``;
-    - defence: whist with probability ``sigmoid((value - margin) / temperature)``;
+    - defence: whist with probability ``sigmoid((value - whist_margin) / temperature)``
+      (``whist_margin`` defaults to ``margin``);
     - other decisions (discards, card play): no opinion (uniform).
     """
 
-    def __init__(self, evaluator: PastonEvaluator, margin: float = 0.0, temperature: float = 5.0):
+    def __init__(
+        self,
+        evaluator: PastonEvaluator,
+        margin: float = 0.0,
+        temperature: float = 5.0,
+        pass_weight: float = 0.0,
+        whist_margin: float | None = None,
+    ):
         if not temperature > 0:
             raise ValueError(f"temperature must be > 0 points, got {temperature!r}")
+        if not 0 <= pass_weight <= 1:
+            raise ValueError(f"pass_weight must be in [0, 1], got {pass_weight!r}")
         self.evaluator = evaluator
         self.margin = float(margin)
         self.temperature = float(temperature)
+        self.pass_weight = float(pass_weight)
+        self.whist_margin = self.margin if whist_margin is None else float(whist_margin)
 
     def action_probabilities(self, observation: dict[str, np.ndarray]) -> np.ndarray:
         """Probabilities over the action ids (zeros: uniform over the legal actions)."""
@@ -291,7 +334,12 @@ class EvaluatorPolicy:
                 level = int(bids[0]) - BID_BASE
                 values = self.declare(hand, position)
                 reach = [4] if level == 4 else list(range(level, 4))
-                p = _sigmoid((max(values[c] for c in reach) - self.margin) / self.temperature)
+                passing = pass_value(
+                    self.evaluator, hand, view.high_bid, view.high_bidder, self.pass_weight,
+                    self.whist_margin,
+                )  # fmt: skip
+                value = max(values[c] for c in reach) - self.margin - passing
+                p = _sigmoid(value / self.temperature)
                 probs[bids[0]], probs[PASS] = p, 1 - p
         elif view.phase == "contract" and len(view.hand) == 10:
             legal = [int(a) for a in np.flatnonzero(mask)]
@@ -307,7 +355,7 @@ class EvaluatorPolicy:
             partner = 3 - view.declarer
             call = 0 if first else (1 if view.whist[partner] else 2)
             value = self.evaluator.whist(hand, view.contract, first, call)
-            p = _sigmoid((value - self.margin) / self.temperature)
+            p = _sigmoid((value - self.whist_margin) / self.temperature)
             probs[WHIST], probs[PASS] = p, 1 - p
         return probs
 

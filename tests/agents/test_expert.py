@@ -174,12 +174,13 @@ def test_passing_is_worth_the_whist_against_another_seats_bid():
     )
     opening = _env([STRONG, REST, WEAK], []).observe("player_0")["observation"]
     first = paston_obs.decode(np.asarray(opening))
-    off = make_agent(f"expert:{CHEAP}", "paston", "player_1")
+    off = make_agent(f"expert:pass_weight=0,{CHEAP}", "paston", "player_1")
     on = make_agent(f"expert:pass_weight=1,{CHEAP}", "paston", "player_1")
     half = make_agent(f"expert:pass_weight=0.5,{CHEAP}", "paston", "player_1")
     whist = on.evaluator.whist(sum(1 << c for c in view.hand), HEARTS, True, 0)
     assert whist > 0
     assert off.pass_value(view) == 0.0 and on.pass_value(first) == 0.0  # nobody else bid yet
+    assert make_agent("expert", "paston").expert.pass_weight == 0.5  # the default
     assert on.pass_value(view) == pytest.approx(whist)
     assert half.pass_value(view) == pytest.approx(whist / 2)
     # bids iff the bid value exceeds bid_margin + the pass value: put the margin between
@@ -187,7 +188,7 @@ def test_passing_is_worth_the_whist_against_another_seats_bid():
     margin = value - whist / 2
     legal = [BID_BASE + 1, PASS]
     vector = np.asarray(_env([REST, STRONG, WEAK], [BID_BASE]).observe("player_1")["observation"])
-    bidder = make_agent(f"expert:bid_margin={margin},{CHEAP}", "paston", "player_1")
+    bidder = make_agent(f"expert:bid_margin={margin},pass_weight=0,{CHEAP}", "paston", "player_1")
     passer = make_agent(f"expert:bid_margin={margin},pass_weight=1,{CHEAP}", "paston", "player_1")
     assert bidder._bid(vector, view, legal) == BID_BASE + 1
     assert passer._bid(vector, view, legal) == PASS
