@@ -38,8 +38,6 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from folkcards.errors import ConfigError, load_yaml
-
 from ..agents.paston_heuristic import defence_call
 from ..envs.paston.rules import (
     LEVEL_FACTOR,
@@ -65,6 +63,7 @@ from ..search.paston_evaluator import (
     declare_features,
     whist_features,
 )
+from .settings import load_flat_config
 
 SURRENDER = -10.0
 
@@ -93,18 +92,7 @@ class EvaluatorConfig(BaseModel):
 
 def load_evaluator_config(path: str | Path, **overrides: Any) -> EvaluatorConfig:
     """The config in ``path`` with ``overrides``; ``ConfigError`` in one line if it is bad."""
-    from pydantic import ValidationError
-
-    data = {**load_yaml(path), **{k: v for k, v in overrides.items() if v is not None}}
-    try:
-        return EvaluatorConfig(**data)
-    except ValidationError as error:
-        first = error.errors()[0]
-        key = ".".join(str(p) for p in first["loc"])
-        if first["type"] == "extra_forbidden":
-            known = ", ".join(EvaluatorConfig.model_fields)
-            raise ConfigError(f"{path}: unknown key {key!r}; known keys: {known}") from None
-        raise ConfigError(f"{path}: {key}: {first['msg']}, got {first.get('input')!r}") from None
+    return load_flat_config(EvaluatorConfig, path, **overrides)
 
 
 # --- the data --------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import inspect
+import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
@@ -236,7 +237,30 @@ def with_run_overrides(
     return build(data, "overrides")
 
 
+FlatConfig = TypeVar("FlatConfig", bound=BaseModel)
+
+
+def load_flat_config(
+    model: type[FlatConfig], path: str | os.PathLike[str], **overrides: Any
+) -> FlatConfig:
+    """A flat (group-less) config of type ``model`` from the YAML file ``path``, with the
+    ``overrides`` that are not ``None``; ``ConfigError`` in one line if it is bad."""
+    from folkcards.errors import load_yaml
+
+    data = {**load_yaml(path), **{k: v for k, v in overrides.items() if v is not None}}
+    try:
+        return model(**data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        key = ".".join(str(p) for p in first["loc"])
+        if first["type"] == "extra_forbidden":
+            known = ", ".join(model.model_fields)
+            raise ConfigError(f"{path}: unknown key {key!r}; known keys: {known}") from None
+        raise ConfigError(f"{path}: {key}: {first['msg']}, got {first.get('input')!r}") from None
+
+
 __all__ = [
+    "load_flat_config",
     "STRICT",
     "EvaluationSettings",
     "GameEnvGroup",

@@ -26,8 +26,6 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from folkcards.errors import ConfigError, load_yaml
-
 from ..agents.tri_palki_opponent_model import (
     NUM_FEATURES,
     NUM_MOVES,
@@ -36,6 +34,7 @@ from ..agents.tri_palki_opponent_model import (
 )
 from ..envs.tri_palki import observation as obs_mod
 from ..envs.tri_palki_v0 import raw_env
+from .settings import load_flat_config
 
 __all__ = [
     "Decisions",
@@ -64,18 +63,7 @@ class OpponentModelConfig(BaseModel):
 
 def load_opponent_model_config(path: str | Path, **overrides: Any) -> OpponentModelConfig:
     """The config in ``path`` with ``overrides``; ``ConfigError`` in one line if it is bad."""
-    from pydantic import ValidationError
-
-    data = {**load_yaml(path), **{k: v for k, v in overrides.items() if v is not None}}
-    try:
-        return OpponentModelConfig(**data)
-    except ValidationError as error:
-        first = error.errors()[0]
-        key = ".".join(str(p) for p in first["loc"])
-        if first["type"] == "extra_forbidden":
-            known = ", ".join(OpponentModelConfig.model_fields)
-            raise ConfigError(f"{path}: unknown key {key!r}; known keys: {known}") from None
-        raise ConfigError(f"{path}: {key}: {first['msg']}, got {first.get('input')!r}") from None
+    return load_flat_config(OpponentModelConfig, path, **overrides)
 
 
 @dataclass(frozen=True)
