@@ -12,10 +12,10 @@ code is :mod:`folkcards.train.tri_palki_opponent_model`; the committed model is
 Input (:func:`opponent_features`, 86 numbers): the hand's 36 card bits, the centre's 36 card
 bits, ``reserve_low`` (fewer than 3 reserve cards), ``announced`` (a final turn),
 ``deciding`` (a pass would end the round) and the heuristic rules' move one-hot (11), so the
-network learns where players leave the rules rather than the rules themselves. Output: a score for each of the 11 moves of the
-action phase (``PASS``, ``SWAP_BASE + 3 * h + c``: give hand card ``h``, take centre card ``c``
-in ascending card order, ``SWAP_ALL``): their softmax is the probability of each move
-(fitted by cross-entropy), the highest the model's move. The likelihood weights a world by
+network learns where players leave the rules rather than the rules themselves. Output: a
+score for each of the 11 moves of the action phase (``PASS``, ``SWAP_BASE + 3 * h + c``: give
+hand card ``h``, take centre card ``c`` in ascending card order, ``SWAP_ALL``): their softmax
+is the probability of each move (fitted by cross-entropy), the highest the model's move. The likelihood weights a world by
 those probabilities (:meth:`LearnedOpponentModel.move_probabilities`). It always announces a
 normal 31 when offered. Evaluated with numpy, deterministic.
 """

@@ -32,6 +32,7 @@ from ..agents.tri_palki_opponent_model import (
     LearnedOpponentModel,
     opponent_features,
 )
+from ..envs.replay import replay_record
 from ..envs.tri_palki import observation as obs_mod
 from ..envs.tri_palki_v0 import raw_env
 from .settings import load_flat_config
@@ -95,6 +96,31 @@ def _mask(cards: list[int]) -> int:
     return sum(1 << int(c) for c in cards)
 
 
+_Row = tuple[int, int, bool, bool, bool, int, str, int]
+
+
+def _decisions_of(
+    record: dict[str, Any], seats: list[str], players: Sequence[str] | None, round_id: int
+) -> list[_Row]:
+    """The action-phase decisions of one record (``seats``: the player's name per seat), of
+    ``players`` only when given, as rows of :class:`Decisions`."""
+    rows: list[_Row] = []
+
+    def keep(env: Any, agent: str, action: int) -> None:
+        name = seats[int(agent.rsplit("_", 1)[1])]
+        view = obs_mod.decode(np.asarray(env.observe(agent)["observation"]))
+        if view.phase == "action" and action < NUM_MOVES and (not players or name in players):
+            rows.append(
+                (
+                    _mask(view.hand), _mask(view.centre), view.reserve_low, view.announced,
+                    view.pass_ends_round, int(action), name, round_id,
+                )
+            )  # fmt: skip
+
+    replay_record(raw_env(**record.get("env_kwargs", {})), record, before_step=keep)
+    return rows
+
+
 def recorded_decisions(
     databases: Sequence[str | Path],
     players: Sequence[str] | None = None,
@@ -103,7 +129,7 @@ def recorded_decisions(
     """Every action-phase decision of the records in ``databases`` (only ``players``' when
     given), replayed through the env; ``ValueError`` in one line for a missing database or
     one of another game."""
-    rows: list[tuple[int, int, bool, bool, bool, int, str, int]] = []
+    rows: list[_Row] = []
     round_id = 0
     for db in databases:
         if not Path(db).is_file():
@@ -116,30 +142,7 @@ def recorded_decisions(
                 seats, record = json.loads(seats_json), json.loads(record_json)
                 if record.get("game") != "tri_palki":
                     raise ValueError(f"{db} holds {record.get('game')!r} records, not Tri Palki")
-                env = raw_env(**record.get("env_kwargs", {}))
-                env.reset(seed=record["seed"], options=record.get("options") or None)
-                for agent, action in record["actions"]:
-                    while env.agents and (
-                        env.terminations[env.agent_selection]
-                        or env.truncations[env.agent_selection]
-                    ):
-                        env.step(None)
-                    name = seats[int(agent.rsplit("_", 1)[1])]
-                    vector = np.asarray(env.observe(agent)["observation"])
-                    view = obs_mod.decode(vector)
-                    if (
-                        view.phase == "action"
-                        and action < NUM_MOVES
-                        and (not players or name in players)
-                    ):
-                        rows.append(
-                            (
-                                _mask(view.hand), _mask(view.centre), view.reserve_low,
-                                view.announced, view.pass_ends_round, int(action), name,
-                                round_id,
-                            )
-                        )  # fmt: skip
-                    env.step(action)
+                rows.extend(_decisions_of(record, seats, players, round_id))
                 round_id += 1
     if not rows:
         raise ValueError("no recorded decision matches: check databases and players")
@@ -159,8 +162,9 @@ def recorded_decisions(
 def fit_opponent_model(
     data: Decisions, config: OpponentModelConfig, log: Any = print
 ) -> tuple[LearnedOpponentModel, dict[str, Any]]:
-    """Fit the perceptron to ``data``'s moves; returns the model and its metrics (held-out
-    agreement overall and per player, the heuristic rules' agreement on the same decisions)."""
+    """Fit the perceptron to ``data``'s moves; returns the model (its ``meta``: the metrics and
+    the config) and its metrics (held-out agreement overall and per player, the heuristic
+    rules' agreement on the same decisions)."""
     import torch
 
     torch.manual_seed(config.seed)
@@ -201,7 +205,8 @@ def fit_opponent_model(
     )
     metrics = agreement(model, valid)
     metrics.update(train_decisions=len(train), held_out_decisions=len(valid))
-    return LearnedOpponentModel(model.weights, model.biases, {**metrics}), metrics
+    meta = {**metrics, "config": config.model_dump()}
+    return LearnedOpponentModel(model.weights, model.biases, meta), metrics
 
 
 def agreement(model: LearnedOpponentModel, data: Decisions, epsilon: float = 0.1) -> dict[str, Any]:
@@ -272,9 +277,6 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    model = LearnedOpponentModel(
-        model.weights, model.biases, {**metrics, "config": config.model_dump()}
-    )
     model.save(out)
     print(
         f"held-out agreement {metrics['held_out_agreement']:.1%} "
