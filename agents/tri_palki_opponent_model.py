@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from ..envs.tri_palki.vocabulary import SWAP_ALL
+from ..search.mlp import Mlp
 from .tri_palki_heuristic_core import core_moves
 
 __all__ = [
@@ -95,12 +96,7 @@ class LearnedOpponentModel:
 
     def scores(self, features: np.ndarray) -> np.ndarray:
         """The move scores (logits) of feature rows, ``(n, NUM_MOVES)``."""
-        h = np.asarray(features, dtype=np.float32)
-        for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
-            h = h @ w + b
-            if i < len(self.weights) - 1:
-                h = np.maximum(h, 0.0)
-        return h
+        return Mlp(self.weights, self.biases)(features)
 
     def moves(
         self,

@@ -29,7 +29,6 @@ from __future__ import annotations
 import functools
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +42,7 @@ from ..envs.paston.rules import (
     declarer_score,
     defender_score,
 )
+from .mlp import Mlp
 
 __all__ = [
     "HAND_SIZE",
@@ -158,22 +158,6 @@ def whist_features(hand: Any, contract: int, first_speaker: bool, partner_call: 
             _one_hot(partner_call, 3, "partner_call"),
         ]
     )
-
-
-@dataclass(frozen=True)
-class Mlp:
-    """A ReLU multilayer perceptron: ``weights[i]`` is (in, out), the last layer linear."""
-
-    weights: tuple[np.ndarray, ...]
-    biases: tuple[np.ndarray, ...]
-
-    def __call__(self, x: np.ndarray) -> np.ndarray:
-        h = np.asarray(x, dtype=np.float32)
-        for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
-            h = h @ w + b
-            if i < len(self.weights) - 1:
-                h = np.maximum(h, 0.0)
-        return h
 
 
 class PastonEvaluator:

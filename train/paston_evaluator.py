@@ -54,10 +54,10 @@ from ..envs.paston_bidding.tables import (
     load_table,
     shipped_table_path,
 )
+from ..search.mlp import Mlp
 from ..search.paston_evaluator import (
     HEADS,
     NUM_LEVELS,
-    Mlp,
     PastonEvaluator,
     contract_features,
     declare_features,

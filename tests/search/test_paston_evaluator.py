@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from folkcards.search.mlp import Mlp
 from folkcards.search.paston_evaluator import (
     HAND_SIZE,
     HEADS,
-    Mlp,
     PastonEvaluator,
     contract_features,
     declare_features,
@@ -87,11 +87,6 @@ def test_save_and_load_give_the_same_values(tmp_path):
     assert again.whist(HAND_IDS, 2, True, 0) == pytest.approx(evaluator.whist(HAND_IDS, 2, True, 0))
     many = again.contract_many([0b1111111111, sum(1 << c for c in HAND_IDS)], 0, 1)
     assert np.allclose(many[1], evaluator.contract(HAND_IDS, 0, 1), atol=1e-5)
-
-
-def test_the_mlp_is_relu_then_linear():
-    mlp = Mlp((np.eye(2, dtype=np.float32), np.ones((2, 1), np.float32)), (np.zeros(2), np.ones(1)))
-    assert mlp(np.array([2.0, -3.0])).tolist() == [3.0]  # relu(2) + relu(-3) + 1
 
 
 def test_a_damaged_file_is_refused_in_one_line(tmp_path):
