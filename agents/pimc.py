@@ -54,7 +54,10 @@ Parameters come from the spec, e.g. ``pimc:samples=64,bid_samples=16,seed=3`` (t
 :class:`PimcParams` fields: ``samples`` 128, ``bid_samples`` 16, ``discard_samples`` 8,
 ``discard_candidates`` 4, ``bid_margin`` -2, ``bid_floor`` 1, ``whist_margin`` 0, ``infer`` 4,
 ``infer_epsilon`` 0.4, ``defence_model`` 1, ``defence_split`` 1, ``partner_model`` 1,
-``time`` 0);
+``fusion`` 0, ``fusion_samples`` 32, ``time`` 0);
+``fusion=1`` (as declarer) or ``2`` (every seat) lowers each card's value by what PIMC
+over-credits it for choosing the next card per world, measured on the first
+``fusion_samples`` worlds (:mod:`folkcards.search.paston_fused_play`);
 ``time=SECONDS`` (default 0, no limit) caps the card-play sampling by the clock, which makes
 the agent's choices depend on the machine's speed (not deterministic); without it the agent is
 deterministic given its seed. If the sampler cannot produce worlds (it reports an inconsistent
@@ -122,6 +125,9 @@ class PimcParams:
     # in proportion to the heuristic's estimates of the two hands (1) or half (0)
     partner_model: int = 1  # whist as the first speaker: 1 = the partner's call in each world
     # is the heuristic's with its hand, 0 = half the worlds each way
+    fusion: int = 0  # card play: subtract the strategy-fusion over-credit one own decision
+    # ahead (folkcards.search.paston_fused_play): 0 = never, 1 = as declarer, 2 = every seat
+    fusion_samples: int = 32  # worlds for that correction (the first of the decision's worlds)
 
 
 _INT_KEYS = {
@@ -134,10 +140,12 @@ _INT_KEYS = {
     "defence_model",
     "partner_model",
     "defence_split",
+    "fusion",
+    "fusion_samples",
     "seed",
 }
 _FLOAT_KEYS = {"bid_margin", "whist_margin", "time", "infer_epsilon"}
-_ZERO_OK = {"seed", "bid_floor", "defence_model", "partner_model", "defence_split"}
+_ZERO_OK = {"seed", "bid_floor", "defence_model", "partner_model", "defence_split", "fusion"}
 
 
 def parse_spec(arg: str | None) -> tuple[PimcParams, int | None]:
@@ -164,6 +172,8 @@ def parse_spec(arg: str | None) -> tuple[PimcParams, int | None]:
             raise ValueError(f"pimc parameter {key} must be at least 1, got {value}")
         if key == "infer_epsilon" and not 0 <= value <= 1:
             raise ValueError(f"pimc parameter infer_epsilon must be in [0, 1], got {value}")
+        if key == "fusion" and value not in (0, 1, 2):
+            raise ValueError(f"pimc parameter fusion must be 0, 1 or 2, got {value}")
         if key == "time" and value < 0:
             raise ValueError(f"pimc parameter time must be >= 0 seconds, got {value}")
         if key == "seed":
@@ -241,6 +251,20 @@ def load_compiled_kernels() -> None:
     load_kernels()
 
 
+@dataclass(frozen=True)
+class FusionNote:
+    """What the strategy-fusion correction did at one card-play decision (for analysis):
+    the seat's role, the tricks left, each legal card's fusion cost (table score) and the card
+    plain pimc would have played beside the one played."""
+
+    declaring: bool
+    sole: bool
+    tricks_left: int
+    cost: dict[int, float]
+    plain: int
+    chosen: int
+
+
 class PimcAgent(Agent):
     """Paston PIMC agent (see the module docstring)."""
 
@@ -268,6 +292,7 @@ class PimcAgent(Agent):
         self._first_dealer: int | None = None
         self._other_dealer_seen = False
         self.fallbacks = 0
+        self.last_fusion: FusionNote | None = None  # the last corrected card decision
         self.last_estimate: float | None = None  # the value behind the last auction or
         # whist decision (mean score of bidding / whisting; for analysis)
 
@@ -358,21 +383,71 @@ class PimcAgent(Agent):
         p = self.params
         deadline = time.perf_counter() + p.time if p.time > 0 else None
         rows: list[list[int]] = []
+        positions: list[Any] = []
         batch = p.samples if deadline is None else max(4, p.samples // 8)
         while len(rows) < p.samples:
             worlds = self._worlds(vector, view, min(batch, p.samples - len(rows)))
             for world in worlds:
-                values = self.solver.move_values(world.solver_position())
+                position = world.solver_position()
+                positions.append(position)
+                values = self.solver.move_values(position)
                 rows.append([values[card] for card in legal])
             if deadline is not None and time.perf_counter() > deadline:
                 break
         totals = np.asarray(rows, dtype=float)  # worlds x legal: declarer's total tricks
         scores, side = self._play_scores(view, totals, legal)
-        order = sorted(
-            range(len(legal)),
-            key=lambda i: (-scores[i], -side[i], legal[i] & 7, legal[i]),
+
+        def best(values: np.ndarray) -> int:
+            return min(
+                range(len(legal)), key=lambda i: (-values[i], -side[i], legal[i] & 7, legal[i])
+            )
+
+        self.last_fusion = None
+        if not self._fusion_applies(view, positions[0]):
+            return legal[best(scores)]
+        cost = self._fusion_cost(view, positions[: p.fusion_samples], legal)
+        chosen = best(scores - cost)
+        self.last_fusion = FusionNote(
+            declaring=view.declarer == 0,
+            sole=view.num_active == 2,
+            tricks_left=positions[0].tricks_left,
+            cost=dict(zip(legal, cost.tolist(), strict=True)),
+            plain=legal[best(scores)],
+            chosen=legal[chosen],
         )
-        return legal[order[0]]
+        return legal[chosen]
+
+    def _fusion_applies(self, view: obs_mod.PastonView, position: Any) -> bool:
+        """Whether this card-play decision gets the strategy-fusion correction: ``fusion``
+        asks for it in this seat, and a later decision of this seat is still a choice (more
+        than two tricks to play)."""
+        wanted = self.params.fusion == 2 or (self.params.fusion == 1 and view.declarer == 0)
+        return wanted and position.tricks_left > 2
+
+    def _fusion_cost(
+        self, view: obs_mod.PastonView, positions: list[Any], legal: list[int]
+    ) -> np.ndarray:
+        """PIMC's over-credit of each legal card for choosing the next card per world
+        (:func:`folkcards.search.paston_fused_play.fused_card_values` on ``positions``)."""
+        from ..search.paston_fused_play import fused_card_values
+
+        declarer, level = view.declarer, view.contract
+        assert declarer is not None and level is not None
+        defence_tricks = sum(view.tricks[r] for r in range(3) if r != declarer)
+
+        def score(totals: np.ndarray) -> np.ndarray:
+            return table_scores(
+                totals,
+                level=level,
+                declarer=declarer == 0,
+                sole=view.num_active == 2,
+                own_tricks=view.tricks[0],
+                defence_tricks=defence_tricks,
+            )
+
+        values = fused_card_values(self.solver, positions, score)
+        cost = dict(zip(values.cards, values.fusion_cost, strict=True))
+        return np.array([cost[card] for card in legal])
 
     def _play_scores(
         self, view: obs_mod.PastonView, totals: np.ndarray, legal: list[int]

@@ -411,3 +411,56 @@ def test_pimc_moves_are_the_same_with_the_solver_table_kept_or_cleared():
                 env.step(made[-1])
         moves[keep] = made
     assert len(moves[True]) > 40 and moves[True] == moves[False]
+
+
+# --- the strategy-fusion correction ---------------------------------------------------------
+
+
+def test_fusion_keys_are_checked():
+    agent = make_agent("pimc:fusion=2,fusion_samples=8", "paston")
+    assert (agent.params.fusion, agent.params.fusion_samples) == (2, 8)
+    for arg in ("fusion=3", "fusion=-1", "fusion_samples=0", "fusion=x"):
+        with pytest.raises(ValueError) as info:
+            make_agent(f"pimc:{arg}", "paston")
+        assert "\n" not in str(info.value) and "pimc" in str(info.value)
+
+
+class _FusionSpy(PimcAgent):
+    """pimc recording where it computes the strategy-fusion correction."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.corrected: list[tuple[bool, int]] = []  # (declaring, tricks left)
+
+    def _fusion_cost(self, view, positions, legal):
+        self.corrected.append((view.declarer == 0, positions[0].tricks_left))
+        assert len(positions) <= self.params.fusion_samples
+        return super()._fusion_cost(view, positions, legal)
+
+
+def _fused_game(arg: str, deals: int) -> tuple[list[int], list[_FusionSpy]]:
+    env = paston_v0.raw_env()
+    chosen: list[int] = []
+    spies: list[_FusionSpy] = []
+    for deal in range(deals):
+        table = [_FusionSpy("paston", f"player_{i}", i, parse_spec(arg)[0]) for i in range(3)]
+        spies += table
+        play_episode(env, table, seed=100 + deal, on_action=lambda d: chosen.append(d.action))
+        assert all(agent.fallbacks == 0 for agent in table)
+    return chosen, spies
+
+
+def test_fusion_is_computed_where_asked_and_play_stays_legal_and_reproducible():
+    """``fusion=1`` corrects the declarer's cards only, ``2`` every seat's, and never the
+    last two tricks (no later choice is left); the games stay legal (the env raises on an
+    illegal card) and reproducible by seed."""
+    small = "samples=8,bid_samples=3,discard_samples=2,fusion_samples=6"
+    declarer_only, spies = _fused_game(small + ",fusion=1", 4)
+    calls = [c for spy in spies for c in spy.corrected]
+    assert calls and all(declaring and left > 2 for declaring, left in calls)
+    every_seat, spies = _fused_game(small + ",fusion=2", 4)
+    calls = [c for spy in spies for c in spy.corrected]
+    assert any(not declaring for declaring, _ in calls) and all(left > 2 for _, left in calls)
+    assert _fused_game(small + ",fusion=2", 4)[0] == every_seat
+    _, spies = _fused_game(small + ",fusion=0", 2)
+    assert not any(spy.corrected for spy in spies)
