@@ -23,6 +23,7 @@ from .conftest import hidden_cards
 
 selenium = pytest.importorskip("selenium")
 from selenium import webdriver  # noqa: E402
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
@@ -78,6 +79,17 @@ def browser():
 
 def _wait(driver, condition, timeout=20):
     return WebDriverWait(driver, timeout).until(condition)
+
+
+def _click(driver, selector: str) -> None:
+    """Click the element ``selector`` finds, finding it again if the page re-rendered it
+    between the find and the click (a selected card is redrawn)."""
+
+    def clicked(d) -> bool:
+        d.find_element(By.CSS_SELECTOR, selector).click()
+        return True
+
+    WebDriverWait(driver, 20, ignored_exceptions=(StaleElementReferenceException,)).until(clicked)
 
 
 def _start(driver, url, game, players=None, seat=0, opponents=None, episode=None):
@@ -167,9 +179,10 @@ def _click_a_move(driver, game, moves):
     view = _view(driver)
     names = [m["name"] for m in view["legal"]]
     if view["page"] == "tricks" and driver.find_elements(By.ID, "confirm-discard"):
-        for card in driver.find_elements(By.CSS_SELECTOR, "#hand .card.choosable")[:2]:
-            card.click()
-        driver.find_element(By.ID, "confirm-discard").click()
+        chosen = driver.find_elements(By.CSS_SELECTOR, "#hand .card.choosable")[:2]
+        for name in [card.get_attribute("data-card") for card in chosen]:
+            _click(driver, f"#hand .card[data-card='{name}']")  # each click redraws the hand
+        _click(driver, "#confirm-discard")
         return
     cards = driver.find_elements(By.CSS_SELECTOR, "#hand .card.legal")
     if cards and view["page"] == "tricks":
