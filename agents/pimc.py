@@ -237,6 +237,21 @@ def table_scores(
     return factor * np.vectorize(lambda x: _defender_value(float(x), False), otypes=[float])(own)
 
 
+def _seat_scores(view: obs_mod.PastonView, totals: np.ndarray) -> np.ndarray:
+    """:func:`table_scores` of the observing seat (seat 0 of ``view``, in the play) for the
+    declarer's trick totals ``totals``, with the tricks won so far."""
+    declarer, level = view.declarer, view.contract
+    assert declarer is not None and level is not None
+    return table_scores(
+        totals,
+        level=level,
+        declarer=declarer == 0,
+        sole=view.num_active == 2,
+        own_tricks=view.tricks[0],
+        defence_tricks=sum(view.tricks[r] for r in range(3) if r != declarer),
+    )
+
+
 @functools.lru_cache(maxsize=1)
 def load_compiled_kernels() -> None:
     """Load the compiled code pimc's searches call (the open-hand solver and the heuristic's
@@ -431,21 +446,7 @@ class PimcAgent(Agent):
         (:func:`folkcards.search.paston_fused_play.fused_card_values` on ``positions``)."""
         from ..search.paston_fused_play import fused_card_values
 
-        declarer, level = view.declarer, view.contract
-        assert declarer is not None and level is not None
-        defence_tricks = sum(view.tricks[r] for r in range(3) if r != declarer)
-
-        def score(totals: np.ndarray) -> np.ndarray:
-            return table_scores(
-                totals,
-                level=level,
-                declarer=declarer == 0,
-                sole=view.num_active == 2,
-                own_tricks=view.tricks[0],
-                defence_tricks=defence_tricks,
-            )
-
-        values = fused_card_values(self.solver, positions, score)
+        values = fused_card_values(self.solver, positions, functools.partial(_seat_scores, view))
         cost = dict(zip(values.cards, values.fusion_cost, strict=True))
         return np.array([cost[card] for card in legal])
 
@@ -456,14 +457,7 @@ class PimcAgent(Agent):
         declarer, level = view.declarer, view.contract
         assert declarer is not None and level is not None
         defence_tricks = sum(view.tricks[r] for r in range(3) if r != declarer)
-        scores = table_scores(
-            totals,
-            level=level,
-            declarer=declarer == 0,
-            sole=view.num_active == 2,
-            own_tricks=view.tricks[0],
-            defence_tricks=defence_tricks,
-        )
+        scores = _seat_scores(view, totals)
         if declarer != 0 and view.num_active == 3 and len(view.trick) == 2:
             # last to play beside a partner: who takes this trick is known for each card, and
             # a trick taken by the partner is not this seat's (the solver counts them alike)
