@@ -53,15 +53,6 @@ class FusedValues:
         return self.pimc - self.fused
 
 
-def _reply(solver: PastonSolver, position: Position) -> int:
-    """The open-hand reply of the seat to act: the declarer maximises its tricks, a defender
-    minimises them; ties to the lowest card."""
-    values = solver.move_values(position)
-    maximise = position.to_act == position.declarer
-    target = max(values.values()) if maximise else min(values.values())
-    return min(card for card, value in values.items() if value == target)
-
-
 def _next_decision(
     solver: PastonSolver, position: Position, seat: int
 ) -> tuple[tuple[int, ...], dict[int, int]]:
@@ -70,7 +61,7 @@ def _next_decision(
     keyed -1, when the play ends first)."""
     seen: list[int] = []
     while position.tricks_left and position.to_act != seat:
-        card = _reply(solver, position)
+        card = solver.best_moves(position)[0]  # the open-hand reply; ties: the lowest card
         seen.append(card)
         position = position.play(card)
     if not position.tricks_left:
