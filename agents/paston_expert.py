@@ -259,7 +259,7 @@ class ExpertAgent(PimcAgent):
         )
         best = max(range(len(pairs)), key=lambda k: (max(values[k, lv] for lv in levels), -k))
         cards = _cards_by_lowness(mask_to_cards(pairs[best]), hand)
-        self._planned_discard = cards[1]
+        self._planned_discard = (cards[0], cards[1])
         return cards[0]
 
     def _contract(self, vector: np.ndarray, view: obs_mod.PastonView, legal: list[int]) -> int:

@@ -303,7 +303,7 @@ class PimcAgent(Agent):
         self.solver = PastonSolver(keep_table=True)
         load_compiled_kernels()
         self._fallback_agent: Agent | None = None
-        self._planned_discard: int | None = None
+        self._planned_discard: tuple[int, int] | None = None  # (first card, second card)
         self._first_dealer: int | None = None
         self._other_dealer_seen = False
         self.fallbacks = 0
@@ -569,8 +569,9 @@ class PimcAgent(Agent):
         return list(range(max(high or 0, 0), HEARTS + 1))
 
     def _discard(self, vector: np.ndarray, view: obs_mod.PastonView, legal: list[int]) -> int:
-        if view.discards and self._planned_discard in legal:
-            return int(self._planned_discard)  # type: ignore[arg-type]
+        planned = self._planned_discard
+        if planned is not None and list(view.discards) == [planned[0]] and planned[1] in legal:
+            return planned[1]  # the pair's second card, if its first is the one discarded
         hand = sum(1 << c for c in view.hand)
         levels = self._contract_levels(view)
         worlds = self._worlds(vector, view, self.params.discard_samples)
@@ -594,7 +595,7 @@ class PimcAgent(Agent):
         ]
         mask = -max(scored)[1]
         cards = _cards_by_lowness(mask_to_cards(mask), hand)
-        self._planned_discard = cards[1] if need == 2 else None
+        self._planned_discard = (cards[0], cards[1]) if need == 2 else None
         return cards[0]
 
     @staticmethod

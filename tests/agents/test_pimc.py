@@ -153,6 +153,39 @@ def test_hopeless_declarer_surrenders():
     assert agent.act(env.observe("player_0")) == SURRENDER
 
 
+def _discarding_agent(spec: str):
+    """A declarer at its discards (player_0 bought the prikup) and a pimc or expert agent whose
+    searches are counted."""
+    env = _deal([STRONG, WEAK, REST], "QH KH", [BID_BASE + SPADES, PASS, PASS])
+    agent = make_agent(spec, "paston", "player_0", seed=1)
+    searches = []
+    search = agent._worlds
+    agent._worlds = lambda *args: searches.append(1) or search(*args)  # type: ignore[method-assign]
+    return env, agent, searches
+
+
+@pytest.mark.parametrize("spec", ["pimc:bid_samples=8,discard_samples=4", "expert:samples=8"])
+def test_the_planned_second_discard_holds_only_after_the_planned_first(spec: str):
+    """The two discards are chosen together; the second comes from that plan only if the first
+    discarded card is the planned one (another first card, e.g. played for the agent by a
+    trainer or a person, is searched again)."""
+    env, agent, searches = _discarding_agent(spec)
+    first = agent.act(env.observe("player_0"))
+    env.step(first)
+    done = len(searches)
+    second = agent.act(env.observe("player_0"))
+    assert len(searches) == done and second != first  # the plan, no new search
+    env, agent, searches = _discarding_agent(spec)
+    assert agent.act(env.observe("player_0")) == first
+    other = _card("AS")  # never a discard of this hand, so not the planned first card
+    assert other not in (first, second)
+    env.step(other)
+    done = len(searches)
+    observation = env.observe("player_0")
+    again = agent.act(observation)
+    assert len(searches) > done and observation["action_mask"][again]
+
+
 def test_strong_defender_whists_and_hopeless_defender_passes():
     script = [BID_BASE + SPADES, PASS, PASS, _card("QH"), _card("KH"), CONTRACT_BASE + SPADES]
     strong = _deal([WEAK, STRONG, REST], "QH KH", script)
