@@ -15,6 +15,13 @@ update of a new run:
 
 The agreement with the expert on the held-out samples and the losses are logged and written to
 ``pretrain.json`` in the run directory.
+
+3. With ``pretrain.dagger_rounds`` (DAgger, Ross, Gordon & Bagnell 2011), each round lets the
+   cloned network play the learner's seat while the expert labels every decision it meets
+   (what the expert would have done there), adds those ``dagger_samples`` decisions to the
+   data and refits the network to all of them: the states the network reaches by its own
+   mistakes, which the expert's play never visits, get the expert's answer too. The
+   network's agreement with the expert on its own decisions is logged per round.
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ from .config import TrainConfig
 from .settings import PretrainConfig
 
 CHUNKS = 8  # collection is split into this many seeded chunks, whatever the worker count
+DAGGER_SEED_STEP = 7919  # DAgger round k collects from seed + k * this (new deals each round)
 
 
 @dataclass
@@ -44,6 +52,7 @@ class Demonstrations:
     masks: np.ndarray
     actions: np.ndarray
     returns: np.ndarray
+    agreed: int = 0  # decisions where the acting player chose the expert's action
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -55,31 +64,42 @@ class Demonstrations:
             np.concatenate([p.masks for p in parts]),
             np.concatenate([p.actions for p in parts]),
             np.concatenate([p.returns for p in parts]),
+            sum(p.agreed for p in parts),
         )
 
 
-def _collect_chunk(args: tuple[SingleSeatEnvFactory, str, int, int, float]) -> Demonstrations:
-    """At least ``samples`` expert decisions from one env seeded ``seed``, in whole episodes."""
+ChunkJob = tuple[SingleSeatEnvFactory, str, int, int, float, Any]
+
+
+def _collect_chunk(args: ChunkJob) -> Demonstrations:
+    """At least ``samples`` expert decisions from one env seeded ``seed``, in whole episodes.
+    With a ``player`` (a policy with ``act(obs, mask, rng, deterministic)``), the player's
+    action is played and the expert's is the label."""
     from folkcards.agents import make_agent
 
-    factory, expert_spec, samples, seed, gamma = args
+    factory, expert_spec, samples, seed, gamma, player = args
     env = factory()
     env.pool.entries = tuple(e for e in env.pool.entries if e.spec != "self") or env.pool.entries
     expert = make_agent(expert_spec, env.game, env.seats[0], seed=seed)
+    rng = np.random.default_rng(seed)
     obs_rows: list[np.ndarray] = []
     mask_rows: list[np.ndarray] = []
     actions: list[int] = []
     returns: list[float] = []
+    agreed = 0
     obs, _ = env.reset(seed=seed)
     rewards: list[float] = []  # of the episode under way
     while len(actions) < samples or len(returns) < len(actions):  # whole episodes only
         raw = env.learner_observation()
         expert.seat = env.learner
         action = int(expert.act(raw))
+        mask = env.action_masks()
         obs_rows.append(obs)
-        mask_rows.append(env.action_masks())
+        mask_rows.append(mask)
         actions.append(action)
-        obs, reward, terminated, truncated, _ = env.step(action)
+        played = action if player is None else int(player.act(obs, mask, rng, True))
+        agreed += played == action
+        obs, reward, terminated, truncated, _ = env.step(played)
         rewards.append(float(reward))
         if terminated or truncated:
             to_go, backwards = 0.0, []
@@ -96,6 +116,7 @@ def _collect_chunk(args: tuple[SingleSeatEnvFactory, str, int, int, float]) -> D
         np.asarray(mask_rows, dtype=bool),
         np.asarray(actions, dtype=np.int64),
         np.asarray(returns, dtype=np.float32),
+        agreed,
     )
 
 
@@ -108,12 +129,18 @@ def collect_demonstrations(
     workers: int = 1,
     log: Callable[[str], None] | None = None,
     log_every: float = LOG_EVERY,
+    player: Any = None,
+    label: str = "pretraining",
 ) -> Demonstrations:
     """At least ``samples`` expert decisions (whole episodes) in envs built by ``factory``;
-    with ``log``, a progress line every ``log_every`` seconds (as chunks finish)."""
+    with ``log``, a progress line every ``log_every`` seconds (as chunks finish). With a
+    ``player`` (a picklable policy, ``act(obs, mask, rng, deterministic)``), the player acts
+    in the learner's seat and the expert only labels its decisions (DAgger)."""
     per_chunk = -(-samples // CHUNKS)
-    jobs = [(factory, expert, per_chunk, seed * 1000 + i, gamma) for i in range(CHUNKS)]
-    lines = ProgressLines("pretraining", per_chunk * CHUNKS, "decisions", log or (lambda _: None))
+    jobs: list[ChunkJob] = [
+        (factory, expert, per_chunk, seed * 1000 + i, gamma, player) for i in range(CHUNKS)
+    ]
+    lines = ProgressLines(label, per_chunk * CHUNKS, "decisions", log or (lambda _: None))
     lines.every = log_every
     if workers <= 1:
         parts = []
@@ -247,28 +274,57 @@ def clone_expert(
     workers: int,
     log: Callable[[str], None] = print,
     imitate: bool = True,
+    acting_policy: Callable[[Any], Any] | None = None,
 ) -> dict[str, float]:
     """Collect ``pre.samples`` decisions of ``pre.expert`` in ``factory``'s env and clone them
     into ``model`` (both training stacks); returns the last epoch's metrics plus ``samples``.
-    ``imitate=False`` fits the value head only (see :func:`behaviour_clone`)."""
+    ``imitate=False`` fits the value head only (see :func:`behaviour_clone`).
+
+    With ``pre.dagger_rounds``, ``acting_policy(model)`` gives the network as a picklable
+    policy for the DAgger rounds (see the module docstring); the metrics then add, per round
+    ``k``, ``dagger_k_agreement``: how often the network chose the expert's action in the
+    decisions it played before that round's refit."""
     if pre.expert is None:
         raise ValueError("pretrain.expert is not set: nothing to clone")
+    if pre.dagger_rounds and acting_policy is None:
+        raise ValueError("pretrain.dagger_rounds needs a network that can play (the SB3 stack)")
     log(f"pretraining: collecting {pre.samples} decisions of {pre.expert!r} ({workers} workers)")
     data = collect_demonstrations(
         factory, pre.expert, pre.samples, seed=seed, gamma=gamma, workers=workers, log=log
     )
-    metrics = behaviour_clone(
-        model,
-        data,
-        epochs=pre.epochs,
-        batch_size=pre.batch_size,
-        learning_rate=pre.learning_rate,
-        value=pre.value,
-        holdout=pre.holdout,
-        seed=seed,
-        log=log,
-        imitate=imitate,
-    )
+
+    def fit(data: Demonstrations) -> dict[str, float]:
+        return behaviour_clone(
+            model,
+            data,
+            epochs=pre.epochs,
+            batch_size=pre.batch_size,
+            learning_rate=pre.learning_rate,
+            value=pre.value,
+            holdout=pre.holdout,
+            seed=seed,
+            log=log,
+            imitate=imitate,
+        )
+
+    metrics = fit(data)
+    rounds: dict[str, float] = {}
+    for k in range(1, pre.dagger_rounds + 1):
+        assert acting_policy is not None
+        n = pre.dagger_samples or pre.samples
+        log(f"DAgger round {k}: the network plays {n} decisions, {pre.expert!r} labels them")
+        more = collect_demonstrations(
+            factory, pre.expert, n, seed=seed + DAGGER_SEED_STEP * k, gamma=gamma,
+            workers=workers, log=log, player=acting_policy(model), label=f"DAgger round {k}",
+        )  # fmt: skip
+        rounds[f"dagger_{k}_agreement"] = more.agreed / len(more)
+        log(
+            f"DAgger round {k}: the network chose the expert's action in "
+            f"{more.agreed / len(more):.2%} of its {len(more)} decisions"
+        )
+        data = Demonstrations.concatenate([data, more])
+        metrics = fit(data)
+    metrics.update(rounds)
     metrics["samples"] = len(data)
     return metrics
 
@@ -281,12 +337,21 @@ def pretrain(
     workers: int,
     log: Callable[[str], None] = print,
 ) -> dict[str, float]:
-    """Collect demonstrations and clone them into ``model``; writes ``run_dir/pretrain.json``."""
+    """Collect demonstrations and clone them into ``model`` (with DAgger rounds if configured);
+    writes ``run_dir/pretrain.json``."""
     metrics = clone_expert(
-        model, factory, config.pretrain, config.run.seed, config.algorithm.gamma, workers, log
-    )
+        model, factory, config.pretrain, config.run.seed, config.algorithm.gamma, workers, log,
+        acting_policy=_numpy_actor,
+    )  # fmt: skip
     (run_dir / "pretrain.json").write_text(json.dumps(metrics, indent=2) + "\n")
     return metrics
+
+
+def _numpy_actor(model: Any) -> Any:
+    """The actor of an SB3 MaskablePPO model as a picklable numpy policy."""
+    from folkcards.agents.ppo_agent import NumpyPolicy
+
+    return NumpyPolicy.from_sb3(model)
 
 
 __all__ = [

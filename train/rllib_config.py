@@ -165,6 +165,10 @@ class RLlibTrainConfig(BaseModel):
             "run.eval_opponent": [self.run.eval_opponent],
         }
         check_agents_fit(self.game, self.env.players, groups)
+        if self.pretrain.dagger_rounds:
+            raise ValueError(
+                "pretrain.dagger_rounds: DAgger runs on the SB3 stack only (backend ppo)"
+            )
         return self
 
     @property

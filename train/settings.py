@@ -133,11 +133,28 @@ class PretrainConfig(BaseModel):
     learning_rate: float = Field(default=1.0e-3, gt=0)
     value: bool = Field(default=True, description="also fit the value head to the returns")
     holdout: float = Field(default=0.05, ge=0, lt=1, description="share kept to measure agreement")
+    dagger_rounds: int = Field(
+        default=0,
+        ge=0,
+        description="DAgger rounds after the clone: the network plays the learner's seat, the "
+        "expert labels each of its decisions, and the network is refitted to all decisions so far",
+    )
+    dagger_samples: int | None = Field(
+        default=None, ge=1, description="decisions labelled per DAgger round (default: samples)"
+    )
 
     @field_validator("expert")
     @classmethod
     def _expert(cls, value: str | None) -> str | None:
         return None if value is None else check_agent_spec(value, "expert")
+
+    @model_validator(mode="after")
+    def _dagger_needs_expert(self) -> PretrainConfig:
+        if self.dagger_rounds and self.expert is None:
+            raise ValueError(
+                "pretrain.dagger_rounds needs pretrain.expert (who labels the decisions)"
+            )
+        return self
 
 
 class EvaluationSettings(BaseModel):

@@ -122,3 +122,86 @@ def test_a_run_with_features_and_pretraining_plays_as_a_ppo_agent(tmp_path: Path
 def test_bad_feature_and_pretrain_settings_are_clear_errors(data: dict, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         config_from_dict(data)
+
+
+class _LowestLegal:
+    """A player for the DAgger tests: always the lowest legal action (not the heuristic's)."""
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, rng: object = None, det: bool = True) -> int:
+        return int(np.flatnonzero(mask)[0])
+
+
+class _PlaysLikeTheHeuristic:
+    """A player choosing exactly what the heuristic would (raw observations: no feature set)."""
+
+    def __init__(self) -> None:
+        self.heuristic = make_agent("heuristic", "tri_palki")
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, rng: object = None, det: bool = True) -> int:
+        return int(self.heuristic.act({"observation": obs, "action_mask": mask.astype(np.int8)}))
+
+
+def test_dagger_collection_plays_the_players_moves_and_labels_them_with_the_experts() -> None:
+    """DAgger: the player's moves drive the episode; each label is the expert's choice in the
+    state the player reached."""
+    player = _LowestLegal()
+    data = collect_demonstrations(_factory(None), "heuristic", 400, seed=7, player=player)
+    expert = make_agent("heuristic", "tri_palki")
+    agreed = 0
+    for obs, mask, label in zip(data.observations, data.masks, data.actions, strict=True):
+        assert mask[label]
+        assert expert.act({"observation": obs, "action_mask": mask.astype(np.int8)}) == label
+        agreed += player.act(obs, mask) == label
+    assert data.agreed == agreed and 0 < agreed < len(data)
+    own = collect_demonstrations(_factory(None), "heuristic", 400, seed=7)
+    assert own.agreed == len(own)  # the expert playing agrees with itself
+    assert not np.array_equal(own.observations[:50], data.observations[:50])
+
+
+def test_a_player_that_plays_like_the_expert_collects_the_experts_own_data() -> None:
+    """Differential: DAgger collection with a player choosing the expert's moves is the plain
+    collection, decision for decision."""
+    plain = collect_demonstrations(_factory(None), "heuristic", 300, seed=4)
+    mirrored = collect_demonstrations(
+        _factory(None), "heuristic", 300, seed=4, player=_PlaysLikeTheHeuristic()
+    )
+    for name in ("observations", "masks", "actions", "returns"):
+        np.testing.assert_array_equal(getattr(plain, name), getattr(mirrored, name))
+    assert mirrored.agreed == len(mirrored)
+
+
+def test_dagger_rounds_add_the_networks_own_decisions_and_refit() -> None:
+    from folkcards.train.pretrain import _numpy_actor, clone_expert
+    from folkcards.train.settings import PretrainConfig
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO("MlpPolicy", _factory()(), n_steps=64, batch_size=64, seed=0, device="cpu")
+    pre = PretrainConfig(
+        expert="heuristic", samples=400, epochs=2, batch_size=128, dagger_rounds=2,
+        dagger_samples=200,
+    )  # fmt: skip
+    lines: list[str] = []
+    metrics = clone_expert(
+        model, _factory(), pre, seed=1, gamma=1.0, workers=1, log=lines.append,
+        acting_policy=_numpy_actor,
+    )  # fmt: skip
+    assert metrics["samples"] >= 400 + 2 * 200
+    for k in (1, 2):
+        assert 0.0 <= metrics[f"dagger_{k}_agreement"] <= 1.0
+        assert any(line.startswith(f"DAgger round {k}: the network chose") for line in lines)
+    with pytest.raises(ValueError, match="dagger_rounds needs a network"):
+        clone_expert(model, _factory(), pre, seed=1, gamma=1.0, workers=1, log=lines.append)
+
+
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ({"pretrain": {"dagger_rounds": 1}}, "dagger_rounds needs pretrain.expert"),
+        ({"pretrain": {"expert": "heuristic", "dagger_rounds": -1}}, "pretrain.dagger_rounds"),
+        ({"pretrain": {"expert": "heuristic", "dagger_samples": 0}}, "pretrain.dagger_samples"),
+    ],
+)
+def test_bad_dagger_settings_are_clear_errors(data: dict, message: str) -> None:
+    with pytest.raises(ConfigError, match=message) as error:
+        config_from_dict(data)
+    assert "\n" not in str(error.value)

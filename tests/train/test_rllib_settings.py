@@ -48,3 +48,11 @@ def test_the_full_paston_config_clones_the_heuristic_and_evaluates_duplicate() -
     assert config.run.eval_method == "duplicate" and config.run.eval_opponent == "heuristic"
     specs = {o.spec for o in config.policies.opponents}
     assert "heuristic" in specs
+
+
+def test_dagger_is_refused_on_the_rllib_stack() -> None:
+    with pytest.raises(ConfigError, match="DAgger runs on the SB3 stack only") as error:
+        rllib_config_from_dict(
+            {"backend": "rllib", "pretrain": {"expert": "heuristic", "dagger_rounds": 1}}
+        )
+    assert "\n" not in str(error.value)
