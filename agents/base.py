@@ -30,6 +30,10 @@ class Agent:
     """Base class: an agent for one ``game`` sitting in one ``seat``."""
 
     name = "agent"
+    # The value this agent gave each legal action in its last decision, in its own units (a
+    # search agent's estimate of its score), or None when that decision was not valued (no
+    # search ran, or the agent never values actions). Distillation fits these as soft targets.
+    last_action_values: dict[int, float] | None = None
 
     def __init__(self, game: str, seat: str = "player_0", seed: int | None = None):
         if game not in GAMES:

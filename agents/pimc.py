@@ -15,7 +15,8 @@ score* for its own seat (the score table of ``docs/rules/paston.md``, via the ru
   defenders' tricks still to come (the score interpolated between whole tricks), except when
   it plays last to a trick: then each card's trick is credited to whoever it makes win it
   (the solver counts the partner's tricks as the agent's). Ties go to the
-  most tricks for the agent's side, then the lowest card.
+  most tricks for the agent's side, then the lowest card. Each card's mean score is kept in
+  ``last_action_values`` (distillation fits them).
 - **The defence in a world** (``defence_model``). Declaring is worth an automatic win when
   both others pass, so the declarer's value of a contract in a world is not just the open-hand
   result against two defenders: each defender whists or passes as the Paston heuristic would
@@ -319,6 +320,7 @@ class PimcAgent(Agent):
     # --- the decision ----------------------------------------------------------------------
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
+        self.last_action_values = None
         legal = legal_actions(observation)
         if len(legal) == 1:
             return legal[0]
@@ -419,9 +421,11 @@ class PimcAgent(Agent):
 
         self.last_fusion = None
         if not self._fusion_applies(view, positions[0]):
+            self.last_action_values = dict(zip(legal, scores.tolist(), strict=True))
             return legal[best(scores)]
         cost = self._fusion_cost(view, positions[: p.fusion_samples], legal)
         chosen = best(scores - cost)
+        self.last_action_values = dict(zip(legal, (scores - cost).tolist(), strict=True))
         self.last_fusion = FusionNote(
             declaring=view.declarer == 0,
             sole=view.num_active == 2,

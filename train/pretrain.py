@@ -52,7 +52,16 @@ class Demonstrations:
     masks: np.ndarray
     actions: np.ndarray
     returns: np.ndarray
+    # the expert's value of each action where it reported them (``Agent.last_action_values``),
+    # NaN elsewhere; one row per decision
+    values: np.ndarray | None = None
     agreed: int = 0  # decisions where the acting player chose the expert's action
+    regret: float = 0.0  # sum over valued decisions of the expert's best value minus the
+    valued: int = 0  # value of the action played, and the number of those decisions
+
+    def __post_init__(self) -> None:
+        if self.values is None:
+            self.values = np.full(self.masks.shape, np.nan, dtype=np.float32)
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -64,7 +73,10 @@ class Demonstrations:
             np.concatenate([p.masks for p in parts]),
             np.concatenate([p.actions for p in parts]),
             np.concatenate([p.returns for p in parts]),
+            np.concatenate([p.values for p in parts]),  # type: ignore[misc]
             sum(p.agreed for p in parts),
+            sum(p.regret for p in parts),
+            sum(p.valued for p in parts),
         )
 
 
@@ -84,9 +96,10 @@ def _collect_chunk(args: ChunkJob) -> Demonstrations:
     rng = np.random.default_rng(seed)
     obs_rows: list[np.ndarray] = []
     mask_rows: list[np.ndarray] = []
+    value_rows: list[np.ndarray] = []
     actions: list[int] = []
     returns: list[float] = []
-    agreed = 0
+    agreed, regret, valued = 0, 0.0, 0
     obs, _ = env.reset(seed=seed)
     rewards: list[float] = []  # of the episode under way
     while len(actions) < samples or len(returns) < len(actions):  # whole episodes only
@@ -99,6 +112,15 @@ def _collect_chunk(args: ChunkJob) -> Demonstrations:
         actions.append(action)
         played = action if player is None else int(player.act(obs, mask, rng, True))
         agreed += played == action
+        row = np.full(mask.shape, np.nan, dtype=np.float32)
+        values = getattr(expert, "last_action_values", None)
+        if values:
+            for a, v in values.items():
+                row[a] = v
+            if played in values:
+                regret += max(values.values()) - values[played]
+                valued += 1
+        value_rows.append(row)
         obs, reward, terminated, truncated, _ = env.step(played)
         rewards.append(float(reward))
         if terminated or truncated:
@@ -116,7 +138,10 @@ def _collect_chunk(args: ChunkJob) -> Demonstrations:
         np.asarray(mask_rows, dtype=bool),
         np.asarray(actions, dtype=np.int64),
         np.asarray(returns, dtype=np.float32),
+        np.asarray(value_rows, dtype=np.float32),
         agreed,
+        float(regret),
+        valued,
     )
 
 
@@ -168,6 +193,23 @@ def _tensors(data: Demonstrations, idx: np.ndarray) -> tuple[Any, ...]:
     )
 
 
+def soft_targets(data: Demonstrations, temperature: float) -> np.ndarray:
+    """Per decision, the distribution the policy is fitted to: where the expert valued the
+    actions, the softmax of those values divided by ``temperature`` (equal values share the
+    probability, a clearly better action takes nearly all of it); elsewhere its action."""
+    assert data.values is not None
+    targets = np.zeros(data.masks.shape, dtype=np.float32)
+    targets[np.arange(len(data)), data.actions] = 1.0
+    valued = np.isfinite(data.values).any(axis=1)
+    if valued.any():
+        values = data.values[valued].astype(np.float64) / temperature
+        known = np.isfinite(values)
+        top = np.where(known, values, -np.inf).max(axis=1, keepdims=True)
+        weights = np.where(known, np.exp(np.where(known, values, 0.0) - top), 0.0)
+        targets[valued] = weights / weights.sum(axis=1, keepdims=True)
+    return targets
+
+
 def _fit_epoch(
     policy: Any,
     optimizer: Any,
@@ -176,17 +218,26 @@ def _fit_epoch(
     batch_size: int,
     value: bool,
     imitate: bool = True,
+    targets: np.ndarray | None = None,
 ) -> dict[str, float]:
     """One pass over the decisions ``fit`` in minibatches; the mean losses (``imitate``: fit
-    the policy to the actions; ``value``: fit the value head to the returns)."""
+    the policy to the actions, or with ``targets`` to those distributions; ``value``: fit the
+    value head to the returns)."""
     import torch
     import torch.nn.functional as F
 
     policy_losses, value_losses = [], []
     for start in range(0, len(fit), batch_size):
-        obs, masks, actions, returns = _tensors(data, fit[start : start + batch_size])
-        values, log_prob, _ = policy.evaluate_actions(obs, actions, action_masks=masks)
-        policy_loss = -log_prob.mean()
+        batch = fit[start : start + batch_size]
+        obs, masks, actions, returns = _tensors(data, batch)
+        if targets is None:
+            values, log_prob, _ = policy.evaluate_actions(obs, actions, action_masks=masks)
+            policy_loss = -log_prob.mean()
+        else:
+            log_probs = policy.get_distribution(obs, action_masks=masks).distribution.logits
+            wanted = torch.as_tensor(targets[batch])
+            policy_loss = -(wanted * log_probs.clamp(min=-1e4)).sum(dim=1).mean()
+            values = policy.predict_values(obs)
         value_loss = F.mse_loss(values.flatten(), returns)
         if imitate and value:
             loss = policy_loss + value_loss
@@ -209,7 +260,16 @@ def _epoch_line(metrics: dict[str, float]) -> str:
     line = line.format(**metrics)
     if "agreement" in metrics:
         line += f", agreement with the expert on held-out decisions {metrics['agreement']:.2%}"
+    if "regret" in metrics:
+        line += f", regret {metrics['regret']:.3f} per valued decision"
     return line
+
+
+def holdout_mask(n: int, share: float, seed: int) -> np.ndarray:
+    """``n`` decisions of which a seeded ``share`` (rounded) is held out (``True``)."""
+    held = np.zeros(n, dtype=bool)
+    held[np.random.default_rng(seed).permutation(n)[: int(round(n * share))]] = True
+    return held
 
 
 def behaviour_clone(
@@ -223,17 +283,28 @@ def behaviour_clone(
     seed: int = 0,
     log: Callable[[str], None] = print,
     imitate: bool = True,
+    temperature: float | None = None,
+    held: np.ndarray | None = None,
 ) -> dict[str, float]:
     """Fit ``model.policy`` to the expert's actions (and returns); returns the final metrics.
     ``imitate=False`` fits the value head only (a policy already equal to the expert's keeps its
-    weights: the policy and value networks of an SB3 MLP policy share no layer)."""
+    weights: the policy and value networks of an SB3 MLP policy share no layer). With a
+    ``temperature``, the policy is fitted to :func:`soft_targets` instead of the actions.
+    ``held`` marks the decisions kept out of the fit to measure it (default: a seeded
+    ``holdout`` share); the metrics then include the agreement with the expert on them and,
+    where the expert valued the actions, the mean ``regret`` (its best value minus its value of
+    the network's choice)."""
     import torch
 
     policy = model.policy
     rng = np.random.default_rng(seed)
-    order = rng.permutation(len(data))
-    n_hold = int(round(len(data) * holdout))
-    hold, fit = order[:n_hold], order[n_hold:]
+    order = rng.permutation(len(data))  # the minibatch order starts from it
+    if held is None:
+        held = holdout_mask(len(data), holdout, seed)  # the first of ``order``
+    if len(held) != len(data):
+        raise ValueError(f"held marks {len(held)} decisions, the data have {len(data)}")
+    hold, fit = order[held[order]], order[~held[order]]
+    targets = None if temperature is None else soft_targets(data, temperature)
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     metrics: dict[str, float] = {}
     policy.set_training_mode(True)
@@ -241,28 +312,37 @@ def behaviour_clone(
         rng.shuffle(fit)
         metrics = {
             "epoch": epoch + 1,
-            **_fit_epoch(policy, optimizer, data, fit, batch_size, value, imitate),
+            **_fit_epoch(policy, optimizer, data, fit, batch_size, value, imitate, targets),
         }
-        if n_hold:
-            metrics.update(_holdout_metrics(policy, *_tensors(data, hold)))
+        if len(hold):
+            metrics.update(_holdout_metrics(policy, data, hold))
         log(_epoch_line(metrics))
     policy.set_training_mode(False)
     return metrics
 
 
-def _holdout_metrics(policy: Any, obs: Any, masks: Any, actions: Any, returns: Any) -> dict:
+def _holdout_metrics(policy: Any, data: Demonstrations, hold: np.ndarray) -> dict:
     import torch
 
+    obs, masks, actions, returns = _tensors(data, hold)
     policy.set_training_mode(False)
     with torch.no_grad():
         distribution = policy.get_distribution(obs, action_masks=masks.numpy())
         predicted = distribution.distribution.probs.argmax(dim=1)
         values = policy.predict_values(obs).flatten()
     policy.set_training_mode(True)
-    return {
+    metrics = {
         "agreement": float((predicted == actions).float().mean()),
         "holdout_value_mse": float(((values - returns) ** 2).mean()),
     }
+    assert data.values is not None
+    expert_values = data.values[hold]
+    valued = np.isfinite(expert_values).any(axis=1)
+    if valued.any():
+        chosen = expert_values[valued, predicted.numpy()[valued]]
+        best = np.nanmax(expert_values[valued], axis=1)
+        metrics["regret"] = float(np.mean(best - np.nan_to_num(chosen, nan=best)))
+    return metrics
 
 
 def clone_expert(
@@ -283,7 +363,8 @@ def clone_expert(
     With ``pre.dagger_rounds``, ``acting_policy(model)`` gives the network as a picklable
     policy for the DAgger rounds (see the module docstring); the metrics then add, per round
     ``k``, ``dagger_k_agreement``: how often the network chose the expert's action in the
-    decisions it played before that round's refit."""
+    decisions it played before that round's refit (and ``dagger_k_regret`` where the expert
+    values actions). The held-out decisions stay held out through every refit."""
     if pre.expert is None:
         raise ValueError("pretrain.expert is not set: nothing to clone")
     if pre.dagger_rounds and acting_policy is None:
@@ -293,6 +374,8 @@ def clone_expert(
         factory, pre.expert, pre.samples, seed=seed, gamma=gamma, workers=workers, log=log
     )
 
+    held = holdout_mask(len(data), pre.holdout, seed)
+
     def fit(data: Demonstrations) -> dict[str, float]:
         return behaviour_clone(
             model,
@@ -301,10 +384,11 @@ def clone_expert(
             batch_size=pre.batch_size,
             learning_rate=pre.learning_rate,
             value=pre.value,
-            holdout=pre.holdout,
             seed=seed,
             log=log,
             imitate=imitate,
+            temperature=pre.value_temperature,
+            held=held,
         )
 
     metrics = fit(data)
@@ -313,16 +397,22 @@ def clone_expert(
         assert acting_policy is not None
         n = pre.dagger_samples or pre.samples
         log(f"DAgger round {k}: the network plays {n} decisions, {pre.expert!r} labels them")
+        round_seed = seed + DAGGER_SEED_STEP * k
         more = collect_demonstrations(
-            factory, pre.expert, n, seed=seed + DAGGER_SEED_STEP * k, gamma=gamma,
-            workers=workers, log=log, player=acting_policy(model), label=f"DAgger round {k}",
+            factory, pre.expert, n, seed=round_seed, gamma=gamma, workers=workers, log=log,
+            player=acting_policy(model), label=f"DAgger round {k}",
         )  # fmt: skip
         rounds[f"dagger_{k}_agreement"] = more.agreed / len(more)
-        log(
+        line = (
             f"DAgger round {k}: the network chose the expert's action in "
             f"{more.agreed / len(more):.2%} of its {len(more)} decisions"
         )
+        if more.valued:
+            rounds[f"dagger_{k}_regret"] = more.regret / more.valued
+            line += f"; regret {more.regret / more.valued:.3f} per valued decision"
+        log(line)
         data = Demonstrations.concatenate([data, more])
+        held = np.concatenate([held, holdout_mask(len(more), pre.holdout, round_seed)])
         metrics = fit(data)
     metrics.update(rounds)
     metrics["samples"] = len(data)

@@ -142,6 +142,12 @@ class PretrainConfig(BaseModel):
     dagger_samples: int | None = Field(
         default=None, ge=1, description="decisions labelled per DAgger round (default: samples)"
     )
+    value_temperature: float | None = Field(
+        default=None,
+        gt=0,
+        description="fit the softmax of the expert's action values over this temperature (its "
+        "units, e.g. points), where it reports them, instead of its one action (null: its action)",
+    )
 
     @field_validator("expert")
     @classmethod

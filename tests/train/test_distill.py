@@ -120,3 +120,9 @@ def test_distilled_refuses_an_argument_and_names_the_recipe_when_missing(tmp_pat
 def test_the_distillation_configs_load(game: str) -> None:
     config = load_config(CONFIGS / game / "distill.yaml")
     assert config.run.total_steps == 0 and config.pretrain.expert is not None
+
+
+def test_the_paston_dagger_recipe_loads_with_its_rounds_and_soft_targets() -> None:
+    config = load_config(CONFIGS / "paston" / "distill_dagger.yaml")
+    assert config.pretrain.dagger_rounds == 2 and config.pretrain.value_temperature == 0.5
+    assert config.run.total_steps == 0

@@ -205,3 +205,80 @@ def test_bad_dagger_settings_are_clear_errors(data: dict, message: str) -> None:
     with pytest.raises(ConfigError, match=message) as error:
         config_from_dict(data)
     assert "\n" not in str(error.value)
+
+
+def _valued(values: list[list[float]], actions: list[int]):
+    """Demonstrations of len(values) decisions over 4 actions; NaN: not valued."""
+    from folkcards.train.pretrain import Demonstrations
+
+    array = np.asarray(values, dtype=np.float32)
+    masks = np.ones(array.shape, dtype=bool)
+    return Demonstrations(
+        np.zeros((len(array), 3), np.float32), masks, np.asarray(actions), np.zeros(len(array)),
+        array,
+    )  # fmt: skip
+
+
+def test_soft_targets_share_ties_and_follow_the_values():
+    from folkcards.train.pretrain import soft_targets
+
+    nan = float("nan")
+    data = _valued(
+        [[2.0, 2.0, 0.0, nan], [nan, nan, nan, nan], [10.0, 0.0, 0.0, 0.0]], actions=[0, 3, 0]
+    )
+    targets = soft_targets(data, temperature=1.0)
+    np.testing.assert_allclose(targets.sum(axis=1), 1.0, rtol=1e-6)
+    e2 = np.exp(2.0)
+    np.testing.assert_allclose(
+        targets[0], [e2 / (2 * e2 + 1), e2 / (2 * e2 + 1), 1 / (2 * e2 + 1), 0]
+    )
+    assert targets[1].tolist() == [0, 0, 0, 1]  # not valued: the expert's action
+    e10 = np.exp(10.0)  # ten points ahead at temperature 1: nearly all of it
+    assert targets[2, 0] == pytest.approx(e10 / (e10 + 3), rel=1e-6)
+    colder = soft_targets(data, temperature=0.1)
+    assert colder[0, 2] < targets[0, 2] and colder[0, 0] == pytest.approx(0.5, abs=1e-6)
+
+
+def test_collection_keeps_the_experts_card_values_and_the_players_regret():
+    """Paston's expert values its cards (its mean table score per card): the values are kept
+    per decision, its own choice is a best one, and a player choosing the lowest legal action
+    has a positive regret (the expert's best value minus its value of the card played)."""
+    factory = SingleSeatEnvFactory(
+        game="paston", env_kwargs={"episode": "deal"}, opponents=(("heuristic", 1.0),)
+    )
+    own = collect_demonstrations(factory, "expert:samples=8", 120, seed=2)
+    valued = np.isfinite(own.values).any(axis=1)
+    assert own.valued == valued.sum() > 10 and own.regret == 0.0
+    rows = zip(own.values[valued], own.masks[valued], own.actions[valued], strict=True)
+    for values, mask, action in rows:
+        assert np.isfinite(values[mask]).all() and not np.isfinite(values[~mask]).any()
+        assert values[action] == np.nanmax(values)
+    other = collect_demonstrations(factory, "expert:samples=8", 120, seed=2, player=_LowestLegal())
+    assert other.valued > 10 and other.regret > 0
+
+
+def test_a_soft_target_clone_learns_the_values_and_reports_its_regret():
+    from folkcards.train.pretrain import behaviour_clone
+    from sb3_contrib import MaskablePPO
+
+    factory = SingleSeatEnvFactory(
+        game="paston", env_kwargs={"episode": "deal"}, opponents=(("heuristic", 1.0),)
+    )
+    data = collect_demonstrations(factory, "expert:samples=8", 300, seed=5)
+    model = MaskablePPO("MlpPolicy", factory(), n_steps=64, batch_size=64, seed=0, device="cpu")
+    quiet = {"batch_size": 64, "holdout": 0.2, "log": lambda _line: None, "temperature": 1.0}
+    first = behaviour_clone(model, data, epochs=1, **quiet)
+    later = behaviour_clone(model, data, epochs=6, **quiet)
+    assert later["policy_loss"] < first["policy_loss"]
+    assert later["regret"] >= 0.0 and later["agreement"] > 0.5
+
+
+def test_the_held_out_decisions_stay_held_out_through_dagger_refits():
+    """The agreement after a DAgger refit is measured on decisions no fit has seen: the first
+    data's held-out rows are the same in every refit."""
+    from folkcards.train.pretrain import holdout_mask
+
+    first = holdout_mask(1000, 0.05, seed=3)
+    assert first.sum() == 50
+    np.testing.assert_array_equal(first, holdout_mask(1000, 0.05, seed=3))
+    assert not np.array_equal(first, holdout_mask(1000, 0.05, seed=4))
