@@ -46,7 +46,8 @@ DAGGER_SEED_STEP = 7919  # DAgger round k collects from seed + k * this (new dea
 
 @dataclass
 class Demonstrations:
-    """Expert decisions: observations, masks, actions and returns-to-go (row-aligned)."""
+    """Expert decisions: observations, masks, actions, returns-to-go and the expert's action
+    values (row-aligned)."""
 
     observations: np.ndarray
     masks: np.ndarray
@@ -54,14 +55,10 @@ class Demonstrations:
     returns: np.ndarray
     # the expert's value of each action where it reported them (``Agent.last_action_values``),
     # NaN elsewhere; one row per decision
-    values: np.ndarray | None = None
+    values: np.ndarray
     agreed: int = 0  # decisions where the acting player chose the expert's action
     regret: float = 0.0  # sum over valued decisions of the expert's best value minus the
     valued: int = 0  # value of the action played, and the number of those decisions
-
-    def __post_init__(self) -> None:
-        if self.values is None:
-            self.values = np.full(self.masks.shape, np.nan, dtype=np.float32)
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -73,7 +70,7 @@ class Demonstrations:
             np.concatenate([p.masks for p in parts]),
             np.concatenate([p.actions for p in parts]),
             np.concatenate([p.returns for p in parts]),
-            np.concatenate([p.values for p in parts]),  # type: ignore[misc]
+            np.concatenate([p.values for p in parts]),
             sum(p.agreed for p in parts),
             sum(p.regret for p in parts),
             sum(p.valued for p in parts),
@@ -197,7 +194,6 @@ def soft_targets(data: Demonstrations, temperature: float) -> np.ndarray:
     """Per decision, the distribution the policy is fitted to: where the expert valued the
     actions, the softmax of those values divided by ``temperature`` (equal values share the
     probability, a clearly better action takes nearly all of it); elsewhere its action."""
-    assert data.values is not None
     targets = np.zeros(data.masks.shape, dtype=np.float32)
     targets[np.arange(len(data)), data.actions] = 1.0
     valued = np.isfinite(data.values).any(axis=1)
@@ -335,7 +331,6 @@ def _holdout_metrics(policy: Any, data: Demonstrations, hold: np.ndarray) -> dic
         "agreement": float((predicted == actions).float().mean()),
         "holdout_value_mse": float(((values - returns) ** 2).mean()),
     }
-    assert data.values is not None
     expert_values = data.values[hold]
     valued = np.isfinite(expert_values).any(axis=1)
     if valued.any():
