@@ -286,6 +286,7 @@ PASTON = GameSpec(
     search_agent="folkcards.agents.pimc:make_pimc_agent",
     expert_agent="folkcards.agents.paston_expert:make_expert_agent",
     open_hand_analysis="folkcards.evaluate.open_hand:analyse_record",
+    feature_sets=("folkcards.agents.paston_features:PASTON_CARDS",),
     agents=("random", "heuristic", "pimc", "expert", "ppo", "rllib:paston", "distilled"),
     table_opponent="distilled",
 )

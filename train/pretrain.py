@@ -77,6 +77,41 @@ class Demonstrations:
         )
 
 
+DEMONSTRATION_ARRAYS = ("observations", "masks", "actions", "returns", "values")
+
+
+def save_demonstrations(data: Demonstrations, path: Path, about: dict[str, Any]) -> None:
+    """Write ``data`` to ``path`` (compressed ``.npz``) with ``about`` (game, features, expert,
+    seed...) as its description, for :func:`load_demonstrations`."""
+    arrays = {name: getattr(data, name) for name in DEMONSTRATION_ARRAYS}
+    np.savez_compressed(path, about=np.array(json.dumps(about)), **arrays)
+
+
+def load_demonstrations(
+    path: str | Path, game: str, features: str | None, width: int
+) -> tuple[Demonstrations, dict[str, Any]]:
+    """The decisions saved at ``path`` and their description; ``ValueError`` (one line) if the
+    file is missing or unreadable, or was collected for another game, feature set or
+    observation width than ``width``."""
+    try:
+        with np.load(path) as saved:
+            about = json.loads(str(saved["about"]))
+            data = Demonstrations(*(saved[name] for name in DEMONSTRATION_ARRAYS))
+    except (OSError, KeyError, ValueError) as error:
+        raise ValueError(f"cannot read demonstrations {str(path)!r}: {error}") from None
+    if (about.get("game"), about.get("features")) != (game, features):
+        raise ValueError(
+            f"demonstrations {str(path)!r} were collected for game {about.get('game')!r} with "
+            f"features {about.get('features')!r}, not {game!r} with {features!r}"
+        )
+    if data.observations.ndim != 2 or data.observations.shape[1] != width:
+        raise ValueError(
+            f"demonstrations {str(path)!r} have observations of shape "
+            f"{data.observations.shape}, this env's are {width} wide"
+        )
+    return data, about
+
+
 ChunkJob = tuple[SingleSeatEnvFactory, str, int, int, float, Any]
 
 
@@ -350,9 +385,12 @@ def clone_expert(
     log: Callable[[str], None] = print,
     imitate: bool = True,
     acting_policy: Callable[[Any], Any] | None = None,
+    keep: Path | None = None,
 ) -> dict[str, float]:
-    """Collect ``pre.samples`` decisions of ``pre.expert`` in ``factory``'s env and clone them
-    into ``model`` (both training stacks); returns the last epoch's metrics plus ``samples``.
+    """Collect ``pre.samples`` decisions of ``pre.expert`` in ``factory``'s env (or read
+    ``pre.demonstrations``) and clone them into ``model`` (both training stacks); returns the
+    last epoch's metrics plus ``samples``. With ``keep``, the decisions are written there
+    first (:func:`save_demonstrations`).
     ``imitate=False`` fits the value head only (see :func:`behaviour_clone`).
 
     With ``pre.dagger_rounds``, ``acting_policy(model)`` gives the network as a picklable
@@ -364,10 +402,24 @@ def clone_expert(
         raise ValueError("pretrain.expert is not set: nothing to clone")
     if pre.dagger_rounds and acting_policy is None:
         raise ValueError("pretrain.dagger_rounds needs a network that can play (the SB3 stack)")
-    log(f"pretraining: collecting {pre.samples} decisions of {pre.expert!r} ({workers} workers)")
-    data = collect_demonstrations(
-        factory, pre.expert, pre.samples, seed=seed, gamma=gamma, workers=workers, log=log
-    )
+    about = {"game": factory.game, "features": factory.features, "expert": pre.expert,
+             "samples": pre.samples, "seed": seed, "gamma": gamma}  # fmt: skip
+    if pre.demonstrations is not None:
+        width = factory().observation_space.shape[0]
+        data, saved = load_demonstrations(pre.demonstrations, factory.game, factory.features, width)
+        log(
+            f"pretraining: {len(data)} decisions of {saved.get('expert')!r} from {pre.demonstrations}"
+        )
+    else:
+        log(
+            f"pretraining: collecting {pre.samples} decisions of {pre.expert!r} ({workers} workers)"
+        )
+        data = collect_demonstrations(
+            factory, pre.expert, pre.samples, seed=seed, gamma=gamma, workers=workers, log=log
+        )
+    if keep is not None:
+        save_demonstrations(data, keep, about)
+        log(f"pretraining: the {len(data)} decisions are kept in {keep}")
 
     held = holdout_mask(len(data), pre.holdout, seed)
 
@@ -424,9 +476,10 @@ def pretrain(
 ) -> dict[str, float]:
     """Collect demonstrations and clone them into ``model`` (with DAgger rounds if configured);
     writes ``run_dir/pretrain.json``."""
+    keep = run_dir / "demonstrations.npz" if config.pretrain.keep_demonstrations else None
     metrics = clone_expert(
         model, factory, config.pretrain, config.run.seed, config.algorithm.gamma, workers, log,
-        acting_policy=_numpy_actor,
+        acting_policy=_numpy_actor, keep=keep,
     )  # fmt: skip
     (run_dir / "pretrain.json").write_text(json.dumps(metrics, indent=2) + "\n")
     return metrics

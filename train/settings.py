@@ -149,6 +149,16 @@ class PretrainConfig(BaseModel):
         "units, e.g. points), where it reports them, instead of its one action (null: its action)",
     )
 
+    keep_demonstrations: bool = Field(
+        default=False,
+        description="write the collected decisions to demonstrations.npz in the run directory",
+    )
+    demonstrations: str | None = Field(
+        default=None,
+        description="fit the decisions of this demonstrations.npz (an earlier run's "
+        "keep_demonstrations) instead of collecting them; same game and features",
+    )
+
     @field_validator("expert")
     @classmethod
     def _expert(cls, value: str | None) -> str | None:

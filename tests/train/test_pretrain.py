@@ -282,3 +282,52 @@ def test_the_held_out_decisions_stay_held_out_through_dagger_refits():
     assert first.sum() == 50
     np.testing.assert_array_equal(first, holdout_mask(1000, 0.05, seed=3))
     assert not np.array_equal(first, holdout_mask(1000, 0.05, seed=4))
+
+
+def test_kept_demonstrations_refit_exactly_as_the_collected_ones(tmp_path: Path) -> None:
+    """A run keeps its decisions (``keep_demonstrations``); a run reading them
+    (``pretrain.demonstrations``) fits the same data, so the same network, without collecting."""
+    import torch
+    from folkcards.train.pretrain import clone_expert
+    from folkcards.train.settings import PretrainConfig
+    from sb3_contrib import MaskablePPO
+
+    def fitted(pre: PretrainConfig, keep: Path | None = None):
+        model = MaskablePPO("MlpPolicy", _factory()(), n_steps=64, batch_size=64, seed=0)
+        lines: list[str] = []
+        metrics = clone_expert(
+            model, _factory(), pre, seed=2, gamma=1.0, workers=1, log=lines.append, keep=keep
+        )
+        return model, metrics, lines
+
+    kept = tmp_path / "demonstrations.npz"
+    pre = PretrainConfig(expert="heuristic", samples=300, epochs=1, batch_size=128)
+    first, metrics, _ = fitted(pre, keep=kept)
+    assert kept.exists()
+    again = pre.model_copy(update={"demonstrations": str(kept), "samples": 1})
+    second, metrics_again, lines = fitted(again)
+    assert any("from " + str(kept) in line for line in lines)
+    assert not any("collecting" in line for line in lines)
+    assert metrics_again["samples"] == metrics["samples"] >= 300
+    for a, b in zip(first.policy.parameters(), second.policy.parameters(), strict=True):
+        assert torch.equal(a, b)
+
+
+def test_demonstrations_of_another_game_or_feature_set_are_refused(tmp_path: Path) -> None:
+    from folkcards.train.pretrain import load_demonstrations, save_demonstrations
+
+    data = collect_demonstrations(_factory(), "heuristic", 50, seed=1)
+    path = tmp_path / "d.npz"
+    save_demonstrations(data, path, {"game": "tri_palki", "features": "tri_palki_actions"})
+    width = data.observations.shape[1]
+    loaded, about = load_demonstrations(path, "tri_palki", "tri_palki_actions", width)
+    np.testing.assert_array_equal(loaded.actions, data.actions)
+    np.testing.assert_array_equal(loaded.values, data.values)
+    with pytest.raises(ValueError, match="collected for game 'tri_palki' with features"):
+        load_demonstrations(path, "tri_palki", None, width)
+    with pytest.raises(ValueError, match="collected for game 'tri_palki'"):
+        load_demonstrations(path, "paston", "tri_palki_actions", width)
+    with pytest.raises(ValueError, match="are 7 wide"):
+        load_demonstrations(path, "tri_palki", "tri_palki_actions", 7)
+    with pytest.raises(ValueError, match="cannot read demonstrations"):
+        load_demonstrations(tmp_path / "missing.npz", "tri_palki", None, width)
