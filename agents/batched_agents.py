@@ -293,6 +293,40 @@ class BatchedPolicy(LogitsBatchAgent):
         return self.logits(self.inputs(obs))
 
 
+class BatchedEndgame:
+    """A batched agent (``inner``) whose rows an endgame search takes where it applies (the
+    ``distilled`` player's finish, :func:`~folkcards.agents.ppo_agent.make_endgame_search`):
+    row by row, each from a fresh search state seeded by the row's stream (or this agent's
+    seeded generator without ``streams``), so a game's choices do not depend on the batch."""
+
+    def __init__(self, inner: Any, search: Any, seed: int | None = None):
+        self.inner = inner
+        self.search = search
+        self.label = inner.label
+        self.rng = np.random.default_rng(seed)
+
+    def act(
+        self, obs: np.ndarray, mask: np.ndarray, streams: np.ndarray | None = None
+    ) -> np.ndarray:
+        obs, mask = _check_batch(obs, mask)
+        _check_streams(streams, mask.shape[0])
+        actions = self.inner.act(obs, mask, streams)
+        for k in range(obs.shape[0]):
+            if not self.search.applies(obs[k]):
+                continue
+            legal = [int(a) for a in np.flatnonzero(mask[k])]
+            if len(legal) < 2:
+                continue
+            seed = (
+                int(rng_next(streams, k)) if streams is not None else int(self.rng.integers(2**63))
+            )
+            self.search.reseed(seed)
+            action = self.search.act({"observation": obs[k], "action_mask": mask[k]}, legal)
+            if action is not None:
+                actions[k] = action
+        return actions
+
+
 def _size_adapter(
     policy: Any, game: str, num_players: int, features: FeatureSet | None
 ) -> Callable[[np.ndarray], np.ndarray] | None:
@@ -476,18 +510,21 @@ def make_batched_agent(
             PPO_CONFIG,
             distilled_model_path,
             load_policy,
+            make_endgame_search,
+            parse_distilled_spec,
             resolve_model_path,
         )
 
+        endgame = None
         if kind == "ppo":
             path, label = resolve_model_path(arg or None, game), f"ppo:{arg or game}"
             trained_by = PPO_CONFIG
-        elif arg:
-            raise ValueError(f"agent {spec!r}: distilled takes no argument")
         else:
+            cards, samples = parse_distilled_spec(game, arg or None)
+            endgame = make_endgame_search(game, "player_0", seed, cards, samples)
             path, label = distilled_model_path(game), "distilled"
             trained_by = DISTILL_CONFIG
-        return BatchedPolicy(
+        policy = BatchedPolicy(
             load_policy(path, game, label, trained_by=trained_by),
             game,
             deterministic=True,
@@ -495,6 +532,7 @@ def make_batched_agent(
             seed=seed,
             num_players=players,
         )
+        return policy if endgame is None else BatchedEndgame(policy, endgame, seed)
     if kind == "rllib":
         return make_batched_rllib_agent(game, players, seed, arg or None)
     raise ValueError(

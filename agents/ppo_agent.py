@@ -44,7 +44,7 @@ import numpy as np
 
 from ..envs.registry import GAMES as GAME_SPECS
 from ..envs.registry import game_spec
-from .base import GAMES, Agent
+from .base import GAMES, Agent, legal_actions
 from .features import FeatureSet, get_feature_set
 from .table_sizes import sizes_text
 
@@ -511,10 +511,51 @@ class PPOAgent(PolicyAgent):
         )
 
 
+def parse_distilled_spec(game: str, arg: str | None) -> tuple[int | None, int | None]:
+    """``(endgame cards, endgame samples)`` from a ``distilled`` spec argument such as
+    ``"endgame=6,endgame_samples=16"`` (``None``: the game's default); ``ValueError`` in one
+    line for a bad key or value, or an endgame asked of a game without an endgame search."""
+    values: dict[str, int] = {}
+    for item in (arg or "").split(","):
+        item = item.strip()
+        if not item:
+            continue
+        key, eq, text = item.partition("=")
+        key, text = key.strip(), text.strip()
+        if not eq or key not in ("endgame", "endgame_samples"):
+            raise ValueError(
+                f"distilled parameter {item!r} is not key=value with a key of: endgame, "
+                "endgame_samples (distilled plays the network committed for the game; play "
+                "another network with ppo:PATH)"
+            )
+        try:
+            values[key] = int(text)
+        except ValueError:
+            raise ValueError(f"distilled parameter {key} needs an integer, got {text!r}") from None
+    cards, samples = values.get("endgame"), values.get("endgame_samples")
+    asked = cards != 0 and (cards is not None or samples is not None)
+    if asked and not game_spec(game).has("endgame_search"):
+        raise ValueError(f"distilled: {game} has no endgame search (endgame=0 or no argument)")
+    return cards, samples
+
+
+def make_endgame_search(
+    game: str, seat: str, seed: int | None, cards: int | None, samples: int | None
+) -> Any:
+    """The game's endgame search for the distilled player (``None`` if the game has none or
+    ``cards`` is 0); ``ValueError`` for bad ``cards`` / ``samples``."""
+    spec = game_spec(game)
+    if cards == 0 or not spec.has("endgame_search"):
+        return None
+    return spec.piece("endgame_search")(game, seat, seed, cards=cards, samples=samples)
+
+
 class DistilledAgent(PolicyAgent):
-    """The network distilled from the game's search player (:func:`distilled_model_path`):
-    a plain policy network, so under a millisecond per decision; ``act`` is its deterministic
-    masked prediction."""
+    """The network distilled from the game's search player (:func:`distilled_model_path`),
+    its deterministic masked prediction, finished by the game's endgame search where it has one
+    (Paston: open-hand PIMC once six or fewer cards are in hand, :class:`~folkcards.agents.pimc.
+    PastonEndgameSearch`; ``endgame=0`` plays the network alone); under a millisecond per
+    decision at the median."""
 
     name = "distilled"
 
@@ -524,6 +565,8 @@ class DistilledAgent(PolicyAgent):
         seat: str = "player_0",
         seed: int | None = None,
         num_players: int | None = None,
+        endgame: int | None = None,
+        endgame_samples: int | None = None,
     ):
         if game not in GAMES:
             raise ValueError(f"unknown game {game!r}; choose from {', '.join(GAMES)}")
@@ -533,18 +576,23 @@ class DistilledAgent(PolicyAgent):
             game, seat, seed, policy=policy, deterministic=True, label="distilled",
             num_players=num_players,
         )  # fmt: skip
+        self.endgame = make_endgame_search(game, seat, seed, endgame, endgame_samples)
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        if self.endgame is not None:
+            action = self.endgame.act(observation, legal_actions(observation))
+            if action is not None:
+                return int(action)
+        return super().act(observation)
 
 
 def make_distilled_agent(
     game: str, seat: str, seed: int | None, arg: str | None, **kwargs: Any
 ) -> DistilledAgent:
-    """Factory for the ``distilled`` kind (no argument: ``ppo:PATH`` plays any other network)."""
-    if arg is not None:
-        raise ValueError(
-            f"agent 'distilled:{arg}': distilled takes no argument (it plays the network "
-            "committed for the game); play another network with ppo:PATH"
-        )
-    return DistilledAgent(game, seat, seed, **kwargs)
+    """Factory for the ``distilled[:endgame=K,endgame_samples=S]`` kind (``ppo:PATH`` plays
+    any other network)."""
+    cards, samples = parse_distilled_spec(game, arg)
+    return DistilledAgent(game, seat, seed, endgame=cards, endgame_samples=samples, **kwargs)
 
 
 def make_ppo_agent(

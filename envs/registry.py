@@ -59,6 +59,7 @@ PIECES: dict[str, tuple[str, bool]] = {
     "observation_size": ("observation size by table size", False),
     "size_adapter": ("table size adapter for trained models", False),
     "open_hand_analysis": ("open-hand analysis of a record's play", False),
+    "endgame_search": ("endgame search of the distilled player", False),
 }
 
 
@@ -116,6 +117,9 @@ class GameSpec:
     observation_size: str | None = None  # envs: num_players -> observation length
     size_adapter: str | None = None  # agents: a trained model's table-size adapter
     feature_sets: tuple[str, ...] = ()  # agents: "module:attr" of each FeatureSet it offers
+    # agents: (game, seat, seed, cards, samples) -> the search that finishes the distilled
+    # player's deals (``act(observation, legal) -> action or None``; None: the network decides)
+    endgame_search: str | None = None
     # the agent specs this game offers, each playable as written (tests/test_every_game.py
     # plays every one); other kinds are refused for this game in one line
     agents: tuple[str, ...] = ("random", "heuristic")
@@ -287,6 +291,7 @@ PASTON = GameSpec(
     expert_agent="folkcards.agents.paston_expert:make_expert_agent",
     open_hand_analysis="folkcards.evaluate.open_hand:analyse_record",
     feature_sets=("folkcards.agents.paston_features:PASTON_CARDS",),
+    endgame_search="folkcards.agents.pimc:PastonEndgameSearch",
     agents=("random", "heuristic", "pimc", "expert", "ppo", "rllib:paston", "distilled"),
     table_opponent="distilled",
 )
@@ -342,6 +347,7 @@ GAMES: dict[str, GameSpec] = {
         base_game="paston",
         batched_engine="folkcards.envs.paston_bidding_v0:vector_env",
         open_hand_analysis=None,  # no card is played: the solver scores the tricks
+        endgame_search=None,
         # ppo plays the committed bidder trained on open-hand tables (paston_bidding_ppo.zip);
         # ppo:paston and rllib:paston play Paston's committed models (the same observations)
         agents=("random", "heuristic", "pimc", "expert", "ppo", "rllib:paston", "distilled"),

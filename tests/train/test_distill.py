@@ -86,9 +86,12 @@ def test_distilled_plays_the_committed_network_like_ppo_path(cloned_run, tmp_pat
     from folkcards.envs import paston_v0
 
     env = paston_v0.raw_env()
-    distilled = {s: make_agent("distilled", "paston", seat=s) for s in env.possible_agents}
+    # the network alone (endgame=0): the default finishes deals by search
+    distilled = {
+        s: make_agent("distilled:endgame=0", "paston", seat=s) for s in env.possible_agents
+    }
     same = make_agent(f"ppo:{models / 'paston_distilled.zip'}", "paston")
-    batched = make_batched_agent("distilled", "paston")
+    batched = make_batched_agent("distilled:endgame=0", "paston")
     decisions = 0
     for _seat, observation, action in walk_decisions(
         env, range(4), lambda name, obs: distilled[name].act(obs)
@@ -105,7 +108,7 @@ def test_distilled_plays_the_committed_network_like_ppo_path(cloned_run, tmp_pat
 
 
 def test_distilled_refuses_an_argument_and_names_the_recipe_when_missing(tmp_path, monkeypatch):
-    with pytest.raises(ValueError, match="distilled takes no argument"):
+    with pytest.raises(ValueError, match="is not key=value.*ppo:PATH"):
         make_agent("distilled:foo.zip", "paston")
     monkeypatch.setattr(ppo_agent, "MODELS_DIR", tmp_path)
     with pytest.raises(ValueError, match=r"configs/tri_palki/distill\.yaml"):
