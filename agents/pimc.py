@@ -759,13 +759,13 @@ class PastonEndgameSearch:
     each solved open-handed) for every card-play decision with ``cards`` or fewer cards in the
     seat's hand; ``None`` (the network decides) elsewhere.
 
-    With six cards left a world is an 18-card position the solver finishes in well under a
-    millisecond, so 16 worlds keep the median decision far below a millisecond while the
-    search takes over the decisions a network gets wrong most often (measured in
-    ``docs/guide/distilled.md``). Deterministic given its seed; a batched caller reseeds it per
-    row (:meth:`reseed`)."""
+    With eight cards left a world is a 24-card position the solver finishes in about a
+    millisecond or less, so 16 worlds keep the median decision far below a millisecond while
+    the search takes over the card play, where the network loses most of its teacher's points
+    (measured in ``docs/guide/distilled.md``: 6, 8 and all 10 cards compared). Deterministic
+    given its seed; a batched caller reseeds it per row (:meth:`reseed`)."""
 
-    default_cards = 6
+    default_cards = 8
     default_samples = 16
 
     def __init__(
@@ -789,7 +789,9 @@ class PastonEndgameSearch:
         return bool(vector[_PHASE_PLAY] > 0) and int(np.count_nonzero(vector[_HAND])) <= self.cards
 
     def reseed(self, seed: int) -> None:
-        """Draw the next decision's worlds from a generator seeded by ``seed``."""
+        """Start a fresh decision state (no dealer noted) drawing its worlds from a generator
+        seeded by ``seed``."""
+        self.search.reset()
         self.search.rng = np.random.default_rng(seed)
 
     def act(self, observation: dict[str, np.ndarray], legal: list[int]) -> int | None:

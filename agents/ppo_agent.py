@@ -553,7 +553,7 @@ def make_endgame_search(
 class DistilledAgent(PolicyAgent):
     """The network distilled from the game's search player (:func:`distilled_model_path`),
     its deterministic masked prediction, finished by the game's endgame search where it has one
-    (Paston: open-hand PIMC once six or fewer cards are in hand, :class:`~folkcards.agents.pimc.
+    (Paston: open-hand PIMC once eight or fewer cards are in hand, :class:`~folkcards.agents.pimc.
     PastonEndgameSearch`; ``endgame=0`` plays the network alone); under a millisecond per
     decision at the median."""
 

@@ -1,7 +1,7 @@
 """The distilled player's endgame search (``distilled[:endgame=K,endgame_samples=S]``).
 
 From the docs (guide/distilled.md): in Paston the committed network plays until the seat holds
-``endgame`` cards or fewer in the card play (6 by default); from there each card with a choice
+``endgame`` cards or fewer in the card play (8 by default); from there each card with a choice
 is PIMC's card play over ``endgame_samples`` worlds (16) solved open-handed; ``endgame=0`` is
 the network alone. The batched form makes the same choices row by row, each from the row's own
 random stream, so a game's choices do not depend on the rest of the batch.
@@ -43,7 +43,7 @@ def test_distilled_is_the_network_until_the_endgame_then_pimc_card_play():
     ):
         legal = np.flatnonzero(observation["action_mask"]).tolist()
         assert action in legal
-        if len(legal) > 1 and _is_play(observation) and _hand_size(observation) <= 6:
+        if len(legal) > 1 and _is_play(observation) and _hand_size(observation) <= 8:
             vector = np.asarray(observation["observation"])
             view = obs_mod.decode(vector)
             twins[seat]._note_dealer(view)
@@ -79,7 +79,8 @@ def test_endgame_cards_and_samples_come_from_the_spec():
 
 
 def _endgame_rows(count: int):
-    """Observation rows and masks of card-play decisions with 6 or fewer cards in hand."""
+    """Observation rows and masks of card-play decisions with 6 or fewer cards in hand (the
+    default endgame searches them)."""
     env = paston_v0.raw_env()
     network = make_agent("distilled:endgame=0", "paston")
     rows, masks = [], []
