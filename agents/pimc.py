@@ -788,6 +788,10 @@ class PastonEndgameSearch:
         """Whether the search takes this decision: card play, ``cards`` or fewer in hand."""
         return bool(vector[_PHASE_PLAY] > 0) and int(np.count_nonzero(vector[_HAND])) <= self.cards
 
+    def reset(self) -> None:
+        """Forget what the search noted of the game so far (a new episode)."""
+        self.search.reset()
+
     def reseed(self, seed: int) -> None:
         """Start a fresh decision state (no dealer noted) drawing its worlds from a generator
         seeded by ``seed``."""

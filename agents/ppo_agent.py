@@ -578,6 +578,11 @@ class DistilledAgent(PolicyAgent):
         )  # fmt: skip
         self.endgame = make_endgame_search(game, seat, seed, endgame, endgame_samples)
 
+    def reset(self) -> None:
+        super().reset()
+        if self.endgame is not None:
+            self.endgame.reset()
+
     def act(self, observation: dict[str, np.ndarray]) -> int:
         if self.endgame is not None:
             action = self.endgame.act(observation, legal_actions(observation))

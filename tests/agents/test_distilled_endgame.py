@@ -140,3 +140,12 @@ def test_games_without_an_endgame_search_play_the_network():
     agent = make_agent("distilled:endgame=0", "tri_palki")
     assert agent.endgame is None
     assert make_agent("distilled", "tri_palki").endgame is None
+
+
+def test_a_new_episode_resets_the_search_state():
+    agent = make_agent("distilled", "paston", seed=1)
+    agent.endgame.search._first_dealer = 2
+    agent.endgame.search._other_dealer_seen = True
+    agent.reset()
+    assert agent.endgame.search._first_dealer is None
+    assert not agent.endgame.search._other_dealer_seen
