@@ -50,6 +50,9 @@ SOURCES: dict[str, Source] = {
     "paston_expert": Source(stored="docs/tournaments/paston_expert/results.json"),
     "paston_expert_learned": Source(stored="docs/tournaments/paston_expert_learned/results.json"),
     "paston_distilled": Source(stored="docs/tournaments/paston_distilled/results.json"),
+    "paston_expert_rllib_distilled": Source(
+        stored="docs/tournaments/paston_expert_rllib_distilled/results.json"
+    ),
     "paston_distilled_endgame": Source(
         stored="docs/tournaments/paston_distilled_endgame/results.json"
     ),
