@@ -80,9 +80,9 @@ class ExpertParams:
     """The evaluator-driven decisions' parameters (spec keys of the same names)."""
 
     bid_margin: float = 0.0  # bid while the value of winning at the next level exceeds this
-    pass_weight: float = 0.5  # plus this times the value of whisting the current high bidder
+    pass_weight: float = 0.25  # plus this times the value of whisting the current high bidder
     bid_estimate: float = 0.0  # 0: max over contracts of their mean; 1: the optimistic head
-    whist_margin: float = 0.0  # whist when its predicted value exceeds this
+    whist_margin: float = -2.0  # whist when its predicted value exceeds this
     discard_search: int = 1  # 1: pimc's discard search; 0: the evaluator's contract head
     contract_search: int = 0  # 1: pimc's contract search; 0: the evaluator's contract head
     play_infer: int = 1  # card play: draw play_infer * samples worlds and resample them by the

@@ -50,6 +50,13 @@ SOURCES: dict[str, Source] = {
     "paston_expert": Source(stored="docs/tournaments/paston_expert/results.json"),
     "paston_expert_learned": Source(stored="docs/tournaments/paston_expert_learned/results.json"),
     "paston_distilled": Source(stored="docs/tournaments/paston_distilled/results.json"),
+    "paston_expert_v3_rllib_distilled": Source(
+        stored="docs/tournaments/paston_expert_v3_rllib_distilled/results.json"
+    ),
+    "paston_expert_v3_rllib_ppo": Source(
+        stored="docs/tournaments/paston_expert_v3_rllib_ppo/results.json"
+    ),
+    "paston_expert_v3_pimc": Source(stored="docs/tournaments/paston_expert_v3_pimc/results.json"),
     "paston_expert_rllib_distilled": Source(
         stored="docs/tournaments/paston_expert_rllib_distilled/results.json"
     ),

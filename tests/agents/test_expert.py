@@ -180,7 +180,7 @@ def test_passing_is_worth_the_whist_against_another_seats_bid():
     whist = on.evaluator.whist(sum(1 << c for c in view.hand), HEARTS, True, 0)
     assert whist > 0
     assert off.pass_value(view) == 0.0 and on.pass_value(first) == 0.0  # nobody else bid yet
-    assert make_agent("expert", "paston").expert.pass_weight == 0.5  # the default
+    assert make_agent("expert", "paston").expert.pass_weight == 0.25  # the default
     assert on.pass_value(view) == pytest.approx(whist)
     assert half.pass_value(view) == pytest.approx(whist / 2)
     # bids iff the bid value exceeds bid_margin + the pass value: put the margin between
