@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import importlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -104,6 +104,29 @@ class RuleBasedAgent(Agent):
 
     def _fallback(self, legal: list[int]) -> int:
         return legal[0]
+
+
+def spec_pairs(
+    arg: str | None, known: Iterable[str], kind: str, hint: str = ""
+) -> list[tuple[str, str]]:
+    """The ``key=value`` items of a spec argument such as ``"samples=64,seed=3"``, in order
+    (blank items skipped, both sides stripped); ``ValueError`` in one line naming ``kind`` and
+    the known keys for an item that is not ``key=value`` with one of them (``hint`` appended)."""
+    keys = set(known)
+    pairs: list[tuple[str, str]] = []
+    for item in (arg or "").split(","):
+        item = item.strip()
+        if not item:
+            continue
+        key, eq, text = item.partition("=")
+        key, text = key.strip(), text.strip()
+        if not eq or key not in keys:
+            raise ValueError(
+                f"{kind} parameter {item!r} is not key=value with a key of: "
+                f"{', '.join(sorted(keys))}{hint}"
+            )
+        pairs.append((key, text))
+    return pairs
 
 
 def register_agent(kind: str, factory: AgentFactory) -> None:

@@ -68,6 +68,7 @@ from ..search.paston_evaluator import (
     load_evaluator,
     pass_value,
 )
+from .base import spec_pairs
 from .pimc import PARAM_NAMES as PIMC_KEYS
 from .pimc import SURRENDER_SCORE, PimcAgent, _cards_by_lowness
 from .pimc import parse_spec as parse_pimc_spec
@@ -122,16 +123,7 @@ def parse_spec(arg: str | None) -> tuple[ExpertParams, str, str | None]:
     pimc_items: list[str] = []
     values: dict[str, Any] = {}
     known = sorted({f.name for f in fields(ExpertParams)} | set(PIMC_KEYS) | {"seed", "model"})
-    for item in (arg or "").split(","):
-        item = item.strip()
-        if not item:
-            continue
-        key, eq, text = item.partition("=")
-        key, text = key.strip(), text.strip()
-        if not eq or key not in known:
-            raise ValueError(
-                f"expert parameter {item!r} is not key=value with a key of: {', '.join(known)}"
-            )
+    for key, text in spec_pairs(arg, known, "expert"):
         if key == "model":
             model = text
         elif key in _EXPERT_FLOATS:

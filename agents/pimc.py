@@ -93,7 +93,7 @@ from ..envs.paston.rules import (
     trick_winner,
 )
 from ..envs.registry import game_spec
-from .base import Agent, legal_actions
+from .base import Agent, legal_actions, spec_pairs
 from .paston_heuristic import defence_call, defence_tricks
 
 SURRENDER_SCORE = -10
@@ -156,19 +156,11 @@ def parse_spec(arg: str | None) -> tuple[PimcParams, int | None]:
     if not arg:
         return params, seed
     values: dict[str, Any] = {}
-    for item in arg.split(","):
-        item = item.strip()
-        if not item:
-            continue
-        key, eq, text = item.partition("=")
-        key = key.strip()
-        if not eq or key not in _INT_KEYS | _FLOAT_KEYS:
-            known = ", ".join(sorted(_INT_KEYS | _FLOAT_KEYS))
-            raise ValueError(f"pimc parameter {item!r} is not key=value with a key of: {known}")
+    for key, text in spec_pairs(arg, _INT_KEYS | _FLOAT_KEYS, "pimc"):
         try:
             value: Any = int(text) if key in _INT_KEYS else float(text)
         except ValueError:
-            raise ValueError(f"pimc parameter {key} needs a number, got {text.strip()!r}") from None
+            raise ValueError(f"pimc parameter {key} needs a number, got {text!r}") from None
         if key in _INT_KEYS and key not in _ZERO_OK and value < 1:
             raise ValueError(f"pimc parameter {key} must be at least 1, got {value}")
         if key == "infer_epsilon" and not 0 <= value <= 1:

@@ -44,7 +44,7 @@ import numpy as np
 
 from ..envs.registry import GAMES as GAME_SPECS
 from ..envs.registry import game_spec
-from .base import GAMES, Agent, legal_actions
+from .base import GAMES, Agent, legal_actions, spec_pairs
 from .features import FeatureSet, get_feature_set
 from .table_sizes import sizes_text
 
@@ -516,18 +516,8 @@ def parse_distilled_spec(game: str, arg: str | None) -> tuple[int | None, int | 
     ``"endgame=6,endgame_samples=16"`` (``None``: the game's default); ``ValueError`` in one
     line for a bad key or value, or an endgame asked of a game without an endgame search."""
     values: dict[str, int] = {}
-    for item in (arg or "").split(","):
-        item = item.strip()
-        if not item:
-            continue
-        key, eq, text = item.partition("=")
-        key, text = key.strip(), text.strip()
-        if not eq or key not in ("endgame", "endgame_samples"):
-            raise ValueError(
-                f"distilled parameter {item!r} is not key=value with a key of: endgame, "
-                "endgame_samples (distilled plays the network committed for the game; play "
-                "another network with ppo:PATH)"
-            )
+    hint = " (distilled plays the network committed for the game; play another with ppo:PATH)"
+    for key, text in spec_pairs(arg, ("endgame", "endgame_samples"), "distilled", hint):
         try:
             values[key] = int(text)
         except ValueError:
