@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..envs.cards import cards_to_mask
 from ..envs.paston.observation import OBSERVATION_SIZE, PastonView, decode
 from ..envs.paston.rules import (
     ALL_CARDS,
@@ -45,13 +46,6 @@ GLOBAL_FEATURES = 10
 EXTRA_SIZE = GLOBAL_FEATURES + CARD_FEATURES * NUM_CARDS
 
 
-def _mask(cards: list[int]) -> int:
-    bits = 0
-    for card in cards:
-        bits |= 1 << card
-    return bits
-
-
 def _above(card: int) -> int:
     """The cards of ``card``'s suit ranked above it, as a bit mask."""
     return SUIT_MASKS[card >> 3] & ~((2 << card) - 1)
@@ -66,9 +60,13 @@ def _extra_size(obs_size: int) -> int:
 def paston_card_extra(view: PastonView) -> np.ndarray:
     """The extra ``paston_cards`` elements of ``view`` (see the module docstring)."""
     extra = np.zeros(EXTRA_SIZE, dtype=np.float32)
-    hand = _mask(view.hand)
-    seen = hand | _mask([c for cards in view.played for c in cards])
-    seen |= _mask([card for _, card in view.trick]) | _mask(view.prikup) | _mask(view.discards)
+    hand = cards_to_mask(view.hand)
+    seen = hand | cards_to_mask([c for cards in view.played for c in cards])
+    seen |= (
+        cards_to_mask([card for _, card in view.trick])
+        | cards_to_mask(view.prikup)
+        | cards_to_mask(view.discards)
+    )
     unseen = ALL_CARDS & ~seen
     trump = view.trump
     declarer = view.declarer
