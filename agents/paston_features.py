@@ -61,12 +61,9 @@ def paston_card_extra(view: PastonView) -> np.ndarray:
     """The extra ``paston_cards`` elements of ``view`` (see the module docstring)."""
     extra = np.zeros(EXTRA_SIZE, dtype=np.float32)
     hand = cards_to_mask(view.hand)
-    seen = hand | cards_to_mask([c for cards in view.played for c in cards])
-    seen |= (
-        cards_to_mask([card for _, card in view.trick])
-        | cards_to_mask(view.prikup)
-        | cards_to_mask(view.discards)
-    )
+    played = [card for cards in view.played for card in cards]
+    trick = [card for _, card in view.trick]
+    seen = hand | cards_to_mask([*played, *trick, *view.prikup, *view.discards])
     unseen = ALL_CARDS & ~seen
     trump = view.trump
     declarer = view.declarer
