@@ -402,13 +402,11 @@ def clone_expert(
         raise ValueError("pretrain.expert is not set: nothing to clone")
     if pre.dagger_rounds and acting_policy is None:
         raise ValueError("pretrain.dagger_rounds needs a network that can play (the SB3 stack)")
-    about = {"game": factory.game, "features": factory.features, "expert": pre.expert,
-             "samples": pre.samples, "seed": seed, "gamma": gamma}  # fmt: skip
-    if pre.demonstrations is not None:
+    if pre.demonstrations is not None:  # kept again, they keep the description of their collection
         width = factory().observation_space.shape[0]
-        data, saved = load_demonstrations(pre.demonstrations, factory.game, factory.features, width)
+        data, about = load_demonstrations(pre.demonstrations, factory.game, factory.features, width)
         log(
-            f"pretraining: {len(data)} decisions of {saved.get('expert')!r} from {pre.demonstrations}"
+            f"pretraining: {len(data)} decisions of {about.get('expert')!r} from {pre.demonstrations}"
         )
     else:
         log(
@@ -417,6 +415,8 @@ def clone_expert(
         data = collect_demonstrations(
             factory, pre.expert, pre.samples, seed=seed, gamma=gamma, workers=workers, log=log
         )
+        about = {"game": factory.game, "features": factory.features, "expert": pre.expert,
+                 "samples": pre.samples, "seed": seed, "gamma": gamma}  # fmt: skip
     if keep is not None:
         save_demonstrations(data, keep, about)
         log(f"pretraining: the {len(data)} decisions are kept in {keep}")

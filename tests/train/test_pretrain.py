@@ -311,6 +311,14 @@ def test_kept_demonstrations_refit_exactly_as_the_collected_ones(tmp_path: Path)
     assert metrics_again["samples"] == metrics["samples"] >= 300
     for a, b in zip(first.policy.parameters(), second.policy.parameters(), strict=True):
         assert torch.equal(a, b)
+    # kept again, they still describe their collection (300 decisions of the heuristic, seed 2)
+    copy = tmp_path / "copy.npz"
+    fitted(again.model_copy(update={"expert": "random"}), keep=copy)
+    from folkcards.train.pretrain import load_demonstrations
+
+    width = _factory()().observation_space.shape[0]
+    _, about = load_demonstrations(copy, "tri_palki", "tri_palki_actions", width)
+    assert (about["expert"], about["samples"], about["seed"]) == ("heuristic", 300, 2)
 
 
 def test_demonstrations_of_another_game_or_feature_set_are_refused(tmp_path: Path) -> None:
