@@ -312,16 +312,13 @@ class BatchedEndgame:
         _check_streams(streams, mask.shape[0])
         actions = self.inner.act(obs, mask, streams)
         for k in range(obs.shape[0]):
-            if not self.search.applies(obs[k]):
-                continue
-            legal = [int(a) for a in np.flatnonzero(mask[k])]
-            if len(legal) < 2:
-                continue
+            if not self.search.applies(obs[k]) or np.count_nonzero(mask[k]) < 2:
+                continue  # no search, so no random draw from the row's stream
             seed = (
                 int(rng_next(streams, k)) if streams is not None else int(self.rng.integers(2**63))
             )
             self.search.reseed(seed)
-            action = self.search.act({"observation": obs[k], "action_mask": mask[k]}, legal)
+            action = self.search.act({"observation": obs[k], "action_mask": mask[k]})
             if action is not None:
                 actions[k] = action
         return actions

@@ -791,11 +791,14 @@ class PastonEndgameSearch:
         self.search.reset()
         self.search.rng = np.random.default_rng(seed)
 
-    def act(self, observation: dict[str, np.ndarray], legal: list[int]) -> int | None:
-        """The search's card, or ``None`` when it does not apply (or cannot sample worlds:
-        the sampler found the observation inconsistent)."""
+    def act(self, observation: dict[str, np.ndarray]) -> int | None:
+        """The search's card, or ``None`` when it does not apply or the card is forced (or it
+        cannot sample worlds: the sampler found the observation inconsistent)."""
         vector = np.asarray(observation["observation"])
-        if len(legal) < 2 or not self.applies(vector):
+        if not self.applies(vector):
+            return None
+        legal = legal_actions(observation)
+        if len(legal) < 2:
             return None
         view = obs_mod.decode(vector)
         self.search._note_dealer(view)

@@ -44,7 +44,7 @@ import numpy as np
 
 from ..envs.registry import GAMES as GAME_SPECS
 from ..envs.registry import game_spec
-from .base import GAMES, Agent, legal_actions, spec_pairs
+from .base import GAMES, Agent, spec_pairs
 from .features import FeatureSet, get_feature_set
 from .table_sizes import sizes_text
 
@@ -575,7 +575,7 @@ class DistilledAgent(PolicyAgent):
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
         if self.endgame is not None:
-            action = self.endgame.act(observation, legal_actions(observation))
+            action = self.endgame.act(observation)
             if action is not None:
                 return int(action)
         return super().act(observation)

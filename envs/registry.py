@@ -118,7 +118,7 @@ class GameSpec:
     size_adapter: str | None = None  # agents: a trained model's table-size adapter
     feature_sets: tuple[str, ...] = ()  # agents: "module:attr" of each FeatureSet it offers
     # agents: (game, seat, seed, cards, samples) -> the search that finishes the distilled
-    # player's deals (``act(observation, legal) -> action or None``; None: the network decides)
+    # player's deals (``act(observation) -> action or None``; None: the network decides)
     endgame_search: str | None = None
     # the agent specs this game offers, each playable as written (tests/test_every_game.py
     # plays every one); other kinds are refused for this game in one line
