@@ -66,9 +66,10 @@ from typing import Any
 
 import numpy as np
 from folkcards.agents.ppo_agent import write_sidecar
+from folkcards.envs.registry import game_spec
 
 from .callback import RunCallback
-from .config import TrainConfig, load_config
+from .config import ConfigError, TrainConfig, load_config
 from .run_files import (
     EVAL_FIELDS,
     TRAIN_FIELDS,
@@ -403,6 +404,10 @@ def _start_model(
         log(f"resuming {run_path.name} from {resume_from.name} at {start_steps} steps")
     else:
         model = make_model(config, venv, None)
+        if config.pretrain.start_model is not None:
+            path = start_model_path(config.pretrain.start_model, config.env.game)
+            copy_network(path, model, config)
+            log(f"starting from the network of {path}")
         if config.pretrain.expert is not None:
             from .pretrain import pretrain
 
@@ -416,6 +421,58 @@ def _start_model(
         )
     model.set_logger(configure(str(run_path / "tb"), ["tensorboard"] if tensorboard else []))
     return model
+
+
+def start_model_path(spec: str, game: str) -> Path:
+    """The ``model.zip`` that ``pretrain.start_model`` names: an agent spec with a network
+    (``distilled``, ``ppo``, ``ppo:<game>``, ``ppo:PATH``) or a path; ``ConfigError`` (one
+    line) if there is no such file."""
+    from folkcards.agents.ppo_agent import distilled_model_path, resolve_model_path
+
+    kind, _, arg = spec.partition(":")
+    if kind == "distilled" and not arg:
+        path = distilled_model_path(game)
+    elif kind == "ppo":
+        path = resolve_model_path(arg or None, game)
+    else:
+        path = Path(spec).expanduser()
+    if not path.is_file():
+        raise ConfigError(f"pretrain.start_model: no model file {str(path)!r}")
+    return path
+
+
+def copy_network(path: Path, model: Any, config: TrainConfig) -> None:
+    """Load the network of ``path`` into ``model`` (policy and value heads); ``ConfigError``
+    (one line) unless it was trained for this game, feature set and input size and has the
+    config's ``net_arch``."""
+    from folkcards.agents.ppo_agent import read_sidecar
+
+    meta = read_sidecar(path) or {}
+    game, features = meta.get("game"), meta.get("features")
+    if game is not None and game not in (config.env.game, game_spec(config.env.game).family):
+        raise ConfigError(
+            f"pretrain.start_model: {path} was trained for {game}, not {config.env.game}"
+        )
+    if features != config.env.features:
+        raise ConfigError(
+            f"pretrain.start_model: {path} reads the feature set {features!r}, this config "
+            f"{config.env.features!r} (env.features)"
+        )
+    cls: Any = timed_ppo_class()
+    source = cls.load(str(path), device="cpu")
+    if source.observation_space.shape != model.observation_space.shape:
+        raise ConfigError(
+            f"pretrain.start_model: {path} takes inputs of shape "
+            f"{source.observation_space.shape}, this env gives {model.observation_space.shape}"
+        )
+    try:
+        model.policy.load_state_dict(source.policy.state_dict())
+    except RuntimeError:
+        arch = source.policy_kwargs.get("net_arch")
+        raise ConfigError(
+            f"pretrain.start_model: {path} has the network {arch}, this config "
+            f"{config.algorithm.net_arch} (algorithm.net_arch)"
+        ) from None
 
 
 def _finish(

@@ -169,6 +169,11 @@ class RLlibTrainConfig(BaseModel):
             raise ValueError(
                 "pretrain.dagger_rounds: DAgger runs on the SB3 stack only (backend ppo)"
             )
+        if self.pretrain.start_model is not None:
+            raise ValueError(
+                "pretrain.start_model: starting from a network runs on the SB3 stack only "
+                "(backend ppo)"
+            )
         return self
 
     @property

@@ -158,6 +158,13 @@ class PretrainConfig(BaseModel):
         description="fit the decisions of this demonstrations.npz (an earlier run's "
         "keep_demonstrations) instead of collecting them; same game and features",
     )
+    start_model: str | None = Field(
+        default=None,
+        description="start from this network's weights instead of new ones: a model.zip "
+        "(same game, table, feature set and net_arch as this config) or the agent spec of one "
+        "(distilled, ppo, ppo:<game>, ppo:PATH); a clone (expert) then continues from it, "
+        "and PPO improves it (SB3 stack only)",
+    )
 
     @field_validator("expert")
     @classmethod
