@@ -19,6 +19,7 @@ CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
 def _config(**pretrain: object):
     config = load_config(CONFIGS / "tri_palki" / "distill_ppo.yaml")
+    config.pretrain.start_model = "distilled"
     config.run.engine = "aec"
     config.run.n_envs = 1
     config.run.vec_env = "dummy"
