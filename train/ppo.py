@@ -441,6 +441,19 @@ def start_model_path(spec: str, game: str) -> Path:
     return path
 
 
+def load_fitting_model(path: Path, shape: tuple[int, ...], setting: str) -> Any:
+    """The MaskablePPO model saved at ``path``; ``ConfigError`` (one line, naming ``setting``)
+    unless it takes inputs of ``shape``."""
+    cls: Any = timed_ppo_class()
+    source = cls.load(str(path), device="cpu")
+    if source.observation_space.shape != shape:
+        raise ConfigError(
+            f"{setting}: {path} takes inputs of shape {source.observation_space.shape}, the env "
+            f"gives {shape}"
+        )
+    return source
+
+
 def copy_network(path: Path, model: Any, config: TrainConfig) -> None:
     """Load the network of ``path`` into ``model`` (policy and value heads); ``ConfigError``
     (one line) unless it was trained for this game, feature set and input size and has the
@@ -458,13 +471,7 @@ def copy_network(path: Path, model: Any, config: TrainConfig) -> None:
             f"pretrain.start_model: {path} reads the feature set {features!r}, this config "
             f"{config.env.features!r} (env.features)"
         )
-    cls: Any = timed_ppo_class()
-    source = cls.load(str(path), device="cpu")
-    if source.observation_space.shape != model.observation_space.shape:
-        raise ConfigError(
-            f"pretrain.start_model: {path} takes inputs of shape "
-            f"{source.observation_space.shape}, this env gives {model.observation_space.shape}"
-        )
+    source = load_fitting_model(path, model.observation_space.shape, "pretrain.start_model")
     try:
         model.policy.load_state_dict(source.policy.state_dict())
     except RuntimeError:
