@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -17,8 +18,36 @@ from folkcards.train.config import ConfigError, load_config  # noqa: E402
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
 
-def _config(**pretrain: object):
-    config = load_config(CONFIGS / "tri_palki" / "distill_ppo.yaml")
+def _recipe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """``configs/tri_palki/distill_ppo.yaml`` as step 2 reads it: from a folder where step 1's
+    run directory exists (here a copy of the committed network stands in for it)."""
+    from folkcards.agents.ppo_agent import distilled_model_path
+
+    step1 = tmp_path / "runs" / "distill" / "tri_palki"
+    step1.mkdir(parents=True)
+    path = distilled_model_path("tri_palki")
+    shutil.copy(path, step1 / "model.zip")
+    shutil.copy(path.with_suffix(".json"), step1 / "model.json")
+    monkeypatch.chdir(tmp_path)
+    return load_config(CONFIGS / "tri_palki" / "distill_ppo.yaml")
+
+
+def test_the_ppo_recipe_starts_from_step_ones_clone(tmp_path: Path, monkeypatch) -> None:
+    config = _recipe(tmp_path, monkeypatch)
+    assert config.pretrain.start_model == "runs/distill/tri_palki/model.zip"
+    assert config.pretrain.expert is None and config.run.total_steps > 0
+    assert "ppo:runs/distill/tri_palki/model.zip" in [o.spec for o in config.opponents.pool]
+
+
+@pytest.fixture
+def _config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    def make(**pretrain: object):
+        return _small(_recipe(tmp_path / "recipe", monkeypatch), **pretrain)
+
+    return make
+
+
+def _small(config, **pretrain: object):
     config.pretrain.start_model = "distilled"
     config.run.engine = "aec"
     config.run.n_envs = 1
@@ -49,7 +78,7 @@ def _actions(spec: str, rounds: int = 12) -> list[int]:
     return taken
 
 
-def test_a_run_started_from_the_distilled_network_plays_it(tmp_path: Path) -> None:
+def test_a_run_started_from_the_distilled_network_plays_it(tmp_path: Path, _config) -> None:
     """With no PPO steps and no clone the run's network is the start network: the same
     choices in the same rounds as the committed ``distilled`` player."""
     from folkcards.train.ppo import train
@@ -62,7 +91,7 @@ def test_a_run_started_from_the_distilled_network_plays_it(tmp_path: Path) -> No
     assert ours == _actions("distilled")
 
 
-def test_the_start_weights_are_the_distilled_networks(tmp_path: Path) -> None:
+def test_the_start_weights_are_the_distilled_networks(_config) -> None:
     from folkcards.agents.ppo_agent import distilled_model_path
     from folkcards.train.ppo import copy_network, make_model, make_vec_env, timed_ppo_class
 
@@ -93,7 +122,7 @@ def test_the_start_weights_are_the_distilled_networks(tmp_path: Path) -> None:
     ],
 )
 def test_a_start_network_that_does_not_fit_is_refused_in_one_line(
-    tmp_path: Path, change: dict, message: str
+    tmp_path: Path, _config, change: dict, message: str
 ) -> None:
     from folkcards.train.ppo import train
 

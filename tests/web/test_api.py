@@ -192,7 +192,9 @@ def test_a_new_game_without_opponents_seats_each_games_table_opponent(client):
         assert meta[name]["opponent"] == spec.table_opponent
         if meta[name]["unavailable"]:
             continue
-        view = client.post("/api/games", json={"game": name, "seat": 1}).json()
+        response = client.post("/api/games", json={"game": name, "seat": 1})
+        assert response.status_code == 201, response.text
+        view = response.json()
         expected = [spec.table_opponent] * spec.default_players
         expected[1] = "You"
         assert view["names"] == expected
