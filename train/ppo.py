@@ -472,6 +472,13 @@ def copy_network(path: Path, model: Any, config: TrainConfig) -> None:
             f"{config.env.features!r} (env.features)"
         )
     source = load_fitting_model(path, model.observation_space.shape, "pretrain.start_model")
+    theirs = source.policy_kwargs.get("activation_fn")
+    ours = model.policy_kwargs.get("activation_fn")
+    if theirs is not None and theirs is not ours:
+        raise ConfigError(
+            f"pretrain.start_model: {path} uses the activation {theirs.__name__}, this config "
+            f"{ours.__name__ if ours is not None else None} (algorithm.activation)"
+        )
     try:
         model.policy.load_state_dict(source.policy.state_dict())
     except RuntimeError:

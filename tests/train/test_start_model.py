@@ -119,6 +119,7 @@ def test_the_start_weights_are_the_distilled_networks(_config) -> None:
         ({"start_model": "ppo:paston"}, "trained for paston, not tri_palki"),
         ({"features": None}, "reads the feature set 'tri_palki_actions'"),
         ({"net_arch": [64, 64]}, r"has the network \[256, 256\]"),
+        ({"activation": "relu"}, "uses the activation Tanh, this config ReLU"),
     ],
 )
 def test_a_start_network_that_does_not_fit_is_refused_in_one_line(
@@ -131,6 +132,8 @@ def test_a_start_network_that_does_not_fit_is_refused_in_one_line(
         config.env.features = change["features"]
     if "net_arch" in change:
         config.algorithm.net_arch = change["net_arch"]
+    if "activation" in change:
+        config.algorithm.activation = change["activation"]
     config.run.total_steps = 0
     with pytest.raises(ConfigError, match=message) as caught:
         train(config, tmp_path / "run", log=lambda _line: None)
