@@ -457,7 +457,7 @@ def load_fitting_model(path: Path, shape: tuple[int, ...], setting: str) -> Any:
 def copy_network(path: Path, model: Any, config: TrainConfig) -> None:
     """Load the network of ``path`` into ``model`` (policy and value heads); ``ConfigError``
     (one line) unless it was trained for this game, feature set and input size and has the
-    config's ``net_arch``."""
+    config's ``net_arch`` and activation."""
     from folkcards.agents.ppo_agent import read_sidecar
 
     meta = read_sidecar(path) or {}
