@@ -293,9 +293,10 @@ class BatchedPolicy(LogitsBatchAgent):
         return self.logits(self.inputs(obs))
 
 
-class BatchedEndgame:
-    """A batched agent (``inner``) whose rows an endgame search takes where it applies (the
-    ``distilled`` player's finish, :func:`~folkcards.agents.ppo_agent.make_endgame_search`):
+class BatchedWithSearch:
+    """A batched agent (``inner``) whose rows a search takes where it applies (the
+    ``distilled`` player's learned calls and endgame,
+    :func:`~folkcards.agents.ppo_agent.make_distilled_searches`):
     row by row, each from a fresh search state seeded by the row's stream (or this agent's
     seeded generator without ``streams``), so a game's choices do not depend on the batch."""
 
@@ -505,22 +506,21 @@ def make_batched_agent(
         from .ppo_agent import (
             DISTILL_CONFIG,
             PPO_CONFIG,
-            distilled_model_path,
             load_policy,
-            make_endgame_search,
+            make_distilled_searches,
+            network_file,
             parse_distilled_spec,
-            resolve_model_path,
         )
 
-        endgame = None
+        searches: tuple[Any, ...] = ()
         if kind == "ppo":
-            path, label = resolve_model_path(arg or None, game), f"ppo:{arg or game}"
-            trained_by = PPO_CONFIG
+            label, trained_by = f"ppo:{arg or game}", PPO_CONFIG
         else:
-            cards, samples = parse_distilled_spec(game, arg or None)
-            endgame = make_endgame_search(game, "player_0", seed, cards, samples)
-            path, label = distilled_model_path(game), "distilled"
-            trained_by = DISTILL_CONFIG
+            params = parse_distilled_spec(game, arg or None)
+            searches = make_distilled_searches(game, "player_0", seed, params)
+            label, trained_by = "distilled", DISTILL_CONFIG
+        path = network_file(spec, game)
+        assert path is not None  # ppo and distilled specs name a network
         policy = BatchedPolicy(
             load_policy(path, game, label, trained_by=trained_by),
             game,
@@ -529,7 +529,10 @@ def make_batched_agent(
             seed=seed,
             num_players=players,
         )
-        return policy if endgame is None else BatchedEndgame(policy, endgame, seed)
+        agent: Any = policy
+        for search in reversed(searches):  # the first search asked is the outermost
+            agent = BatchedWithSearch(agent, search, seed)
+        return agent
     if kind == "rllib":
         return make_batched_rllib_agent(game, players, seed, arg or None)
     raise ValueError(

@@ -240,10 +240,11 @@ class ExpertAgent(PimcAgent):
     def _levels(self, view: obs_mod.PastonView) -> list[int]:
         return self._contract_levels(view)
 
-    def _discard(self, vector: np.ndarray, view: obs_mod.PastonView, legal: list[int]) -> int:
-        if self.expert.discard_search or len(view.hand) != 12:
-            return super()._discard(vector, view, legal)
-        hand = sum(1 << c for c in view.hand)
+    def evaluator_discard(self, view: obs_mod.PastonView) -> tuple[int, int]:
+        """The pair of cards the evaluator's contract head discards from the declarer's twelve
+        (the hand and any card already discarded), the lower card first: the pair whose kept
+        ten it predicts best over the contracts the auction allows."""
+        hand = sum(1 << c for c in (*view.hand, *view.discards))
         levels = self._levels(view)
         pairs = candidate_pairs(hand)
         values = self.evaluator.contract_many(
@@ -251,8 +252,18 @@ class ExpertAgent(PimcAgent):
         )
         best = max(range(len(pairs)), key=lambda k: (max(values[k, lv] for lv in levels), -k))
         cards = _cards_by_lowness(mask_to_cards(pairs[best]), hand)
-        self._planned_discard = (cards[0], cards[1])
-        return cards[0]
+        return cards[0], cards[1]
+
+    def _discard(self, vector: np.ndarray, view: obs_mod.PastonView, legal: list[int]) -> int:
+        if self.expert.discard_search or len(view.hand) + len(view.discards) != 12:
+            return super()._discard(vector, view, legal)
+        first, second = self.evaluator_discard(view)
+        if not view.discards:
+            return first
+        # the pair's second card; worked out again from the twelve, so it needs no memory
+        if list(view.discards) == [first]:
+            return second
+        return super()._discard(vector, view, legal)  # the first card was not the pair's
 
     def _contract(self, vector: np.ndarray, view: obs_mod.PastonView, legal: list[int]) -> int:
         if self.expert.contract_search:
@@ -301,6 +312,50 @@ class ExpertAgent(PimcAgent):
             return super()._whist(vector, view, legal)
         self.last_estimate = self.whist_value(view)
         return WHIST if self.last_estimate > self.expert.whist_margin else PASS
+
+
+class PastonLearnedCalls:
+    """The expert's learned calls for the ``distilled`` player: its bids, discards (the
+    evaluator's pair, ``discard_search=0``), contract and whist (except after an all-pass, where
+    the expert searches), each from the evaluator alone, so under a millisecond; the network
+    plays the rest. The protocol of the distilled player's searches (``applies``, ``act``,
+    ``reset``, ``reseed``); deterministic and stateless, so a batched row needs no history."""
+
+    def __init__(self, game: str = "paston", seat: str = "player_0", seed: int | None = None):
+        self.expert = ExpertAgent(game, seat, seed, "discard_search=0")
+
+    @staticmethod
+    def _decides(view: obs_mod.PastonView) -> bool:
+        return view.phase in ("auction", "discard", "contract") or (
+            view.phase == "defence" and not view.all_pass
+        )
+
+    def applies(self, vector: np.ndarray) -> bool:
+        """Whether this decision is one of the calls it makes."""
+        return self._decides(obs_mod.decode(np.asarray(vector)))
+
+    def reset(self) -> None:
+        """Nothing to forget: every call is worked out from the observation."""
+
+    def reseed(self, seed: int) -> None:
+        """Nothing to reseed: the calls draw no random numbers."""
+
+    def act(self, observation: dict[str, np.ndarray]) -> int | None:
+        """The expert's call, or ``None`` when this is not one of its calls or it is forced."""
+        vector = np.asarray(observation["observation"])
+        view = obs_mod.decode(vector)
+        legal = [int(a) for a in np.flatnonzero(observation["action_mask"])]
+        if len(legal) < 2 or not self._decides(view):
+            return None
+        agent = self.expert
+        decide = {
+            "auction": agent._bid,
+            "discard": agent._discard,
+            "contract": agent._contract,
+            "defence": agent._whist,
+        }[view.phase]
+        action = decide(vector, view, legal)
+        return action if action in legal else None
 
 
 def make_expert_agent(

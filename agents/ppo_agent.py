@@ -37,6 +37,7 @@ import functools
 import json
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -263,6 +264,17 @@ def distilled_model_path(game: str) -> Path:
     path = MODELS_DIR / f"{game}_distilled.zip"
     family = MODELS_DIR / f"{game_spec(game).family}_distilled.zip"
     return family if not path.is_file() and family.is_file() else path
+
+
+def network_file(spec: str, game: str) -> Path | None:
+    """The saved network an agent spec plays: ``ppo[:ARG]`` its model file, ``distilled[:...]``
+    the committed distilled network; ``None`` for a spec without one. The file may not exist."""
+    kind, _, arg = spec.partition(":")
+    if kind == "ppo":
+        return resolve_model_path(arg or None, game)
+    if kind == "distilled":
+        return distilled_model_path(game)
+    return None
 
 
 _CACHE: dict[tuple[str, float, str], NumpyPolicy | _TorchPolicy] = {}
@@ -511,22 +523,38 @@ class PPOAgent(PolicyAgent):
         )
 
 
-def parse_distilled_spec(game: str, arg: str | None) -> tuple[int | None, int | None]:
-    """``(endgame cards, endgame samples)`` from a ``distilled`` spec argument such as
-    ``"endgame=6,endgame_samples=16"`` (``None``: the game's default); ``ValueError`` in one
-    line for a bad key or value, or an endgame asked of a game without an endgame search."""
+@dataclass(frozen=True)
+class DistilledParams:
+    """A ``distilled`` spec's settings (``None``: the game's default)."""
+
+    endgame: int | None = None  # card play with this many cards or fewer: the endgame search
+    endgame_samples: int | None = None  # the endgame search's worlds
+    calls: int | None = None  # 1: the game's learned calls decide the calls; 0: the network
+
+
+def parse_distilled_spec(game: str, arg: str | None) -> DistilledParams:
+    """The settings of a ``distilled`` spec argument such as ``"endgame=6,calls=0"``;
+    ``ValueError`` in one line for a bad key or value, or a piece asked of a game without it."""
     values: dict[str, int] = {}
     hint = " (distilled plays the network committed for the game; play another with ppo:PATH)"
-    for key, text in spec_pairs(arg, ("endgame", "endgame_samples"), "distilled", hint):
+    keys = ("endgame", "endgame_samples", "calls")
+    for key, text in spec_pairs(arg, keys, "distilled", hint):
         try:
             values[key] = int(text)
         except ValueError:
             raise ValueError(f"distilled parameter {key} needs an integer, got {text!r}") from None
-    cards, samples = values.get("endgame"), values.get("endgame_samples")
-    asked = cards != 0 and (cards is not None or samples is not None)
-    if asked and not game_spec(game).has("endgame_search"):
+    params = DistilledParams(**values)
+    spec = game_spec(game)
+    asked = params.endgame != 0 and (
+        params.endgame is not None or params.endgame_samples is not None
+    )
+    if asked and not spec.has("endgame_search"):
         raise ValueError(f"distilled: {game} has no endgame search (endgame=0 or no argument)")
-    return cards, samples
+    if params.calls not in (None, 0, 1):
+        raise ValueError(f"distilled parameter calls is 0 or 1, got {params.calls}")
+    if params.calls == 1 and not spec.has("learned_calls"):
+        raise ValueError(f"distilled: {game} has no learned calls (calls=0 or no argument)")
+    return params
 
 
 def make_endgame_search(
@@ -540,11 +568,31 @@ def make_endgame_search(
     return spec.piece("endgame_search")(game, seat, seed, cards=cards, samples=samples)
 
 
+def make_distilled_searches(
+    game: str, seat: str, seed: int | None, params: DistilledParams
+) -> tuple[Any, ...]:
+    """The pieces that take some of the distilled player's decisions from its network, in the
+    order they are asked: the game's learned calls, then its endgame search (each if the game
+    has it and ``params`` does not turn it off). Each has ``applies(vector)``,
+    ``act(observation) -> action or None``, ``reset()`` and ``reseed(seed)``."""
+    spec = game_spec(game)
+    searches: list[Any] = []
+    if params.calls != 0 and spec.has("learned_calls"):
+        searches.append(spec.piece("learned_calls")(game, seat, seed))
+    endgame = make_endgame_search(game, seat, seed, params.endgame, params.endgame_samples)
+    if endgame is not None:
+        searches.append(endgame)
+    return tuple(searches)
+
+
 class DistilledAgent(PolicyAgent):
     """The network distilled from the game's search player (:func:`distilled_model_path`),
-    its deterministic masked prediction, finished by the game's endgame search where it has one
-    (Paston: open-hand PIMC once eight or fewer cards are in hand, :class:`~folkcards.agents.pimc.
-    PastonEndgameSearch`; ``endgame=0`` plays the network alone); under a millisecond per
+    its deterministic masked prediction, with the decisions a cheap exact piece makes better
+    taken from it (:func:`make_distilled_searches`). Paston: the expert's learned calls (bids,
+    discards, contract, whist from the evaluator, :class:`~folkcards.agents.paston_expert.
+    PastonLearnedCalls`; ``calls=0``: the network's) and open-hand PIMC once eight or fewer
+    cards are in hand (:class:`~folkcards.agents.pimc.PastonEndgameSearch`; ``endgame=0``: the
+    network's); ``distilled:calls=0,endgame=0`` is the network alone. Under a millisecond per
     decision at the median."""
 
     name = "distilled"
@@ -555,8 +603,7 @@ class DistilledAgent(PolicyAgent):
         seat: str = "player_0",
         seed: int | None = None,
         num_players: int | None = None,
-        endgame: int | None = None,
-        endgame_samples: int | None = None,
+        params: DistilledParams | None = None,
     ):
         if game not in GAMES:
             raise ValueError(f"unknown game {game!r}; choose from {', '.join(GAMES)}")
@@ -566,16 +613,16 @@ class DistilledAgent(PolicyAgent):
             game, seat, seed, policy=policy, deterministic=True, label="distilled",
             num_players=num_players,
         )  # fmt: skip
-        self.endgame = make_endgame_search(game, seat, seed, endgame, endgame_samples)
+        self.searches = make_distilled_searches(game, seat, seed, params or DistilledParams())
 
     def reset(self) -> None:
         super().reset()
-        if self.endgame is not None:
-            self.endgame.reset()
+        for search in self.searches:
+            search.reset()
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
-        if self.endgame is not None:
-            action = self.endgame.act(observation)
+        for search in self.searches:
+            action = search.act(observation)
             if action is not None:
                 return int(action)
         return super().act(observation)
@@ -584,10 +631,9 @@ class DistilledAgent(PolicyAgent):
 def make_distilled_agent(
     game: str, seat: str, seed: int | None, arg: str | None, **kwargs: Any
 ) -> DistilledAgent:
-    """Factory for the ``distilled[:endgame=K,endgame_samples=S]`` kind (``ppo:PATH`` plays
-    any other network)."""
-    cards, samples = parse_distilled_spec(game, arg)
-    return DistilledAgent(game, seat, seed, endgame=cards, endgame_samples=samples, **kwargs)
+    """Factory for the ``distilled[:endgame=K,endgame_samples=S,calls=0|1]`` kind
+    (``ppo:PATH`` plays any other network)."""
+    return DistilledAgent(game, seat, seed, params=parse_distilled_spec(game, arg), **kwargs)
 
 
 def make_ppo_agent(
@@ -600,6 +646,7 @@ def make_ppo_agent(
 __all__ = [
     "MODELS_DIR",
     "DistilledAgent",
+    "DistilledParams",
     "NumpyPolicy",
     "PPOAgent",
     "PPOModelError",
@@ -610,6 +657,7 @@ __all__ = [
     "make_distilled_agent",
     "make_ppo_agent",
     "model_table_size",
+    "network_file",
     "policy_from_model",
     "read_sidecar",
     "resolve_model_path",

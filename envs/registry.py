@@ -60,6 +60,7 @@ PIECES: dict[str, tuple[str, bool]] = {
     "size_adapter": ("table size adapter for trained models", False),
     "open_hand_analysis": ("open-hand analysis of a record's play", False),
     "endgame_search": ("endgame search of the distilled player", False),
+    "learned_calls": ("learned calls of the distilled player", False),
 }
 
 
@@ -120,6 +121,9 @@ class GameSpec:
     # agents: (game, seat, seed, cards, samples) -> the search that finishes the distilled
     # player's deals (``act(observation) -> action or None``; None: the network decides)
     endgame_search: str | None = None
+    # agents: (game, seat, seed) -> the learned model that makes the distilled player's calls
+    # (bids, contract, ...; same protocol as endgame_search; None: the network makes them)
+    learned_calls: str | None = None
     # the agent specs this game offers, each playable as written (tests/test_every_game.py
     # plays every one); other kinds are refused for this game in one line
     agents: tuple[str, ...] = ("random", "heuristic")
@@ -292,6 +296,7 @@ PASTON = GameSpec(
     open_hand_analysis="folkcards.evaluate.open_hand:analyse_record",
     feature_sets=("folkcards.agents.paston_features:PASTON_CARDS",),
     endgame_search="folkcards.agents.pimc:PastonEndgameSearch",
+    learned_calls="folkcards.agents.paston_expert:PastonLearnedCalls",
     agents=("random", "heuristic", "pimc", "expert", "ppo", "rllib:paston", "distilled"),
     table_opponent="distilled",
 )

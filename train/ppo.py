@@ -427,15 +427,9 @@ def start_model_path(spec: str, game: str) -> Path:
     """The ``model.zip`` that ``pretrain.start_model`` names: an agent spec with a network
     (``distilled``, ``ppo``, ``ppo:<game>``, ``ppo:PATH``) or a path; ``ConfigError`` (one
     line) if there is no such file."""
-    from folkcards.agents.ppo_agent import distilled_model_path, resolve_model_path
+    from folkcards.agents.ppo_agent import network_file
 
-    kind, _, arg = spec.partition(":")
-    if kind == "distilled" and not arg:
-        path = distilled_model_path(game)
-    elif kind == "ppo":
-        path = resolve_model_path(arg or None, game)
-    else:
-        path = Path(spec).expanduser()
+    path = network_file(spec, game) or Path(spec).expanduser()
     if not path.is_file():
         raise ConfigError(f"pretrain.start_model: no model file {str(path)!r}")
     return path

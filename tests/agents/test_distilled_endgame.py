@@ -1,10 +1,13 @@
-"""The distilled player's endgame search (``distilled[:endgame=K,endgame_samples=S]``).
+"""The distilled player's searches (``distilled[:endgame=K,endgame_samples=S,calls=0|1]``).
 
-From the docs (guide/distilled.md): in Paston the committed network plays until the seat holds
-``endgame`` cards or fewer in the card play (8 by default); from there each card with a choice
-is PIMC's card play over ``endgame_samples`` worlds (16) solved open-handed; ``endgame=0`` is
-the network alone. The batched form makes the same choices row by row, each from the row's own
-random stream, so a game's choices do not depend on the rest of the batch.
+From the docs (guide/distilled.md): in Paston the expert's learned calls make every bid,
+discard, contract and whist call (except the whist after an all-pass), exactly as
+``expert:discard_search=0`` would (``calls=0``: the network's); in the card play the committed
+network plays until the seat holds ``endgame`` cards or fewer (8 by default); from there each
+card with a choice is PIMC's card play over ``endgame_samples`` worlds (16) solved open-handed
+(``endgame=0``: the network's). ``calls=0,endgame=0`` is the network alone. The batched form
+makes the same choices row by row, each from the row's own random stream, so a game's choices
+do not depend on the rest of the batch.
 """
 
 from __future__ import annotations
@@ -28,13 +31,25 @@ def _is_play(observation) -> bool:
     return obs_mod.decode(np.asarray(observation["observation"])).phase == "play"
 
 
+def _is_call(observation) -> bool:
+    """A decision the learned calls make: bid, discard, contract, whist (not after all-pass)."""
+    view = obs_mod.decode(np.asarray(observation["observation"]))
+    return view.phase in ("auction", "discard", "contract") or (
+        view.phase == "defence" and not view.all_pass
+    )
+
+
+NETWORK = "distilled:calls=0,endgame=0"
+
+
 def test_distilled_is_the_network_until_the_endgame_then_pimc_card_play():
     env = paston_v0.raw_env()
     seats = env.possible_agents
     finished = {
-        s: make_agent("distilled", "paston", seat=s, seed=11 + i) for i, s in enumerate(seats)
+        s: make_agent("distilled:calls=0", "paston", seat=s, seed=11 + i)
+        for i, s in enumerate(seats)
     }
-    network = make_agent("distilled:endgame=0", "paston")
+    network = make_agent(NETWORK, "paston")
     # the same searches, run beside: same seed, called at the same decisions
     twins = {s: PimcAgent("paston", s, 11 + i, PimcParams(samples=16)) for i, s in enumerate(seats)}
     searched = by_network = 0
@@ -59,9 +74,9 @@ def test_endgame_cards_and_samples_come_from_the_spec():
     env = paston_v0.raw_env()
     agent = make_agent("distilled:endgame=3,endgame_samples=4", "paston", seed=5)
     twin = PimcAgent("paston", "player_0", 5, PimcParams(samples=4))
-    network = make_agent("distilled:endgame=0", "paston")
+    network = make_agent(NETWORK, "paston")
     saw_four = saw_three = 0
-    for _seat, observation, action in walk_decisions(env, range(8), lambda n, o: agent.act(o)):
+    for _seat, observation, action in walk_decisions(env, range(30), lambda n, o: agent.act(o)):
         legal = np.flatnonzero(observation["action_mask"]).tolist()
         if len(legal) < 2 or not _is_play(observation):
             continue
@@ -82,7 +97,7 @@ def _endgame_rows(count: int):
     """Observation rows and masks of card-play decisions with 6 or fewer cards in hand (the
     default endgame searches them)."""
     env = paston_v0.raw_env()
-    network = make_agent("distilled:endgame=0", "paston")
+    network = make_agent(NETWORK, "paston")
     rows, masks = [], []
     for _seat, observation, _action in walk_decisions(env, range(40), lambda n, o: network.act(o)):
         if (
@@ -107,7 +122,7 @@ def test_batched_distilled_rows_do_not_depend_on_the_batch():
     assert all(masks[k, a] for k, a in enumerate(together))
     # the search decides these rows: with 16 worlds its card differs from the network's on
     # some of them (else this test could not tell the two apart)
-    network = make_batched_agent("distilled:endgame=0", "paston").act(rows, masks)
+    network = make_batched_agent(NETWORK, "paston").act(rows, masks)
     assert (network != together).any()
     # without streams: seeded by the agent's seed
     again = make_batched_agent("distilled", "paston", seed=1).act(rows, masks)
@@ -126,6 +141,9 @@ def test_batched_distilled_rows_do_not_depend_on_the_batch():
         ("distilled:endgame_samples=0", "paston", "endgame samples must be at least 1"),
         ("distilled:endgame=4", "tri_palki", "tri_palki has no endgame search"),
         ("distilled:endgame=4", "paston_bidding", "paston_bidding has no endgame search"),
+        ("distilled:calls=2", "paston", "calls is 0 or 1"),
+        ("distilled:calls=yes", "paston", "calls needs an integer"),
+        ("distilled:calls=1", "tri_palki", "tri_palki has no learned calls"),
     ],
 )
 def test_bad_distilled_specs_are_refused_in_one_line(spec, game, message):
@@ -136,16 +154,74 @@ def test_bad_distilled_specs_are_refused_in_one_line(spec, game, message):
         make_batched_agent(spec, game, 3)
 
 
-def test_games_without_an_endgame_search_play_the_network():
-    agent = make_agent("distilled:endgame=0", "tri_palki")
-    assert agent.endgame is None
-    assert make_agent("distilled", "tri_palki").endgame is None
+def test_games_without_searches_play_the_network():
+    assert make_agent("distilled:endgame=0", "tri_palki").searches == ()
+    assert make_agent("distilled", "tri_palki").searches == ()
+    assert make_agent(NETWORK, "paston").searches == ()
 
 
 def test_a_new_episode_resets_the_search_state():
     agent = make_agent("distilled", "paston", seed=1)
-    agent.endgame.search._first_dealer = 2
-    agent.endgame.search._other_dealer_seen = True
+    endgame = agent.searches[-1]
+    endgame.search._first_dealer = 2
+    endgame.search._other_dealer_seen = True
     agent.reset()
-    assert agent.endgame.search._first_dealer is None
-    assert not agent.endgame.search._other_dealer_seen
+    assert endgame.search._first_dealer is None
+    assert not endgame.search._other_dealer_seen
+
+
+def test_the_calls_are_the_experts_and_the_rest_is_unchanged():
+    """Every call with a choice is what ``expert:discard_search=0`` calls in that seat; every
+    other decision is what the player without calls plays."""
+    env = paston_v0.raw_env()
+    seats = env.possible_agents
+    player = {s: make_agent("distilled", "paston", seat=s, seed=3 + i) for i, s in enumerate(seats)}
+    without_calls = {
+        s: make_agent("distilled:calls=0", "paston", seat=s, seed=3 + i)
+        for i, s in enumerate(seats)
+    }
+    expert = {s: make_agent("expert:discard_search=0", "paston", seat=s) for s in seats}
+    network = make_agent(NETWORK, "paston")
+    calls = differs = by_calls_off = 0
+    phases = set()
+    for seat, observation, action in walk_decisions(
+        env, range(40), lambda name, obs: player[name].act(obs)
+    ):
+        legal = np.flatnonzero(observation["action_mask"]).tolist()
+        assert action in legal
+        if len(legal) < 2:
+            continue
+        if _is_call(observation):
+            assert action == expert[seat].act(observation)
+            phases.add(obs_mod.decode(np.asarray(observation["observation"])).phase)
+            calls += 1
+            differs += action != network.act(observation)
+        elif not _is_play(observation) or _hand_size(observation) > 8:
+            assert action == without_calls[seat].act(observation)
+            by_calls_off += 1
+    assert phases == {"auction", "discard", "contract", "defence"}
+    assert calls > 60 and by_calls_off > 30
+    assert differs > 0  # the network calls otherwise on some (else the test tells nothing)
+
+
+def _call_rows(count: int):
+    env = paston_v0.raw_env()
+    network = make_agent(NETWORK, "paston")
+    rows, masks = [], []
+    for _seat, observation, _action in walk_decisions(env, range(40), lambda n, o: network.act(o)):
+        if len(rows) < count and observation["action_mask"].sum() > 1 and _is_call(observation):
+            rows.append(np.asarray(observation["observation"], np.float32))
+            masks.append(np.asarray(observation["action_mask"], bool))
+    return np.stack(rows), np.stack(masks)
+
+
+def test_batched_calls_are_the_per_game_players():
+    rows, masks = _call_rows(40)
+    together = make_batched_agent("distilled", "paston", seed=2).act(rows, masks)
+    player = make_agent("distilled", "paston", seed=2)
+    expected = [
+        player.act({"observation": r, "action_mask": m}) for r, m in zip(rows, masks, strict=True)
+    ]
+    assert together.tolist() == expected
+    without = make_batched_agent("distilled:calls=0", "paston", seed=2).act(rows, masks)
+    assert (without != together).any()

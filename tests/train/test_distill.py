@@ -86,12 +86,12 @@ def test_distilled_plays_the_committed_network_like_ppo_path(cloned_run, tmp_pat
     from folkcards.envs import paston_v0
 
     env = paston_v0.raw_env()
-    # the network alone (endgame=0): the default finishes deals by search
+    # the network alone (calls=0,endgame=0): by default learned calls and a search take part
     distilled = {
-        s: make_agent("distilled:endgame=0", "paston", seat=s) for s in env.possible_agents
+        s: make_agent("distilled:calls=0,endgame=0", "paston", seat=s) for s in env.possible_agents
     }
     same = make_agent(f"ppo:{models / 'paston_distilled.zip'}", "paston")
-    batched = make_batched_agent("distilled:endgame=0", "paston")
+    batched = make_batched_agent("distilled:calls=0,endgame=0", "paston")
     decisions = 0
     for _seat, observation, action in walk_decisions(
         env, range(4), lambda name, obs: distilled[name].act(obs)
