@@ -314,6 +314,10 @@ class ExpertAgent(PimcAgent):
         return WHIST if self.last_estimate > self.expert.whist_margin else PASS
 
 
+_PHASE = obs_mod.OFFSETS["phase"]  # auction, discard, contract, defence, play, over
+_ALL_PASS = obs_mod.OFFSETS["all_pass"]
+
+
 class PastonLearnedCalls:
     """The expert's learned calls for the ``distilled`` player: its bids, discards (the
     evaluator's pair, ``discard_search=0``), contract and whist (except after an all-pass, where
@@ -331,8 +335,10 @@ class PastonLearnedCalls:
         )
 
     def applies(self, vector: np.ndarray) -> bool:
-        """Whether this decision is one of the calls it makes."""
-        return self._decides(obs_mod.decode(np.asarray(vector)))
+        """Whether this decision is one of the calls it makes (read from the vector's phase and
+        all-pass pieces alone: the batched form asks it of every row)."""
+        phase = vector[_PHASE : _PHASE + 4]
+        return bool(phase[:3].any() or (phase[3] > 0 and not vector[_ALL_PASS] > 0))
 
     def reset(self) -> None:
         """Nothing to forget: every call is worked out from the observation."""

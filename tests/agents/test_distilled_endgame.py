@@ -225,3 +225,19 @@ def test_batched_calls_are_the_per_game_players():
     assert together.tolist() == expected
     without = make_batched_agent("distilled:calls=0", "paston", seed=2).act(rows, masks)
     assert (without != together).any()
+
+
+def test_the_calls_apply_exactly_to_the_call_decisions():
+    """``applies`` reads two pieces of the vector (the batched form asks every row); it must
+    agree with the decoded observation on every decision, forced ones included."""
+    from folkcards.agents.paston_expert import PastonLearnedCalls
+
+    calls = PastonLearnedCalls()
+    env = paston_v0.raw_env()
+    network = make_agent(NETWORK, "paston")
+    seen = {True: 0, False: 0}
+    for _seat, observation, _action in walk_decisions(env, range(20), lambda n, o: network.act(o)):
+        expected = _is_call(observation)
+        assert calls.applies(np.asarray(observation["observation"], np.float32)) == expected
+        seen[expected] += 1
+    assert seen[True] > 50 and seen[False] > 50
