@@ -1,8 +1,8 @@
 """Speed of batched agents as training opponents, side by side in one run.
 
-Every seat of ``--envs`` games (``--game``, Paston by default) on the batched engine is played by one batched agent
-(``make_batched_agent``); prints decisions per second (wall clock) for each spec, repeated
-``--repeats`` times (median and range), and the ratio to the first spec. The distilled player's
+Every seat of ``--envs`` games (``--game``, Paston by default) on the batched engine is played
+by one batched agent (``make_batched_agent``); prints decisions per second (wall clock) for each
+spec, repeated ``--repeats`` times (median and range), and the ratio to the first spec. The distilled player's
 pieces (learned calls, endgame search) take their rows one by one in Python, so this shows what
 they cost a training pipeline that plays against ``distilled`` instead of the network alone.
 
