@@ -2,9 +2,10 @@
 
 Every seat of ``--envs`` games (``--game``, Paston by default) on the batched engine is played
 by one batched agent (``make_batched_agent``); prints decisions per second (wall clock) for each
-spec, repeated ``--repeats`` times (median and range), and the ratio to the first spec. The distilled player's
-pieces (learned calls, endgame search) take their rows one by one in Python, so this shows what
-they cost a training pipeline that plays against ``distilled`` instead of the network alone.
+spec, repeated ``--repeats`` times (median and range), and the ratio to the first spec. The
+distilled player's pieces (learned calls, endgame search) take their rows one by one in Python,
+so this shows what they cost a training pipeline that plays against ``distilled`` instead of
+the network alone.
 
     python benchmarks/batched_opponent_speed.py --seconds 5 --repeats 3
 """
