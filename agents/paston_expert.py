@@ -328,12 +328,6 @@ class PastonLearnedCalls:
     def __init__(self, game: str = "paston", seat: str = "player_0", seed: int | None = None):
         self.expert = ExpertAgent(game, seat, seed, "discard_search=0")
 
-    @staticmethod
-    def _decides(view: obs_mod.PastonView) -> bool:
-        return view.phase in ("auction", "discard", "contract") or (
-            view.phase == "defence" and not view.all_pass
-        )
-
     def applies(self, vector: np.ndarray) -> bool:
         """Whether this decision is one of the calls it makes (read from the vector's phase and
         all-pass pieces alone: the batched form asks it of every row)."""
@@ -349,10 +343,10 @@ class PastonLearnedCalls:
     def act(self, observation: dict[str, np.ndarray]) -> int | None:
         """The expert's call, or ``None`` when this is not one of its calls or it is forced."""
         vector = np.asarray(observation["observation"])
-        view = obs_mod.decode(vector)
         legal = [int(a) for a in np.flatnonzero(observation["action_mask"])]
-        if len(legal) < 2 or not self._decides(view):
-            return None
+        if len(legal) < 2 or not self.applies(vector):
+            return None  # decided before decoding: the player asks this of every card it plays
+        view = obs_mod.decode(vector)
         agent = self.expert
         decide = {
             "auction": agent._bid,
