@@ -519,7 +519,7 @@ def make_batched_agent(
             params = parse_distilled_spec(game, arg or None)
             searches = make_distilled_searches(game, "player_0", seed, params)
             label, trained_by = "distilled", DISTILL_CONFIG
-        path = network_file(spec, game, players)
+        path = network_file(spec, game)
         assert path is not None  # ppo and distilled specs name a network
         policy = BatchedPolicy(
             load_policy(path, game, label, trained_by=trained_by),

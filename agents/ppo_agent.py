@@ -257,41 +257,23 @@ PPO_CONFIG = "ppo_full.yaml"  # the training configs of the packaged networks, p
 DISTILL_CONFIG = "distill.yaml"
 
 
-def sized_distilled_paths(game: str) -> dict[int, Path]:
-    """The distilled networks committed for particular table sizes of ``game``
-    (``<game>_distilled_<N>p.zip``, a variant without its own using its base game's), by size."""
-    found: dict[int, Path] = {}
-    for name in dict.fromkeys((game, game_spec(game).family)):
-        for n in game_spec(game).table_sizes:
-            path = MODELS_DIR / f"{name}_distilled_{n}p.zip"
-            if n not in found and path.is_file():
-                found[n] = path
-    return found
-
-
-def distilled_model_path(game: str, num_players: int | None = None) -> Path:
+def distilled_model_path(game: str) -> Path:
     """The network distilled from ``game``'s search player, committed with the package
     (``folkcards/agents/models/<game>_distilled.zip``; a variant without one uses its base
-    game's). With ``num_players``, the network trained at that table size if one is committed
-    (:func:`sized_distilled_paths`)."""
-    if num_players is not None:
-        sized = sized_distilled_paths(game).get(int(num_players))
-        if sized is not None:
-            return sized
+    game's)."""
     path = MODELS_DIR / f"{game}_distilled.zip"
     family = MODELS_DIR / f"{game_spec(game).family}_distilled.zip"
     return family if not path.is_file() and family.is_file() else path
 
 
-def network_file(spec: str, game: str, num_players: int | None = None) -> Path | None:
-    """The saved network an agent spec plays at a table of ``num_players`` (``None``: the
-    default): ``ppo[:ARG]`` its model file, ``distilled[:...]`` the committed distilled network
-    (:func:`distilled_model_path`); ``None`` for a spec without one. The file may not exist."""
+def network_file(spec: str, game: str) -> Path | None:
+    """The saved network an agent spec plays: ``ppo[:ARG]`` its model file, ``distilled[:...]``
+    the committed distilled network; ``None`` for a spec without one. The file may not exist."""
     kind, _, arg = spec.partition(":")
     if kind == "ppo":
         return resolve_model_path(arg or None, game)
     if kind == "distilled":
-        return distilled_model_path(game, num_players)
+        return distilled_model_path(game)
     return None
 
 
@@ -611,11 +593,7 @@ class DistilledAgent(PolicyAgent):
     PastonLearnedCalls`; ``calls=0``: the network's) and open-hand PIMC once eight or fewer
     cards are in hand (:class:`~folkcards.agents.pimc.PastonEndgameSearch`; ``endgame=0``: the
     network's); ``distilled:calls=0,endgame=0`` is the network alone. Under a millisecond per
-    decision at the median.
-
-    Where a network was distilled at the table's own size (:func:`sized_distilled_paths`), the
-    agent plays that table with it; at other sizes it plays the default network (through the
-    size adapter where the game has one)."""
+    decision at the median."""
 
     name = "distilled"
 
@@ -629,23 +607,13 @@ class DistilledAgent(PolicyAgent):
     ):
         if game not in GAMES:
             raise ValueError(f"unknown game {game!r}; choose from {', '.join(GAMES)}")
-        self.path = distilled_model_path(game, num_players)
+        self.path = distilled_model_path(game)
         policy = load_policy(self.path, game, "distilled", trained_by=DISTILL_CONFIG)
         super().__init__(
             game, seat, seed, policy=policy, deterministic=True, label="distilled",
             num_players=num_players,
         )  # fmt: skip
         self.searches = make_distilled_searches(game, seat, seed, params or DistilledParams())
-        # the networks distilled at other table sizes, loaded when such a table is met
-        self._sized_paths = {
-            n: path
-            for n, path in sized_distilled_paths(game).items()
-            if n != self.model_players and (num_players is None or n == num_players)
-        }
-        self._sized_networks: dict[int, PolicyAgent] = {}
-
-    def model_files(self) -> tuple[Path, ...]:
-        return (*super().model_files(), *self._sized_paths.values())
 
     def reset(self) -> None:
         super().reset()
@@ -657,21 +625,7 @@ class DistilledAgent(PolicyAgent):
             action = search.act(observation)
             if action is not None:
                 return int(action)
-        if self._sized_paths:
-            players = self._players_of(np.asarray(observation["observation"]))
-            if players in self._sized_paths:
-                return self._sized_network(players).act(observation)
         return super().act(observation)
-
-    def _sized_network(self, players: int) -> PolicyAgent:
-        if players not in self._sized_networks:
-            policy = load_policy(
-                self._sized_paths[players], self.game, "distilled", trained_by=DISTILL_CONFIG
-            )
-            self._sized_networks[players] = PolicyAgent(
-                self.game, self.seat, policy=policy, label="distilled", num_players=players
-            )
-        return self._sized_networks[players]
 
 
 def make_distilled_agent(
@@ -699,7 +653,6 @@ __all__ = [
     "PolicyAgent",
     "check_table_size",
     "distilled_model_path",
-    "sized_distilled_paths",
     "load_policy",
     "make_distilled_agent",
     "make_ppo_agent",

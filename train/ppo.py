@@ -405,9 +405,7 @@ def _start_model(
     else:
         model = make_model(config, venv, None)
         if config.pretrain.start_model is not None:
-            path = start_model_path(
-                config.pretrain.start_model, config.env.game, config.env.players
-            )
+            path = start_model_path(config.pretrain.start_model, config.env.game)
             copy_network(path, model, config)
             log(f"starting from the network of {path}")
         if config.pretrain.expert is not None:
@@ -425,13 +423,13 @@ def _start_model(
     return model
 
 
-def start_model_path(spec: str, game: str, num_players: int | None = None) -> Path:
-    """The ``model.zip`` that ``pretrain.start_model`` names for a table of ``num_players``: an
-    agent spec with a network (``distilled``, ``ppo``, ``ppo:<game>``, ``ppo:PATH``) or a path;
-    ``ConfigError`` (one line) if there is no such file."""
+def start_model_path(spec: str, game: str) -> Path:
+    """The ``model.zip`` that ``pretrain.start_model`` names: an agent spec with a network
+    (``distilled``, ``ppo``, ``ppo:<game>``, ``ppo:PATH``) or a path; ``ConfigError`` (one
+    line) if there is no such file."""
     from folkcards.agents.ppo_agent import network_file
 
-    path = network_file(spec, game, num_players) or Path(spec).expanduser()
+    path = network_file(spec, game) or Path(spec).expanduser()
     if not path.is_file():
         raise ConfigError(f"pretrain.start_model: no model file {str(path)!r}")
     return path

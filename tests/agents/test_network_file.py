@@ -35,16 +35,3 @@ def test_spec_arguments_name_files(game: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize("spec", ["random", "heuristic", "pimc", "expert", "rllib:x"])
 def test_specs_without_a_saved_network_name_none(spec: str) -> None:
     assert network_file(spec, "paston") is None
-
-
-@pytest.mark.parametrize("game", sorted(GAMES))
-def test_at_each_table_size_the_file_is_the_one_the_agent_loads(game: str) -> None:
-    from folkcards.envs.registry import game_spec
-
-    for players in game_spec(game).table_sizes:
-        path = network_file("distilled", game, players)
-        assert path is not None
-        if not path.is_file():
-            pytest.skip(f"{game} has no packaged distilled network")
-        agent = make_agent("distilled", game, seed=0, num_players=players)
-        assert [p.resolve() for p in agent.model_files()] == [path.resolve()]
