@@ -10,6 +10,8 @@ from folkcards.train.config import ConfigError, TrainConfig, config_from_dict, l
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 SHIPPED = sorted(CONFIGS.glob("*/ppo_*.yaml"))
+# every training config, the distillation recipes (which spell their settings out) included
+RECIPES = sorted([*SHIPPED, *CONFIGS.glob("*/distill*.yaml")])
 
 
 def test_all_four_configs_are_shipped() -> None:
@@ -22,7 +24,7 @@ def test_all_four_configs_are_shipped() -> None:
     } <= names
 
 
-@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize("path", RECIPES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_shipped_configs_load(path: Path) -> None:
     config = load_config(path)
     from folkcards.envs.registry import game_spec
