@@ -21,7 +21,6 @@ early or late), never a replacement for it.
 
 from __future__ import annotations
 
-import functools
 import json
 import threading
 from collections.abc import Iterator
@@ -146,17 +145,20 @@ def check_contract(deal: Any, solver: PastonSolver | None = None) -> ContractChe
     )
 
 
-@functools.lru_cache(maxsize=8)
-def _replay_env_cached(kwargs_json: str) -> Any:
+def _replay_env(env_kwargs: dict[str, Any]) -> Any:
+    """One env per set of arguments and thread (an env is not shared between threads), reset
+    for each record (building an env costs more than replaying a deal through it)."""
     from folkcards.envs.paston.env import raw_env
 
-    return raw_env(**json.loads(kwargs_json))
-
-
-def _replay_env(env_kwargs: dict[str, Any]) -> Any:
-    """One env per set of arguments, reset for each record (building an env costs more than
-    replaying a deal through it)."""
-    return _replay_env_cached(json.dumps(env_kwargs, sort_keys=True))
+    envs: dict[str, Any] | None = getattr(_THREAD, "envs", None)
+    if envs is None:
+        envs = _THREAD.envs = {}
+    key = json.dumps(env_kwargs, sort_keys=True)
+    if key not in envs:
+        if len(envs) >= 8:
+            envs.pop(next(iter(envs)))
+        envs[key] = raw_env(**json.loads(key))
+    return envs[key]
 
 
 def _deal_steps(
