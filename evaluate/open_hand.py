@@ -21,6 +21,7 @@ early or late), never a replacement for it.
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from collections.abc import Iterator
@@ -145,20 +146,20 @@ def check_contract(deal: Any, solver: PastonSolver | None = None) -> ContractChe
     )
 
 
-def _replay_env(env_kwargs: dict[str, Any]) -> Any:
-    """One env per set of arguments and thread (an env is not shared between threads), reset
-    for each record (building an env costs more than replaying a deal through it)."""
+def _new_replay_env(kwargs_json: str) -> Any:
     from folkcards.envs.paston.env import raw_env
 
-    envs: dict[str, Any] | None = getattr(_THREAD, "envs", None)
-    if envs is None:
-        envs = _THREAD.envs = {}
-    key = json.dumps(env_kwargs, sort_keys=True)
-    if key not in envs:
-        if len(envs) >= 8:
-            envs.pop(next(iter(envs)))
-        envs[key] = raw_env(**json.loads(key))
-    return envs[key]
+    return raw_env(**json.loads(kwargs_json))
+
+
+def _replay_env(env_kwargs: dict[str, Any]) -> Any:
+    """One env per set of arguments and thread (an env is not shared between threads; each
+    thread keeps its 8 most recently used), reset for each record (building an env costs more
+    than replaying a deal through it)."""
+    cached = getattr(_THREAD, "replay_env", None)
+    if cached is None:
+        cached = _THREAD.replay_env = functools.lru_cache(maxsize=8)(_new_replay_env)
+    return cached(json.dumps(env_kwargs, sort_keys=True))
 
 
 def _deal_steps(
