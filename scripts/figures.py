@@ -64,6 +64,9 @@ SOURCES: dict[str, Source] = {
         stored="docs/tournaments/paston_distilled_endgame/results.json"
     ),
     "paston_distilled_calls": Source(stored="docs/tournaments/paston_distilled_calls/results.json"),
+    "paston_distilled_all_cards": Source(
+        stored="docs/tournaments/paston_distilled_all_cards/results.json"
+    ),
     "paston_expert_pimc": Source(stored="docs/tournaments/paston_expert_pimc/results.json"),
     "paston_expert_rllib_v2": Source(stored="docs/tournaments/paston_expert_rllib_v2/results.json"),
     "paston_expert_pimc_v2": Source(stored="docs/tournaments/paston_expert_pimc_v2/results.json"),
