@@ -590,10 +590,11 @@ class DistilledAgent(PolicyAgent):
     its deterministic masked prediction, with the decisions a cheap exact piece makes better
     taken from it (:func:`make_distilled_searches`). Paston: the expert's learned calls (bids,
     discards, contract, whist from the evaluator, :class:`~folkcards.agents.paston_expert.
-    PastonLearnedCalls`; ``calls=0``: the network's) and open-hand PIMC once eight or fewer
-    cards are in hand (:class:`~folkcards.agents.pimc.PastonEndgameSearch`; ``endgame=0``: the
-    network's); ``distilled:calls=0,endgame=0`` is the network alone. Under a millisecond per
-    decision at the median."""
+    PastonLearnedCalls`; ``calls=0``: the network's) and open-hand PIMC over 64 worlds for
+    every card with a choice (:class:`~folkcards.agents.pimc.PastonEndgameSearch`;
+    ``endgame=K`` from K cards in hand, ``endgame=0``: the network's), so that with the defaults
+    the network decides only the whist after an all-pass; ``distilled:calls=0,endgame=0`` is
+    the network alone. Under a millisecond per decision at the median."""
 
     name = "distilled"
 
