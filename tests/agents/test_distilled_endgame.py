@@ -5,9 +5,9 @@ discard, contract and whist call (except the whist after an all-pass), exactly a
 ``expert:discard_search=0`` would (``calls=0``: the network's); in the card play the committed
 network plays until the seat holds ``endgame`` cards or fewer (10 by default: every card); from
 there each card with a choice is PIMC's card play over ``endgame_samples`` worlds (64) solved
-open-handed (``endgame=0``: the network's). ``calls=0,endgame=0`` is the network alone. The batched form
-makes the same choices row by row, each from the row's own random stream, so a game's choices
-do not depend on the rest of the batch.
+open-handed (``endgame=0``: the network's). ``calls=0,endgame=0`` is the network alone. The
+batched form makes the same choices row by row, each from the row's own random stream, so a
+game's choices do not depend on the rest of the batch.
 """
 
 from __future__ import annotations
