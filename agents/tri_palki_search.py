@@ -366,13 +366,16 @@ class TriPalkiSearchAgent(Agent):
         rebuilding the other players' decisions), ``likelihood`` (modelled decisions evaluated
         weighting the worlds) and ``rollout`` (actions played in rollouts); each is bounded by
         the parameters (``reconstruct_budget`` per interval reconstructed, ``infer_budget``,
-        ``samples x 11 x horizon``), whatever the other players do."""
+        ``samples x 11 x horizon``), whatever the other players do. ``last_action_values`` then
+        holds minus the mean sticks of each legal action over the worlds (None when only one
+        action was legal); distillation can fit them as soft targets."""
         self.work = {"reconstruction": 0, "likelihood": 0, "rollout": 0}
         self.kept_steps = None
         return self._act(observation)
 
     def _act(self, observation: dict[str, np.ndarray]) -> int:
         legal = legal_actions(observation)
+        self.last_action_values = None
         vector = np.asarray(observation["observation"])
         view = obs_mod.decode(vector)
         self._remember(view)
@@ -416,6 +419,8 @@ class TriPalkiSearchAgent(Agent):
                 outcomes[w, i] = self._rollout(rnd, list(world.sticks))
         if counts is not None:
             outcomes = np.repeat(outcomes, counts, axis=0)
+        sticks = outcomes.mean(axis=0)
+        self.last_action_values = {a: -float(s) for a, s in zip(legal, sticks, strict=True)}
         return choose_action(outcomes, legal, preferred, self.params.confidence)
 
     def _worlds(

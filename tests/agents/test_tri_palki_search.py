@@ -442,3 +442,32 @@ def test_expert_plays_as_pimc_with_its_budget_does():
         for episode in range(2):
             play_episode(env, table, seed=700 + episode, on_action=actions_of(actions))
     assert len(chosen["expert"]) > 10 and chosen["expert"] == chosen["pimc:samples=96"]
+
+
+def test_action_values_are_minus_the_sticks_of_the_move_it_plays():
+    """After a decision with a choice the agent reports a value for every legal move and none
+    other, each minus an average of 0/1 sticks, and with ``confidence`` 0 it plays the move
+    with the highest value; after a forced move it reports none."""
+    env = tri_palki_v0.raw_env(num_players=3)
+    agent = make_agent(SMALL, "tri_palki", "player_0", seed=5)
+    table = [agent] + [make_agent("heuristic", "tri_palki", f"player_{i}") for i in (1, 2)]
+    valued = forced = 0
+
+    def check(decision):
+        nonlocal valued, forced
+        if decision.agent != "player_0":
+            return
+        legal = [int(a) for a in np.flatnonzero(decision.observation["action_mask"])]
+        values = agent.last_action_values
+        if len(legal) == 1:
+            forced += 1
+            assert values is None
+            return
+        valued += 1
+        assert values is not None and sorted(values) == legal
+        assert all(-1.0 <= v <= 0.0 for v in values.values())
+        assert values[decision.action] == max(values.values())
+
+    for episode in range(6):
+        play_episode(env, table, seed=300 + episode, on_action=check)
+    assert valued > 5
