@@ -257,6 +257,20 @@ def test_collection_keeps_the_experts_card_values_and_the_players_regret():
     assert other.valued > 10 and other.regret > 0
 
 
+def test_collection_keeps_the_tri_palki_searchs_move_values():
+    """Tri Palki's search values every legal move of a decision with a choice (minus its mean
+    sticks): the values are kept on exactly the legal moves, its own move is a best one, and
+    forced moves carry none."""
+    data = collect_demonstrations(_factory(), "pimc:samples=4", 150, seed=3)
+    valued = np.isfinite(data.values).any(axis=1)
+    assert data.valued == valued.sum() > 10 and data.regret == 0.0
+    assert (data.masks[~valued].sum(axis=1) == 1).all()  # unvalued: only one legal move
+    rows = zip(data.values[valued], data.masks[valued], data.actions[valued], strict=True)
+    for values, mask, action in rows:
+        assert np.isfinite(values[mask]).all() and not np.isfinite(values[~mask]).any()
+        assert values[action] == np.nanmax(values) and np.nanmin(values) >= -1.0
+
+
 def test_a_soft_target_clone_learns_the_values_and_reports_its_regret():
     from folkcards.train.pretrain import behaviour_clone
     from sb3_contrib import MaskablePPO
