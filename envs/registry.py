@@ -336,7 +336,6 @@ GAMES: dict[str, GameSpec] = {
         size_adapter="folkcards.agents.size_adapter:SIZE_ADAPTER",
         feature_sets=("folkcards.agents.features:TRI_PALKI_ACTIONS",),
         agents=("random", "heuristic", "pimc", "expert", "ppo", "distilled"),
-        table_opponent="distilled",  # ahead of the heuristic at 3 and 4 players, level at 6
     ),
     # A research variant: Paston's decisions before the play, the tricks from the open-hand
     # solver (folkcards.envs.paston_bidding_v0). Its records, views, scoring, statistics,
