@@ -49,7 +49,8 @@ def main() -> None:
     teacher, second = seat0(args.teacher, args.seed), seat0(args.teacher, args.seed + 99991)
     others = {"second teacher": second, "student": seat0(args.student, args.seed)}
     others["heuristic"] = seat0("heuristic", args.seed)
-    rows: list[list[float]] = []  # per decision: agreement and the two regrets of each
+    rows: list[list[float]] = []  # per decision: the teacher's two regrets, then per other
+    # agent its agreement and its two regrets
 
     class Shadowed:
         def reset(self) -> None:
@@ -60,18 +61,12 @@ def main() -> None:
             action = teacher.act(observation)
             chosen = {name: agent.act(observation) for name, agent in others.items()}
             values, values2 = teacher.last_action_values, second.last_action_values
-            if values is None or values2 is None:
+            if values is None or values2 is None or len(values) < 2:
                 return action
-            if len(values) < 2:
-                return action
-            row = [
-                0.0,
-                max(values.values()) - values[action],
-                max(values2.values()) - values2[action],
-            ]
+            best, best2 = max(values.values()), max(values2.values())
+            row = [best - values[action], best2 - values2[action]]
             for choice in chosen.values():
-                row += [float(choice == action), max(values.values()) - values[choice]]
-                row += [max(values2.values()) - values2[choice]]
+                row += [float(choice == action), best - values[choice], best2 - values2[choice]]
             rows.append(row)
             return action
 
@@ -103,12 +98,12 @@ def main() -> None:
     out.add_row(
         f"teacher {args.teacher}",
         "—",
+        f"{data[:, 0].mean():.4f}",
         f"{data[:, 1].mean():.4f}",
-        f"{data[:, 2].mean():.4f}",
-        f"{data[:, 2].sum() / args.rounds:.4f}",
+        f"{data[:, 1].sum() / args.rounds:.4f}",
     )
     for k, name in enumerate(others):
-        agree, regret, regret2 = data[:, 3 + 3 * k], data[:, 4 + 3 * k], data[:, 5 + 3 * k]
+        agree, regret, regret2 = data[:, 2 + 3 * k], data[:, 3 + 3 * k], data[:, 4 + 3 * k]
         out.add_row(
             name,
             f"{agree.mean():.3f}",
