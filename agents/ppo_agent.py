@@ -50,7 +50,6 @@ from .features import FeatureSet, get_feature_set
 from .table_sizes import sizes_text
 
 MODELS_DIR = Path(__file__).resolve().parent / "models"
-NUM_ACTIONS = {name: spec.num_actions for name, spec in GAME_SPECS.items()}
 
 _ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "tanh": np.tanh,
@@ -322,13 +321,15 @@ def load_policy(
         ) from exc
     num_actions = getattr(model.action_space, "n", None)
     shape = getattr(model.observation_space, "shape", None)
-    if num_actions != NUM_ACTIONS[game] or shape is None or len(shape) != 1:
+    expected_actions = game_spec(game).num_actions
+    if num_actions != expected_actions or shape is None or len(shape) != 1:
         trained = meta.get("game") or next(
-            (g for g, n in NUM_ACTIONS.items() if n == num_actions), "another game"
+            (g for g, other in GAME_SPECS.items() if other.num_actions == num_actions),
+            "another game",
         )
         raise PPOModelError(
             f"agent {shown!r}: the model at {path} has {num_actions} actions and observations of shape "
-            f"{shape} (looks like {trained}); {game} has {NUM_ACTIONS[game]} actions and a flat observation vector"
+            f"{shape} (looks like {trained}); {game} has {expected_actions} actions and a flat observation vector"
         )
     expected = meta.get("obs_size")
     if expected is not None and int(expected) != int(shape[0]):
@@ -346,11 +347,16 @@ def load_policy(
 
 def model_table_size(policy: NumpyPolicy | _TorchPolicy, game: str) -> int | None:
     """The table size whose observations (with the model's feature set) the policy reads, or
-    ``None`` if its input size matches none of ``game``'s table sizes."""
-    spec = game_spec(game)
+    ``None`` if its input size matches none of the table sizes of ``game``'s family (a variant
+    fixing the table at another size plays its base game's models through the size adapter)."""
+    family = game_spec(game).family
     features = policy.meta.get("features")
     feature_set = get_feature_set(str(features), game) if features else None
-    sizes = [n for n in spec.table_sizes if _input_size(game, n, feature_set) == policy.obs_size]
+    sizes = [
+        n
+        for n in game_spec(family).table_sizes
+        if _input_size(family, n, feature_set) == policy.obs_size
+    ]
     trained = (policy.meta.get("env_kwargs") or {}).get("num_players")
     if trained is not None and trained in sizes:
         return int(trained)
@@ -422,7 +428,7 @@ class PolicyAgent(Agent):
         )
         if adaptable:
             return spec.table_sizes
-        return (self.model_players,)
+        return (self.model_players,) if self.model_players in spec.table_sizes else ()
 
     def plays_text(self) -> str:
         """``"plays tri_palki at 2-11 players"``: for messages."""

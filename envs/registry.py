@@ -336,6 +336,7 @@ GAMES: dict[str, GameSpec] = {
         size_adapter="folkcards.agents.size_adapter:SIZE_ADAPTER",
         feature_sets=("folkcards.agents.features:TRI_PALKI_ACTIONS",),
         agents=("random", "heuristic", "pimc", "expert", "ppo", "distilled"),
+        table_opponent="distilled",
     ),
     # A research variant: Paston's decisions before the play, the tricks from the open-hand
     # solver (folkcards.envs.paston_bidding_v0). Its records, views, scoring, statistics,

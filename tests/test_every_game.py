@@ -290,6 +290,19 @@ def test_every_listed_agent_plays_an_episode(name, kind):
     assert from_text(to_text(env.record())) == env.record()
 
 
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_the_table_opponent_plays_every_table_size(name):
+    """The web table seats ``table_opponent`` at whatever size a person picks: it is one of the
+    game's agents and plays each of its table sizes."""
+    spec = GAMES[name]
+    assert spec.table_opponent in spec.agents
+    agent = make_agent(spec.table_opponent, name, "player_0", seed=0)
+    supports = getattr(agent, "supports", None)
+    if supports is not None:
+        missing = [n for n in spec.table_sizes if not supports(n)]
+        assert not missing, f"{name}: {spec.table_opponent} cannot play {missing} players"
+
+
 # --- a game without its pieces ---------------------------------------------------------------
 
 

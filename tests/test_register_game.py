@@ -9,6 +9,7 @@ from dataclasses import replace
 import pettingzoo
 import pytest
 from folkcards.agents import make_agent
+from folkcards.agents.episode import play_episode
 from folkcards.envs import registry
 from folkcards.envs.registry import GAMES, game_spec, register_game
 
@@ -50,6 +51,21 @@ def test_a_registered_variant_is_played_everywhere(clean_registry):
     made = pettingzoo.make("aec", "folkcards/tri_palki_duel_test-v0", num_players=2)
     made.reset(seed=0)
     assert made.agents == ["player_0", "player_1"]
+
+
+@pytest.mark.parametrize("kind", ["ppo", "distilled"])
+def test_a_variant_at_another_size_plays_its_base_games_networks(clean_registry, kind):
+    """The committed Tri Palki networks read a 4-player observation; a heads-up variant of Tri
+    Palki plays them through the size adapter, as its base game does at 2 players."""
+    register_game(_duel())
+    spec = game_spec("duel-test")
+    env = spec.raw_env()
+    seats = env.possible_agents
+    table = [make_agent(kind, spec.name, seats[0], seed=1, num_players=2)]
+    table.append(make_agent("heuristic", spec.name, seats[1], seed=2))
+    run = play_episode(env, table, 3)
+    assert run.decision_seconds.get(seats[0]), f"{kind} never acted in the variant"
+    assert table[0].table_sizes() == (2,)
 
 
 @pytest.mark.parametrize(
