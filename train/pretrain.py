@@ -112,6 +112,19 @@ def load_demonstrations(
     return data, about
 
 
+def _joined_about(abouts: list[dict[str, Any]], samples: int) -> dict[str, Any]:
+    """The description of several kept collections fitted together: the game and features they
+    share, the expert (one name, or each part's), the decisions in all, and each part's own."""
+    experts = sorted({str(about.get("expert")) for about in abouts})
+    return {
+        "game": abouts[0].get("game"),
+        "features": abouts[0].get("features"),
+        "expert": experts[0] if len(experts) == 1 else experts,
+        "samples": samples,
+        "parts": abouts,
+    }
+
+
 ChunkJob = tuple[SingleSeatEnvFactory, str, int, int, float, Any]
 
 
@@ -404,10 +417,15 @@ def clone_expert(
         raise ValueError("pretrain.dagger_rounds needs a network that can play (the SB3 stack)")
     if pre.demonstrations is not None:  # kept again, they keep the description of their collection
         width = factory().observation_space.shape[0]
-        data, about = load_demonstrations(pre.demonstrations, factory.game, factory.features, width)
-        log(
-            f"pretraining: {len(data)} decisions of {about.get('expert')!r} from {pre.demonstrations}"
-        )
+        paths = pre.demonstrations if isinstance(pre.demonstrations, list) else [pre.demonstrations]
+        parts, abouts = [], []
+        for path in paths:
+            part, part_about = load_demonstrations(path, factory.game, factory.features, width)
+            log(f"pretraining: {len(part)} decisions of {part_about.get('expert')!r} from {path}")
+            parts.append(part)
+            abouts.append(part_about)
+        data = Demonstrations.concatenate(parts)
+        about = abouts[0] if len(abouts) == 1 else _joined_about(abouts, len(data))
     else:
         log(
             f"pretraining: collecting {pre.samples} decisions of {pre.expert!r} ({workers} workers)"

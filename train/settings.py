@@ -153,10 +153,11 @@ class PretrainConfig(BaseModel):
         default=False,
         description="write the collected decisions to demonstrations.npz in the run directory",
     )
-    demonstrations: str | None = Field(
+    demonstrations: str | list[str] | None = Field(
         default=None,
         description="fit the decisions of this demonstrations.npz (an earlier run's "
-        "keep_demonstrations) instead of collecting them; same game and features",
+        "keep_demonstrations), or of a list of them in order, instead of collecting them; "
+        "same game and features",
     )
     start_model: str | None = Field(
         default=None,
@@ -170,6 +171,13 @@ class PretrainConfig(BaseModel):
     @classmethod
     def _expert(cls, value: str | None) -> str | None:
         return None if value is None else check_agent_spec(value, "expert")
+
+    @field_validator("demonstrations")
+    @classmethod
+    def _demonstrations(cls, value: str | list[str] | None) -> str | list[str] | None:
+        if isinstance(value, list) and not value:
+            raise ValueError("demonstrations: an empty list (give a path, a list of them or null)")
+        return value
 
     @model_validator(mode="after")
     def _dagger_needs_expert(self) -> PretrainConfig:

@@ -335,6 +335,45 @@ def test_kept_demonstrations_refit_exactly_as_the_collected_ones(tmp_path: Path)
     assert (about["expert"], about["samples"], about["seed"]) == ("heuristic", 300, 2)
 
 
+def test_several_kept_collections_are_fitted_together_in_order(tmp_path: Path) -> None:
+    """``pretrain.demonstrations`` as a list: the decisions of every file, in the order given
+    (the same data as the collections concatenated), described part by part when kept again."""
+    from folkcards.train.pretrain import clone_expert, load_demonstrations, save_demonstrations
+    from folkcards.train.settings import PretrainConfig
+    from sb3_contrib import MaskablePPO
+
+    first = collect_demonstrations(_factory(), "heuristic", 120, seed=1)
+    second = collect_demonstrations(_factory(), "random", 80, seed=2)
+    paths = [tmp_path / "a.npz", tmp_path / "b.npz"]
+    about = {"game": "tri_palki", "features": "tri_palki_actions"}
+    save_demonstrations(first, paths[0], {**about, "expert": "heuristic", "seed": 1})
+    save_demonstrations(second, paths[1], {**about, "expert": "random", "seed": 2})
+    pre = PretrainConfig(
+        expert="heuristic", demonstrations=[str(p) for p in paths], epochs=1, batch_size=64
+    )
+    model = MaskablePPO("MlpPolicy", _factory()(), n_steps=64, batch_size=64, seed=0)
+    lines: list[str] = []
+    kept = tmp_path / "both.npz"
+    metrics = clone_expert(
+        model, _factory(), pre, seed=3, gamma=1.0, workers=1, log=lines.append, keep=kept
+    )
+    assert metrics["samples"] == len(first) + len(second)
+    assert [line for line in lines if " from " in line] == [
+        f"pretraining: {len(first)} decisions of 'heuristic' from {paths[0]}",
+        f"pretraining: {len(second)} decisions of 'random' from {paths[1]}",
+    ]
+    width = first.observations.shape[1]
+    both, described = load_demonstrations(kept, "tri_palki", "tri_palki_actions", width)
+    np.testing.assert_array_equal(both.actions, np.concatenate([first.actions, second.actions]))
+    np.testing.assert_array_equal(
+        both.observations, np.concatenate([first.observations, second.observations])
+    )
+    assert described["expert"] == ["heuristic", "random"]
+    assert [part["seed"] for part in described["parts"]] == [1, 2]
+    with pytest.raises(ValueError, match="empty list"):
+        PretrainConfig(expert="heuristic", demonstrations=[])
+
+
 def test_demonstrations_of_another_game_or_feature_set_are_refused(tmp_path: Path) -> None:
     from folkcards.train.pretrain import load_demonstrations, save_demonstrations
 
