@@ -329,6 +329,7 @@ def behaviour_clone(
     imitate: bool = True,
     temperature: float | None = None,
     held: np.ndarray | None = None,
+    best_epoch: bool = False,
 ) -> dict[str, float]:
     """Fit ``model.policy`` to the expert's actions (and returns); returns the final metrics.
     ``imitate=False`` fits the value head only (a policy already equal to the expert's keeps its
@@ -337,7 +338,11 @@ def behaviour_clone(
     ``held`` marks the decisions kept out of the fit to measure it (default: a seeded
     ``holdout`` share); the metrics then include the agreement with the expert on them and,
     where the expert valued the actions, the mean ``regret`` (its best value minus its value of
-    the network's choice)."""
+    the network's choice). With ``best_epoch`` the policy ends with the weights of the epoch
+    that did best on the held-out decisions (:func:`held_out_score`) and its metrics, with
+    ``best_epoch`` naming it."""
+    import copy
+
     import torch
 
     policy = model.policy
@@ -348,9 +353,12 @@ def behaviour_clone(
     if len(held) != len(data):
         raise ValueError(f"held marks {len(held)} decisions, the data have {len(data)}")
     hold, fit = order[held[order]], order[~held[order]]
+    if best_epoch and not len(hold):
+        raise ValueError("best_epoch needs held-out decisions (holdout above 0)")
     targets = None if temperature is None else soft_targets(data, temperature)
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     metrics: dict[str, float] = {}
+    best: tuple[float, dict[str, float], dict[str, Any]] | None = None
     policy.set_training_mode(True)
     for epoch in range(epochs):
         rng.shuffle(fit)
@@ -361,8 +369,20 @@ def behaviour_clone(
         if len(hold):
             metrics.update(_holdout_metrics(policy, data, hold))
         log(_epoch_line(metrics))
+        if best_epoch and (best is None or held_out_score(metrics) > best[0]):
+            best = (held_out_score(metrics), dict(metrics), copy.deepcopy(policy.state_dict()))
+    if best is not None:
+        policy.load_state_dict(best[2])
+        metrics = {**best[1], "best_epoch": best[1]["epoch"]}
+        log(f"pretrain: the weights of epoch {metrics['epoch']} are kept (best on held-out)")
     policy.set_training_mode(False)
     return metrics
+
+
+def held_out_score(metrics: dict[str, float]) -> float:
+    """How well an epoch did on the held-out decisions, higher better: minus the regret where
+    the expert valued its actions, else the agreement with it."""
+    return -metrics["regret"] if "regret" in metrics else metrics["agreement"]
 
 
 def _holdout_metrics(policy: Any, data: Demonstrations, hold: np.ndarray) -> dict:
@@ -454,6 +474,7 @@ def clone_expert(
             imitate=imitate,
             temperature=pre.value_temperature,
             held=held,
+            best_epoch=pre.best_epoch,
         )
 
     metrics = fit(data)

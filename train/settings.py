@@ -149,6 +149,13 @@ class PretrainConfig(BaseModel):
         "units, e.g. points), where it reports them, instead of its one action (null: its action)",
     )
 
+    best_epoch: bool = Field(
+        default=False,
+        description="end with the weights of the epoch that did best on the held-out decisions "
+        "(lowest regret where the expert values its actions, else highest agreement) instead of "
+        "the last epoch's (needs holdout > 0)",
+    )
+
     keep_demonstrations: bool = Field(
         default=False,
         description="write the collected decisions to demonstrations.npz in the run directory",
@@ -185,6 +192,8 @@ class PretrainConfig(BaseModel):
             raise ValueError(
                 "pretrain.dagger_rounds needs pretrain.expert (who labels the decisions)"
             )
+        if self.best_epoch and self.holdout == 0:
+            raise ValueError("pretrain.best_epoch needs held-out decisions (holdout above 0)")
         return self
 
 

@@ -335,6 +335,35 @@ def test_kept_demonstrations_refit_exactly_as_the_collected_ones(tmp_path: Path)
     assert (about["expert"], about["samples"], about["seed"]) == ("heuristic", 300, 2)
 
 
+def test_best_epoch_keeps_the_weights_that_did_best_on_held_out_decisions() -> None:
+    """``best_epoch``: the policy ends with the weights of the epoch with the lowest held-out
+    regret (here the teacher values its moves), reported as ``best_epoch``; measuring the
+    policy again on the same held-out decisions gives that epoch's figures."""
+    from folkcards.train.pretrain import _holdout_metrics, holdout_mask
+    from sb3_contrib import MaskablePPO
+
+    data = collect_demonstrations(_factory(), "expert:samples=8", 300, seed=4)
+    assert np.isfinite(data.values).any()
+    model = MaskablePPO("MlpPolicy", _factory()(), n_steps=64, batch_size=64, seed=0)
+    lines: list[str] = []
+    held = holdout_mask(len(data), 0.3, 1)
+    metrics = behaviour_clone(
+        model, data, epochs=8, batch_size=32, learning_rate=3e-2, seed=1, log=lines.append,
+        held=held, best_epoch=True,
+    )  # fmt: skip
+    epochs = [line for line in lines if line.startswith("pretrain epoch")]
+    regrets = [float(line.split("regret ")[1].split()[0]) for line in epochs]
+    assert len(regrets) == 8, lines
+    assert min(regrets) < regrets[-1], "the set-up must have a best epoch before the last"
+    assert metrics["best_epoch"] == 1 + int(np.argmin(regrets))
+    assert f"{metrics['regret']:.3f}" == f"{min(regrets):.3f}"
+    again = _holdout_metrics(model.policy, data, np.flatnonzero(held))
+    assert again["regret"] == pytest.approx(metrics["regret"])
+    assert again["agreement"] == pytest.approx(metrics["agreement"])
+    with pytest.raises(ValueError, match="needs held-out decisions"):
+        behaviour_clone(model, data, epochs=1, holdout=0.0, best_epoch=True, log=lines.append)
+
+
 def test_several_kept_collections_are_fitted_together_in_order(tmp_path: Path) -> None:
     """``pretrain.demonstrations`` as a list: the decisions of every file, in the order given
     (the same data as the collections concatenated), described part by part when kept again."""
