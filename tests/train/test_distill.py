@@ -135,3 +135,11 @@ def test_the_tri_palki_soft_target_recipe_loads_with_its_temperature() -> None:
     config = load_config(CONFIGS / "tri_palki" / "distill_soft.yaml")
     assert config.pretrain.value_temperature == 0.05 and config.run.total_steps == 0
     assert config.pretrain.keep_demonstrations and config.pretrain.expert == "expert"
+
+
+def test_the_tri_palki_more_decisions_recipe_fits_both_kept_collections_to_the_best_epoch() -> None:
+    collect = load_config(CONFIGS / "tri_palki" / "distill_more_collect.yaml")
+    assert collect.pretrain.keep_demonstrations and collect.pretrain.samples == 110000
+    fit = load_config(CONFIGS / "tri_palki" / "distill_more.yaml")
+    assert fit.pretrain.best_epoch and fit.run.total_steps == 0
+    assert isinstance(fit.pretrain.demonstrations, list) and len(fit.pretrain.demonstrations) == 2
