@@ -369,8 +369,10 @@ def behaviour_clone(
         if len(hold):
             metrics.update(_holdout_metrics(policy, data, hold))
         log(_epoch_line(metrics))
-        if best_epoch and (best is None or held_out_score(metrics) > best[0]):
-            best = (held_out_score(metrics), dict(metrics), copy.deepcopy(policy.state_dict()))
+        if best_epoch:
+            score = held_out_score(metrics)
+            if best is None or score > best[0]:
+                best = (score, dict(metrics), copy.deepcopy(policy.state_dict()))
     if best is not None:
         policy.load_state_dict(best[2])
         metrics = {**best[1], "best_epoch": best[1]["epoch"]}
