@@ -325,6 +325,45 @@ class BatchedWithSearch:
         return actions
 
 
+class BatchedWithUnsureSearch:
+    """A batched policy (``inner``) whose rows the game's unsure search takes where the
+    network's first choice is unsure (the ``distilled`` player's
+    :func:`~folkcards.agents.ppo_agent.make_unsure_search`): the network over the batch, then
+    those rows one by one, each from a fresh search state seeded by the row's stream (or this
+    agent's seeded generator without ``streams``), so a game's choices do not depend on the
+    batch. The search then sees the row's observation alone (not the round before it)."""
+
+    def __init__(self, inner: LogitsBatchAgent, search: Any, seed: int | None = None):
+        self.inner = inner
+        self.search = search
+        self.label = getattr(inner, "label", "distilled")
+        self.rng = np.random.default_rng(seed)
+
+    def act(
+        self, obs: np.ndarray, mask: np.ndarray, streams: np.ndarray | None = None
+    ) -> np.ndarray:
+        obs, mask = _check_batch(obs, mask)
+        _check_streams(streams, mask.shape[0])
+        logits = self.inner.batch_logits(obs, mask).astype(np.float64)
+        actions = masked_logits_choice(logits, mask, True, self.inner.rng, None)
+        legal = mask.astype(bool)
+        logits[~legal] = -np.inf
+        top = logits.max(axis=1, keepdims=True)
+        probabilities = np.exp(logits - top)
+        probabilities /= probabilities.sum(axis=1, keepdims=True)
+        for k in range(obs.shape[0]):
+            row = {"observation": obs[k], "action_mask": mask[k]}
+            self.search.reset()  # each row afresh: nothing of its round is known
+            if not self.search.takes(row, probabilities[k]):
+                continue  # no search, so no random draw from the row's stream
+            seed = (
+                int(rng_next(streams, k)) if streams is not None else int(self.rng.integers(2**63))
+            )
+            self.search.reseed(seed)
+            actions[k] = self.search.act(row)
+        return actions
+
+
 def _size_adapter(
     policy: Any, game: str, num_players: int, features: FeatureSet | None
 ) -> Callable[[np.ndarray], np.ndarray] | None:
@@ -508,16 +547,19 @@ def make_batched_agent(
             PPO_CONFIG,
             load_policy,
             make_distilled_searches,
+            make_unsure_search,
             network_file,
             parse_distilled_spec,
         )
 
         searches: tuple[Any, ...] = ()
+        unsure = None
         if kind == "ppo":
             label, trained_by = f"ppo:{arg or game}", PPO_CONFIG
         else:
             params = parse_distilled_spec(game, arg or None)
             searches = make_distilled_searches(game, "player_0", seed, params)
+            unsure = make_unsure_search(game, "player_0", seed, params)
             label, trained_by = "distilled", DISTILL_CONFIG
         path = network_file(spec, game)
         assert path is not None  # ppo and distilled specs name a network
@@ -529,7 +571,7 @@ def make_batched_agent(
             seed=seed,
             num_players=players,
         )
-        agent: Any = policy
+        agent: Any = policy if unsure is None else BatchedWithUnsureSearch(policy, unsure, seed)
         for search in reversed(searches):  # the first search asked is the outermost
             agent = BatchedWithSearch(agent, search, seed)
         return agent

@@ -439,6 +439,12 @@ class PolicyAgent(Agent):
         return num_players in self.table_sizes()
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
+        vector = self.network_input(observation)
+        return self.policy.act(vector, observation["action_mask"], self.rng, self.deterministic)
+
+    def network_input(self, observation: dict[str, np.ndarray]) -> np.ndarray:
+        """The network's input for an observation: its feature set applied, through the size
+        adapter for another table size; ``PPOModelError`` for a size or shape it cannot play."""
         vector = np.asarray(observation["observation"])
         players = self._players_of(vector)
         if players is not None and players != self.model_players:
@@ -451,7 +457,20 @@ class PolicyAgent(Agent):
             if np.shape(vector) != (self.policy.obs_size,):
                 raise PPOModelError(self._size_message(np.shape(vector), players))
             self._checked = True
-        return self.policy.act(vector, observation["action_mask"], self.rng, self.deterministic)
+        return vector
+
+    def action_probabilities(self, observation: dict[str, np.ndarray]) -> np.ndarray:
+        """The network's probability of each action (the masked softmax of its logits; 0 for
+        illegal actions). Needs a numpy policy (every committed network is one)."""
+        if not isinstance(self.policy, NumpyPolicy):
+            raise PPOModelError(f"agent {self.label!r}: its policy gives no probabilities")
+        logits = self.policy.logits(self.network_input(observation)).astype(np.float64)
+        legal = np.asarray(observation["action_mask"]).astype(bool)
+        if not legal.any():
+            raise ValueError("the action mask has no legal action: this agent is not to act")
+        logits[~legal] = -np.inf
+        exp = np.exp(logits - logits.max())
+        return exp / exp.sum()
 
     def _players_of(self, vector: np.ndarray) -> int | None:
         """The table size of an observation of a game whose size varies with the table (``None``
@@ -536,21 +555,37 @@ class DistilledParams:
     endgame: int | None = None  # card play with this many cards or fewer: the endgame search
     endgame_samples: int | None = None  # the endgame search's worlds
     calls: int | None = None  # 1: the game's learned calls decide the calls; 0: the network
+    unsure: float | None = None  # the game's search takes the decisions where the network's
+    # first choice has probability under this (0: the network takes them all)
 
 
 def parse_distilled_spec(game: str, arg: str | None) -> DistilledParams:
     """The settings of a ``distilled`` spec argument such as ``"endgame=6,calls=0"``;
     ``ValueError`` in one line for a bad key or value, or a piece asked of a game without it."""
-    values: dict[str, int] = {}
+    values: dict[str, Any] = {}
     hint = " (distilled plays the network committed for the game; play another with ppo:PATH)"
-    keys = ("endgame", "endgame_samples", "calls")
+    keys = ("endgame", "endgame_samples", "calls", "unsure")
     for key, text in spec_pairs(arg, keys, "distilled", hint):
+        if key == "unsure":
+            try:
+                values[key] = float(text)
+            except ValueError:
+                raise ValueError(
+                    f"distilled parameter unsure needs a number, got {text!r}"
+                ) from None
+            if not 0.0 <= values[key] <= 1.0:
+                raise ValueError(f"distilled parameter unsure must be in [0, 1], got {text}")
+            continue
         try:
             values[key] = int(text)
         except ValueError:
             raise ValueError(f"distilled parameter {key} needs an integer, got {text!r}") from None
     params = DistilledParams(**values)
     spec = game_spec(game)
+    if params.unsure not in (None, 0.0) and not spec.has("unsure_search"):
+        raise ValueError(
+            f"distilled: {game} has no search for unsure decisions (unsure=0 or no argument)"
+        )
     asked = params.endgame != 0 and (
         params.endgame is not None or params.endgame_samples is not None
     )
@@ -591,6 +626,16 @@ def make_distilled_searches(
     return tuple(searches)
 
 
+def make_unsure_search(game: str, seat: str, seed: int | None, params: DistilledParams) -> Any:
+    """The game's search for the decisions where the distilled network is unsure (``None`` if
+    the game has none or ``params.unsure`` is 0); built for the game's family, whose search
+    plays every table size of it."""
+    spec = game_spec(game)
+    if params.unsure == 0.0 or not spec.has("unsure_search"):
+        return None
+    return spec.piece("unsure_search")(spec.family, seat, seed, threshold=params.unsure)
+
+
 class DistilledAgent(PolicyAgent):
     """The network distilled from the game's search player (:func:`distilled_model_path`),
     its deterministic masked prediction, with the decisions a cheap exact piece makes better
@@ -600,7 +645,10 @@ class DistilledAgent(PolicyAgent):
     every card with a choice (:class:`~folkcards.agents.pimc.PastonEndgameSearch`;
     ``endgame=K`` from K cards in hand, ``endgame=0``: the network's), so that with the defaults
     the network decides only the whist after an all-pass; ``distilled:calls=0,endgame=0`` is
-    the network alone. Under a millisecond per decision at the median."""
+    the network alone. Tri Palki: the expert's search takes the decisions where the network's
+    first choice has probability under 0.99 (:class:`~folkcards.agents.tri_palki_search.
+    TriPalkiUnsureSearch`; ``unsure=P`` sets the threshold, ``unsure=0``: the network alone).
+    Under a millisecond per decision at the median."""
 
     name = "distilled"
 
@@ -620,25 +668,38 @@ class DistilledAgent(PolicyAgent):
             game, seat, seed, policy=policy, deterministic=True, label="distilled",
             num_players=num_players,
         )  # fmt: skip
-        self.searches = make_distilled_searches(game, seat, seed, params or DistilledParams())
+        params = params or DistilledParams()
+        self.searches = make_distilled_searches(game, seat, seed, params)
+        self.unsure = make_unsure_search(game, seat, seed, params)
+        if self.unsure is not None and not isinstance(self.policy, NumpyPolicy):
+            raise PPOModelError("distilled: the unsure search needs the network's probabilities")
 
     def reset(self) -> None:
         super().reset()
         for search in self.searches:
             search.reset()
+        if self.unsure is not None:
+            self.unsure.reset()
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
         for search in self.searches:
             action = search.act(observation)
             if action is not None:
                 return int(action)
-        return super().act(observation)
+        if self.unsure is None:
+            return super().act(observation)
+        probabilities = self.action_probabilities(observation)
+        if self.unsure.takes(observation, probabilities):
+            return int(self.unsure.act(observation))
+        action = int(np.argmax(probabilities))
+        self.unsure.observe(observation, action)
+        return action
 
 
 def make_distilled_agent(
     game: str, seat: str, seed: int | None, arg: str | None, **kwargs: Any
 ) -> DistilledAgent:
-    """Factory for the ``distilled[:endgame=K,endgame_samples=S,calls=0|1]`` kind
+    """Factory for the ``distilled[:endgame=K,endgame_samples=S,calls=0|1,unsure=P]`` kind
     (``ppo:PATH`` plays any other network)."""
     return DistilledAgent(game, seat, seed, params=parse_distilled_spec(game, arg), **kwargs)
 
@@ -663,6 +724,7 @@ __all__ = [
     "load_policy",
     "make_distilled_agent",
     "make_ppo_agent",
+    "make_unsure_search",
     "model_table_size",
     "network_file",
     "policy_from_model",

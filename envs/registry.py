@@ -61,6 +61,7 @@ PIECES: dict[str, tuple[str, bool]] = {
     "open_hand_analysis": ("open-hand analysis of a record's play", False),
     "endgame_search": ("endgame search of the distilled player", False),
     "learned_calls": ("learned calls of the distilled player", False),
+    "unsure_search": ("search where the distilled player's network is unsure", False),
 }
 
 
@@ -124,6 +125,11 @@ class GameSpec:
     # agents: (game, seat, seed) -> the learned model that makes the distilled player's calls
     # (bids, contract, ...; same protocol as endgame_search; None: the network makes them)
     learned_calls: str | None = None
+    # agents: (game, seat, seed, threshold) -> the search that takes the distilled player's
+    # decisions where its network's first choice has probability under ``threshold``
+    # (``takes(probabilities, legal_count)``, ``observe(observation, action)`` for the others,
+    # ``act(observation) -> action``, ``reset()``, ``reseed(seed)``)
+    unsure_search: str | None = None
     # the agent specs this game offers, each playable as written (tests/test_every_game.py
     # plays every one); other kinds are refused for this game in one line
     agents: tuple[str, ...] = ("random", "heuristic")
@@ -335,6 +341,7 @@ GAMES: dict[str, GameSpec] = {
         observation_size="folkcards.envs.tri_palki.observation:observation_size",
         size_adapter="folkcards.agents.size_adapter:SIZE_ADAPTER",
         feature_sets=("folkcards.agents.features:TRI_PALKI_ACTIONS",),
+        unsure_search="folkcards.agents.tri_palki_search:TriPalkiUnsureSearch",
         agents=("random", "heuristic", "pimc", "expert", "ppo", "distilled"),
         table_opponent="distilled",
     ),

@@ -144,6 +144,9 @@ def test_batched_distilled_rows_do_not_depend_on_the_batch():
         ("distilled:calls=2", "paston", "calls is 0 or 1"),
         ("distilled:calls=yes", "paston", "calls needs an integer"),
         ("distilled:calls=1", "tri_palki", "tri_palki has no learned calls"),
+        ("distilled:unsure=2", "tri_palki", "unsure must be in \\[0, 1\\]"),
+        ("distilled:unsure=sure", "tri_palki", "unsure needs a number"),
+        ("distilled:unsure=0.9", "paston", "paston has no search for unsure decisions"),
     ],
 )
 def test_bad_distilled_specs_are_refused_in_one_line(spec, game, message):
@@ -158,6 +161,8 @@ def test_games_without_searches_play_the_network():
     assert make_agent("distilled:endgame=0", "tri_palki").searches == ()
     assert make_agent("distilled", "tri_palki").searches == ()
     assert make_agent(NETWORK, "paston").searches == ()
+    assert make_agent(NETWORK, "paston").unsure is None  # Paston has no unsure search
+    assert make_agent("distilled:unsure=0", "tri_palki").unsure is None
 
 
 def test_a_new_episode_resets_the_search_state():

@@ -1,0 +1,265 @@
+"""The Tri Palki ``distilled`` player's search where its network is unsure (issue 24).
+
+Contract (docs/guide/distilled.md, ``TriPalkiUnsureSearch``): a decision with a choice whose
+network probability of its first choice is under the threshold (0.99 by default,
+``distilled:unsure=P``) is the expert's search's; every other decision is the network's
+(``unsure=0``: the network alone, as ``ppo:`` on the committed file plays it). The search's
+inference reads the round as if it had been shown every decision (the network's are worked in
+lazily), and a decision's work is bounded whatever the other players do."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from folkcards.agents import make_agent
+from folkcards.agents.batched_agents import make_batched_agent
+from folkcards.agents.ppo_agent import distilled_model_path
+from folkcards.agents.tri_palki_search import (
+    EXPERT_PARAMS,
+    TriPalkiSearchParams,
+    TriPalkiUnsureSearch,
+    parse_spec,
+)
+from folkcards.envs import tri_palki_v0
+from folkcards.envs.tri_palki import observation as obs_mod
+
+from .tri_palki_styles import play_rounds, style_opponents
+
+MOVES = 11
+
+
+def _walk(first, num_players: int, seeds, others_seed: int = 7, episode: str = "round"):
+    """Rounds (or matches) with ``first`` in seat 0 and the heuristic and ``ppo:tri_palki``
+    alternating in the others; yields (observation, action) at each of seat 0's decisions."""
+    env = tri_palki_v0.raw_env(num_players=num_players, episode=episode)
+    others = [
+        make_agent("heuristic" if i % 2 else "ppo:tri_palki", "tri_palki", f"player_{i}", others_seed + i)
+        for i in range(1, num_players)
+    ]  # fmt: skip
+    for seed in seeds:
+        env.reset(seed=seed)
+        first.reset()
+        while env.agents:
+            name = env.agent_selection
+            if env.terminations[name] or env.truncations[name]:
+                env.step(None)
+                continue
+            obs = env.observe(name)
+            if name == "player_0":
+                action = first.act(obs)
+                yield obs, action
+            else:
+                action = others[int(name.split("_")[1]) - 1].act(obs)
+            env.step(action)
+
+
+class _EagerReference:
+    """The reference: the network, and where it is unsure the expert's search (``spec``), which
+    is shown each of the network's decisions as they happen (what the lazy catch-up must
+    reproduce)."""
+
+    def __init__(self, seed: int, spec: str = "expert", threshold: float = 0.99):
+        self.network = make_agent("distilled:unsure=0", "tri_palki", seed=seed)
+        self.expert = make_agent(spec, "tri_palki", seed=seed)
+        self.threshold = threshold
+
+    def reset(self):
+        self.expert.reset()
+
+    def act(self, obs):
+        mask = obs["action_mask"].astype(bool)
+        p = self.network.action_probabilities(obs)
+        if mask.sum() > 1 and p[mask].max() < self.threshold:
+            return self.expert.act(obs)
+        action = int(np.argmax(p))
+        view = obs_mod.decode(np.asarray(obs["observation"]))
+        self.expert._remember(view)
+        self.expert._trail = (view, action)
+        return action
+
+
+@pytest.mark.parametrize("num_players", [3, 4])
+def test_distilled_decides_as_the_network_with_an_eagerly_informed_expert(num_players):
+    player = make_agent("distilled", "tri_palki", seed=5)
+    player.unsure = TriPalkiUnsureSearch(seed=5, max_searches=10**9)  # the reference has no cap
+    reference = _EagerReference(seed=5)
+    seeds = range(100 + num_players * 10, 110 + num_players * 10)
+    ours = [a for _, a in _walk(player, num_players, seeds)]
+    theirs = [a for _, a in _walk(reference, num_players, seeds)]
+    assert ours == theirs
+    assert len(ours) > 20
+
+
+@pytest.mark.parametrize("style", ["long_rounds", "rare_pass"])
+def test_the_catch_up_reproduces_the_eager_expert_over_long_rounds(style):
+    """Rounds of many decisions: long runs of the network's decisions are caught up with."""
+    spec = "expert:samples=8,horizon=40"
+    params, _ = parse_spec(spec.partition(":")[2], EXPERT_PARAMS)
+    player = make_agent("distilled", "tri_palki", seed=4)
+    player.unsure = TriPalkiUnsureSearch(seed=4, params=params, max_searches=10**9)
+    runs = []
+    for first in (player, _EagerReference(seed=4, spec=spec)):
+        opponents = style_opponents(style, 3, 4)
+        runs.append([a for _, _, a, _ in play_rounds(first, opponents, range(40, 52), 4, 300)])
+    assert runs[0] == runs[1]
+    assert len(runs[0]) > 200
+
+
+def test_the_search_takes_exactly_the_unsure_decisions_and_unsure_0_is_the_network():
+    player = make_agent("distilled", "tri_palki", seed=2)
+    network = make_agent(f"ppo:{distilled_model_path('tri_palki')}", "tri_palki")
+    searched = []
+    original = player.unsure.act
+
+    def counting(obs):
+        searched.append(True)
+        return original(obs)
+
+    player.unsure.act = counting
+    taken = differs = unsure = 0
+    this_round, in_round = None, 0
+    for obs, action in _walk(player, 4, range(40)):
+        mask = obs["action_mask"].astype(bool)
+        p = player.action_probabilities(obs)
+        view = obs_mod.decode(np.asarray(obs["observation"]))
+        if (view.dealer, view.sticks) != this_round:
+            this_round, in_round = (view.dealer, view.sticks), 0
+        expected_search = mask.sum() > 1 and p[mask].max() < 0.99 and in_round < 6
+        in_round += expected_search
+        assert bool(searched) == expected_search
+        unsure += expected_search
+        taken += 1
+        differs += action != network.act(obs)
+        searched.clear()
+    assert 0 < unsure < taken  # both kinds of decision occur
+    assert differs > 0  # the search changed some decisions
+    alone = make_agent("distilled:unsure=0", "tri_palki", seed=2)
+    assert alone.unsure is None
+    for obs, action in _walk(alone, 3, range(10)):
+        assert action == network.act(obs)
+
+
+def test_a_higher_threshold_searches_more_decisions():
+    counts = {}
+    for threshold in (0.5, 0.99):
+        player = make_agent(f"distilled:unsure={threshold}", "tri_palki", seed=1)
+        assert player.unsure.threshold == threshold
+        n = 0
+        for obs, _ in _walk(make_agent("heuristic", "tri_palki"), 4, range(20)):
+            player.unsure.reset()
+            n += player.unsure.takes(obs, player.action_probabilities(obs))
+        counts[threshold] = n
+    assert counts[0.5] < counts[0.99]
+
+
+SMALL = TriPalkiSearchParams(samples=8, horizon=40, infer_budget=1500, reconstruct_budget=150)
+LIMITS = {"likelihood": 1_500, "reconstruction": 5 * 150, "rollout": 8 * MOVES * 40}
+
+
+@pytest.mark.parametrize(
+    ("style", "num_players", "max_turns", "rounds"),
+    [("back_and_forth", 3, 300, 2), ("swap_all", 4, 1000, 3), ("long_rounds", 3, 300, 2)],
+)
+def test_work_per_decision_is_bounded_whatever_the_opponents(style, num_players, max_turns, rounds):
+    """Each searched decision's work (catching up with the round included: at most about the
+    reconstruction budget, then the search's own interval and opening) stays within the
+    budgets; the network's own decisions do no search work. Threshold 1: nearly every
+    decision is searched; threshold 0.99 leaves runs of the network's decisions to catch up
+    with, and a small reconstruction budget makes the catch-up run out of it."""
+    cuts = 0
+    for threshold in (0.99, 1.0):
+        player = make_agent("distilled", "tri_palki", seed=3)
+        player.unsure = TriPalkiUnsureSearch(
+            seed=3, threshold=threshold, params=SMALL, max_searches=10**9
+        )
+        searched = decisions = 0
+        for agent, _, _, seconds in play_rounds(
+            player, style_opponents(style, num_players, 3), [300 + r for r in range(rounds)], 3,
+            max_turns,
+        ):  # fmt: skip
+            work = agent.unsure.work
+            if work:
+                for key, limit in LIMITS.items():
+                    assert work[key] <= limit, (key, work)
+                searched += 1
+                cuts += agent.unsure.cut
+                agent.unsure.work = {}
+            decisions += 1
+            assert seconds < 60.0
+        assert decisions > 10 and searched > 0
+    if style != "back_and_forth":  # (there the ambiguous swaps end each reconstruction early)
+        assert cuts > 0  # the catch-up budget was reached, so its cut is exercised
+
+
+def _rows(count: int):
+    rows, masks = [], []
+    for obs, _ in _walk(make_agent("heuristic", "tri_palki"), 4, range(60)):
+        if obs["action_mask"].sum() > 1 and len(rows) < count:
+            rows.append(np.asarray(obs["observation"], np.float32))
+            masks.append(np.asarray(obs["action_mask"], bool))
+    return np.stack(rows), np.stack(masks)
+
+
+def test_batched_distilled_rows_do_not_depend_on_the_batch():
+    rows, masks = _rows(40)
+    streams = np.random.default_rng(3).integers(0, 2**63, size=(len(rows), 4)).astype(np.uint64)
+    batched = make_batched_agent("distilled", "tri_palki", seed=1, num_players=4)
+    together = batched.act(rows, masks, streams.copy())
+    alone = [int(batched.act(rows[k : k + 1], masks[k : k + 1], streams[k : k + 1].copy())[0])
+             for k in range(len(rows))]  # fmt: skip
+    assert together.tolist() == alone
+    assert all(masks[k, a] for k, a in enumerate(together))
+    network = make_batched_agent("distilled:unsure=0", "tri_palki", seed=1, num_players=4)
+    plain = network.act(rows, masks)
+    assert (plain != together).any()  # the search took some rows
+    single = make_agent("distilled:unsure=0", "tri_palki")
+    assert plain.tolist() == [
+        single.act({"observation": r, "action_mask": m.astype(np.int8)})
+        for r, m in zip(rows, masks, strict=True)
+    ]
+
+
+def test_at_most_max_searches_a_round_then_the_network_and_the_count_starts_again():
+    """Whole matches (several rounds an episode) against players who keep rounds long: no round
+    has more than ``max_searches`` searched decisions, the decisions past them are the
+    network's first choices, and a later round of the same match is searched again."""
+    player = make_agent("distilled", "tri_palki", seed=6)
+    player.unsure = TriPalkiUnsureSearch(seed=6, max_searches=2, params=SMALL)
+    network = make_agent("distilled:unsure=0", "tri_palki")
+    original = player.unsure.act
+    searched = []
+
+    def counting(obs):
+        searched.append(True)
+        return original(obs)
+
+    player.unsure.act = counting
+    per_round: dict = {}
+    capped = 0
+    env = tri_palki_v0.raw_env(num_players=3, episode="match", max_turns=300)
+    opponents = style_opponents("long_rounds", 3, 6)
+    env.reset(seed=61)
+    player.reset()
+    while env.agents:
+        name = env.agent_selection
+        if env.terminations[name] or env.truncations[name]:
+            env.step(None)
+            continue
+        obs = env.observe(name)
+        if name != "player_0":
+            env.step(opponents[int(name.split("_")[1]) - 1].act(obs))
+            continue
+        view = obs_mod.decode(np.asarray(obs["observation"]))
+        key = (view.dealer, tuple(view.sticks))
+        mask = obs["action_mask"].astype(bool)
+        unsure = mask.sum() > 1 and player.action_probabilities(obs)[mask].max() < 0.99
+        action = player.act(obs)
+        per_round[key] = per_round.get(key, 0) + len(searched)
+        if unsure and not searched:
+            capped += 1
+            assert action == network.act(obs)
+        searched.clear()
+        env.step(action)
+    assert max(per_round.values()) == 2
+    assert sum(1 for n in per_round.values() if n == 2) >= 2  # the count started again
+    assert capped > 0
