@@ -20,7 +20,6 @@ from folkcards.agents.tri_palki_search import (
     TriPalkiUnsureSearch,
     parse_spec,
 )
-from folkcards.envs import tri_palki_v0
 from folkcards.envs.tri_palki import observation as obs_mod
 
 from .tri_palki_styles import play_rounds, style_opponents
@@ -28,29 +27,15 @@ from .tri_palki_styles import play_rounds, style_opponents
 MOVES = 11
 
 
-def _walk(first, num_players: int, seeds, others_seed: int = 7, episode: str = "round"):
-    """Rounds (or matches) with ``first`` in seat 0 and the heuristic and ``ppo:tri_palki``
-    alternating in the others; yields (observation, action) at each of seat 0's decisions."""
-    env = tri_palki_v0.raw_env(num_players=num_players, episode=episode)
+def _walk(first, num_players: int, seeds, others_seed: int = 7):
+    """Rounds with ``first`` in seat 0 and the heuristic and ``ppo:tri_palki`` alternating in
+    the others; yields (observation, action) at each of seat 0's decisions."""
     others = [
         make_agent("heuristic" if i % 2 else "ppo:tri_palki", "tri_palki", f"player_{i}", others_seed + i)
         for i in range(1, num_players)
     ]  # fmt: skip
-    for seed in seeds:
-        env.reset(seed=seed)
-        first.reset()
-        while env.agents:
-            name = env.agent_selection
-            if env.terminations[name] or env.truncations[name]:
-                env.step(None)
-                continue
-            obs = env.observe(name)
-            if name == "player_0":
-                action = first.act(obs)
-                yield obs, action
-            else:
-                action = others[int(name.split("_")[1]) - 1].act(obs)
-            env.step(action)
+    for _, obs, action, _ in play_rounds(first, others, seeds, 0, max_turns=1000):
+        yield obs, action
 
 
 class _EagerReference:
@@ -236,30 +221,36 @@ def test_at_most_max_searches_a_round_then_the_network_and_the_count_starts_agai
     player.unsure.act = counting
     per_round: dict = {}
     capped = 0
-    env = tri_palki_v0.raw_env(num_players=3, episode="match", max_turns=300)
     opponents = style_opponents("long_rounds", 3, 6)
-    env.reset(seed=61)
-    player.reset()
-    while env.agents:
-        name = env.agent_selection
-        if env.terminations[name] or env.truncations[name]:
-            env.step(None)
-            continue
-        obs = env.observe(name)
-        if name != "player_0":
-            env.step(opponents[int(name.split("_")[1]) - 1].act(obs))
-            continue
+    seen = []
+
+    for _, obs, action, _ in play_rounds(
+        _Watched(player, seen), opponents, [61], 6, 300, episode="match"
+    ):
         view = obs_mod.decode(np.asarray(obs["observation"]))
         key = (view.dealer, tuple(view.sticks))
-        mask = obs["action_mask"].astype(bool)
-        unsure = mask.sum() > 1 and player.action_probabilities(obs)[mask].max() < 0.99
-        action = player.act(obs)
+        unsure = seen.pop()
         per_round[key] = per_round.get(key, 0) + len(searched)
         if unsure and not searched:
             capped += 1
             assert action == network.act(obs)
         searched.clear()
-        env.step(action)
     assert max(per_round.values()) == 2
     assert sum(1 for n in per_round.values() if n == 2) >= 2  # the count started again
     assert capped > 0
+
+
+class _Watched:
+    """``player``, noting before each decision whether its network is unsure of it."""
+
+    def __init__(self, player, seen: list):
+        self.player, self.seen = player, seen
+
+    def reset(self):
+        self.player.reset()
+
+    def act(self, obs):
+        mask = obs["action_mask"].astype(bool)
+        p = self.player.action_probabilities(obs)
+        self.seen.append(bool(mask.sum() > 1 and p[mask].max() < 0.99))
+        return self.player.act(obs)

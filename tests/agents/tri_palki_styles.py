@@ -104,11 +104,13 @@ def play_rounds(
     round_seeds: Sequence[int],
     seed: int,
     max_turns: int,
+    episode: str = "round",
 ) -> Iterator[tuple[Agent, dict, int, float]]:
     """Rounds (one per seed of ``round_seeds``) of agent ``spec`` (a spec, or an agent for seat
     0) in seat 0 against ``opponents`` in the other seats; yields (agent, observation, action,
-    seconds) at each of seat 0's decisions, the seconds being the wall clock around ``act``."""
-    env = tri_palki_v0.raw_env(num_players=len(opponents) + 1, max_turns=max_turns)
+    seconds) at each of seat 0's decisions, the seconds being the wall clock around ``act``
+    (``episode="match"``: one whole match per seed)."""
+    env = tri_palki_v0.raw_env(num_players=len(opponents) + 1, max_turns=max_turns, episode=episode)
     agent = make_agent(spec, "tri_palki", "player_0", seed=seed) if isinstance(spec, str) else spec
     for round_seed in round_seeds:
         env.reset(seed=round_seed)
