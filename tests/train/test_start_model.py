@@ -80,7 +80,8 @@ def _actions(spec: str, rounds: int = 12) -> list[int]:
 
 def test_a_run_started_from_the_distilled_network_plays_it(tmp_path: Path, _config) -> None:
     """With no PPO steps and no clone the run's network is the start network: the same
-    choices in the same rounds as the committed ``distilled`` player."""
+    choices in the same rounds as the committed ``distilled`` network (``distilled:unsure=0``:
+    the player without the expert's search on the decisions the network is unsure of)."""
     from folkcards.train.ppo import train
 
     config = _config()
@@ -88,7 +89,7 @@ def test_a_run_started_from_the_distilled_network_plays_it(tmp_path: Path, _conf
     run_dir = train(config, tmp_path / "run", log=lambda _line: None)
     ours = _actions(f"ppo:{run_dir / 'model.zip'}")
     assert len(ours) > 15
-    assert ours == _actions("distilled")
+    assert ours == _actions("distilled:unsure=0")
 
 
 def test_the_start_weights_are_the_distilled_networks(_config) -> None:
