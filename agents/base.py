@@ -106,6 +106,14 @@ class RuleBasedAgent(Agent):
         return legal[0]
 
 
+def masked_softmax(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """The softmax of ``logits`` over the legal actions (0 elsewhere), along the last axis (one
+    row, or one per row); every row needs a legal action."""
+    x = np.where(legal, np.asarray(logits, dtype=np.float64), -np.inf)
+    p = np.exp(x - x.max(axis=-1, keepdims=True))
+    return p / p.sum(axis=-1, keepdims=True)
+
+
 def spec_pairs(
     arg: str | None, known: Iterable[str], kind: str, hint: str = ""
 ) -> list[tuple[str, str]]:

@@ -47,6 +47,7 @@ from numba import njit
 from ..envs._batched import random_legal_actions, rng_next
 from ..envs.compile_notice import install as _announce_compiles
 from ..envs.registry import UnsupportedError, game_spec, resolve
+from .base import masked_softmax
 from .features import FeatureSet, get_feature_set
 
 
@@ -143,11 +144,10 @@ def masked_logits_choice(
     legal = np.asarray(mask).astype(bool)
     if (~legal.any(axis=1)).any():
         raise ValueError(f"row {int(np.argmax(~legal.any(axis=1)))} has no legal action")
-    x = np.where(legal, np.asarray(logits, dtype=np.float64), -np.inf)
     if deterministic:
+        x = np.where(legal, np.asarray(logits, dtype=np.float64), -np.inf)
         return np.argmax(x, axis=1).astype(np.int64)
-    p = np.exp(x - x.max(axis=1, keepdims=True))
-    p /= p.sum(axis=1, keepdims=True)
+    p = masked_softmax(logits, legal)
     out = np.zeros(len(p), dtype=np.int64)
     if streams is not None:
         _sample_rows(np.ascontiguousarray(p), streams, out)
@@ -315,10 +315,7 @@ class BatchedWithSearch:
         for k in range(obs.shape[0]):
             if not self.search.applies(obs[k]) or np.count_nonzero(mask[k]) < 2:
                 continue  # no search, so no random draw from the row's stream
-            seed = (
-                int(rng_next(streams, k)) if streams is not None else int(self.rng.integers(2**63))
-            )
-            self.search.reseed(seed)
+            self.search.reseed(_row_seed(streams, k, self.rng))
             action = self.search.act({"observation": obs[k], "action_mask": mask[k]})
             if action is not None:
                 actions[k] = action
@@ -344,24 +341,22 @@ class BatchedWithUnsureSearch:
     ) -> np.ndarray:
         obs, mask = _check_batch(obs, mask)
         _check_streams(streams, mask.shape[0])
-        logits = self.inner.batch_logits(obs, mask).astype(np.float64)
-        actions = masked_logits_choice(logits, mask, True, self.inner.rng, None)
-        legal = mask.astype(bool)
-        logits[~legal] = -np.inf
-        top = logits.max(axis=1, keepdims=True)
-        probabilities = np.exp(logits - top)
-        probabilities /= probabilities.sum(axis=1, keepdims=True)
+        logits = self.inner.batch_logits(obs, mask)
+        actions = masked_logits_choice(logits, mask, True)
+        probabilities = masked_softmax(logits, mask.astype(bool))
         for k in range(obs.shape[0]):
             row = {"observation": obs[k], "action_mask": mask[k]}
             self.search.reset()  # each row afresh: nothing of its round is known
             if not self.search.takes(row, probabilities[k]):
                 continue  # no search, so no random draw from the row's stream
-            seed = (
-                int(rng_next(streams, k)) if streams is not None else int(self.rng.integers(2**63))
-            )
-            self.search.reseed(seed)
+            self.search.reseed(_row_seed(streams, k, self.rng))
             actions[k] = self.search.act(row)
         return actions
+
+
+def _row_seed(streams: np.ndarray | None, k: int, rng: np.random.Generator) -> int:
+    """The seed of a search for row ``k``: from the row's stream, else from ``rng``."""
+    return int(rng_next(streams, k)) if streams is not None else int(rng.integers(2**63))
 
 
 def _size_adapter(

@@ -45,7 +45,7 @@ import numpy as np
 
 from ..envs.registry import GAMES as GAME_SPECS
 from ..envs.registry import game_spec
-from .base import GAMES, Agent, spec_pairs
+from .base import GAMES, Agent, masked_softmax, spec_pairs
 from .features import FeatureSet, get_feature_set
 from .table_sizes import sizes_text
 
@@ -180,9 +180,7 @@ class NumpyPolicy:
             return int(np.argmax(logits))
         if rng is None:
             raise ValueError("sampling needs an rng")
-        p = np.exp(logits - logits.max())
-        p /= p.sum()
-        return int(rng.choice(len(p), p=p))
+        return int(rng.choice(len(logits), p=masked_softmax(logits, legal)))
 
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> int:
         return self.act(obs, mask)
@@ -464,13 +462,11 @@ class PolicyAgent(Agent):
         illegal actions). Needs a numpy policy (every committed network is one)."""
         if not isinstance(self.policy, NumpyPolicy):
             raise PPOModelError(f"agent {self.label!r}: its policy gives no probabilities")
-        logits = self.policy.logits(self.network_input(observation)).astype(np.float64)
+        logits = self.policy.logits(self.network_input(observation))
         legal = np.asarray(observation["action_mask"]).astype(bool)
         if not legal.any():
             raise ValueError("the action mask has no legal action: this agent is not to act")
-        logits[~legal] = -np.inf
-        exp = np.exp(logits - logits.max())
-        return exp / exp.sum()
+        return masked_softmax(logits, legal)
 
     def _players_of(self, vector: np.ndarray) -> int | None:
         """The table size of an observation of a game whose size varies with the table (``None``

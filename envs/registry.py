@@ -127,8 +127,8 @@ class GameSpec:
     learned_calls: str | None = None
     # agents: (game, seat, seed, threshold) -> the search that takes the distilled player's
     # decisions where its network's first choice has probability under ``threshold``
-    # (``takes(probabilities, legal_count)``, ``observe(observation, action)`` for the others,
-    # ``act(observation) -> action``, ``reset()``, ``reseed(seed)``)
+    # (``takes(observation, probabilities)``, ``observe(observation, action)`` for the
+    # decisions it does not take, ``act(observation) -> action``, ``reset()``, ``reseed(seed)``)
     unsure_search: str | None = None
     # the agent specs this game offers, each playable as written (tests/test_every_game.py
     # plays every one); other kinds are refused for this game in one line
