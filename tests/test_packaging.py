@@ -1,4 +1,4 @@
-"""The wheel's package list is found, not written by hand (issue 21): every folder with Python
+"""The wheel's package list is found, not written by hand: every folder with Python
 files or package data under the folders pyproject.toml maps becomes a package. The full check
 (build the wheel, install it in a clean venv, play every game) is scripts/wheel_check.sh."""
 

@@ -1,8 +1,8 @@
 """What a user reads or runs speaks of the product, never of how it was developed.
 
-No session numbers ("session 16", "this session"), issue numbers ("issue 24", "(issue 10 #7)"),
-"today" as the day of a change, or run folders of past experiments (``runs/s16/…``,
-``runs/agents_page_s23``) in the README, the CHANGELOG, the site's pages (stored reports too),
+No session or issue numbers, no words naming the day of a change, no run folders of past
+experiments (the patterns below, with examples in the matcher's tests) in the README, the
+CHANGELOG, the site's pages (stored reports too),
 the configs, the package's modules, the benchmarks and scripts, the tests' names, docstrings and
 comments, and every ``folkcards`` command's --help. A version (``since 0.4.0``), a spec
 (``expert:pass_weight=0.5,whist_margin=0``), a command or a date says it instead.
