@@ -48,7 +48,7 @@ round, paired by round; report in ``docs/tournaments/tri_palki_pimc/``): pimc - 
 ``benchmarks/agent_speed.py --game tri_palki --agent pimc --episodes 30 --players 3 --seed 7``):
 median 33 ms, 95th percentile 53 ms, slowest 80 ms.
 
-**A bound on every decision** (issue 24). Against players unlike the heuristic (swapping
+**A bound on every decision.** Against players unlike the heuristic (swapping
 cards back and forth, rounds running towards ``max_turns``) the reconstructed histories grow to
 hundreds of decisions; the work of a decision is therefore counted and capped, whatever the
 other players do (``self.work`` after each ``act``): each reconstruction tries at most

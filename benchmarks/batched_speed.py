@@ -1,4 +1,4 @@
-"""Speed of the batched engines (issue 12), side by side with the AEC envs, in one run.
+"""Speed of the batched engines, side by side with the AEC envs, in one run.
 
 Random legal play with observations: every step draws a uniformly random legal action for each
 game from its mask (in compiled code, ``random_legal_actions``), and the engine returns every

@@ -1,7 +1,7 @@
 """Engine and heuristic speed of a git commit against the working tree, side by side.
 
-For a change that must leave the speed as it was (issue 21: the batched engines and the Paston
-heuristic import their vocabularies and share their compiled rules). The commit is exported
+For a change that must leave the speed as it was (a refactor such as the batched engines and the
+Paston heuristic importing their vocabularies and sharing their compiled rules). The commit is exported
 with ``git archive`` to a temporary folder laid out as the ``folkcards`` package (the mapping of
 ``package-dir`` in ``pyproject.toml``); the working tree is laid out the same way. Each
 measurement runs in a fresh process from the *current* benchmark scripts

@@ -1,4 +1,4 @@
-"""What open-hand accuracy adds to a Paston tournament's time (issue 23, section 2).
+"""What open-hand accuracy adds to a Paston tournament's time.
 
 The same tournament (same agents, deals and seed) is run with the analysis on and off
 (``TournamentConfig.open_hand``, the ``--no-open-hand`` flag), each run into a fresh temporary

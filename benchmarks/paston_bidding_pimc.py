@@ -1,4 +1,4 @@
-"""Trained bidding + ``pimc`` card play against ``pimc`` alone, in full Paston deals (issue 11 §4).
+"""Trained bidding + ``pimc`` card play against ``pimc`` alone, in full Paston deals.
 
 A model trained on ``paston_bidding_v0`` (``configs/paston/ppo_bidding.yaml``) makes every
 decision before the play (auction, discards, contract or surrender, whist or pass); ``pimc``

@@ -1,4 +1,4 @@
-"""Tri Palki ``pimc`` decision time against opponents unlike the heuristic (issue 24).
+"""Tri Palki ``pimc`` decision time against opponents unlike the heuristic.
 
 ``pimc`` sits in seat 0; the other seats are players of one style from
 ``tests/agents/tri_palki_styles.py`` (rarely pass, swap back and forth, swap all three often,

@@ -9,4 +9,4 @@ bash scripts/setup.sh
 .venv/bin/mypy
 .venv/bin/python scripts/lint_imports.py  # layer order and no import cycles
 .venv/bin/python -m pytest -n 2 -q --durations=15 "$@"  # the slowest tests, to keep the suite short
-bash scripts/wheel_check.sh  # the built wheel, installed in a clean venv, plays every game
+bash scripts/wheel_check.sh  # sdist and wheel built; the wheel, in a clean venv, plays every game

@@ -1,4 +1,4 @@
-"""A learned evaluator of Paston's decisions before the play (Kermit-style, issue 24).
+"""A learned evaluator of Paston's decisions before the play (Kermit-style).
 
 Three small multilayer perceptrons, trained on outcomes the open-hand solver scored (the
 open-hand tables of :mod:`folkcards.envs.paston_bidding.tables`; the training code is

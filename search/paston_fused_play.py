@@ -1,4 +1,4 @@
-"""Paston card play that does not pretend it will see every card later (issue 24).
+"""Paston card play that does not pretend it will see every card later.
 
 Perfect-information Monte Carlo (PIMC) solves each sampled world open-handed and averages: the
 value of a card is the mean over worlds of the best play *in that world*. That credits the

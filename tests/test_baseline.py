@@ -1,4 +1,4 @@
-"""Behaviour stays as it was before the architecture refactor (issue 9).
+"""Behaviour stays as it was before the architecture refactor.
 
 The fixtures in tests/baseline/ were recorded by tests/baseline/make_baseline.py on the code
 before the refactor: every decision of the committed PPO players over seeded episodes (at least

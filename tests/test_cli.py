@@ -135,7 +135,7 @@ def test_tournament_verify_a_database_alone(tmp_path, capsys: pytest.CaptureFixt
 def test_agent_options_list_the_registered_kinds(
     command: list[str], option: str, monkeypatch, capsys
 ) -> None:
-    """Issue 22 (8): the help of every agent-spec option lists the agent registry's kinds (pimc
+    """The help of every agent-spec option lists the agent registry's kinds (pimc
     and rllib too, and a kind registered at run time), not a list written by hand."""
     from folkcards.agents import agent_kinds, base, register_agent
 

@@ -1,4 +1,4 @@
-"""Every registered game in every command (issue 21): one test suite over ``GAMES``.
+"""Every registered game in every command: one test suite over ``GAMES``.
 
 For each registry entry: its pieces resolve; a short tournament with ``--verify`` through the
 command line; ``export`` / ``import`` of its stored records; ``watch`` of agents and of a stored
@@ -122,7 +122,7 @@ def _watched(argv: list[str], capsys) -> str:
 
 
 def test_record_files_round_trip_through_watch(played, tmp_path, capsys):
-    """Issue 22 (4): one record is one JSON object in every command; text records are read
+    """One record is one JSON object in every command; text records are read
     wherever a record is; a file of several records is read with a choice (--unit) or refused in
     one line naming the choice."""
     spec, db = played

@@ -1,6 +1,6 @@
-"""The result figures the documentation quotes are the ones their runs give (issue 22, part 2,
-item 5): marked figures are checked against the committed results (default suite) and against
-fresh runs of their commands (slow)."""
+"""The result figures the documentation quotes are the ones their runs give:
+marked figures are checked against the committed results (default suite) and against fresh runs
+of their commands (slow)."""
 
 from __future__ import annotations
 

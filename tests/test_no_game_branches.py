@@ -1,4 +1,4 @@
-"""Generic code never tests a game's name (issue 21): it asks the registry.
+"""Generic code never tests a game's name: it asks the registry.
 
 Every module of the package outside the games' own modules is parsed, and a comparison with a
 registered game's name (``game == "paston"``, ``game in ("paston", ...)``) or a table keyed by

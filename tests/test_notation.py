@@ -1,4 +1,4 @@
-"""The text form of records (issue 14): exact round trips, checked lines, located errors."""
+"""The text form of records: exact round trips, checked lines, located errors."""
 
 from __future__ import annotations
 
@@ -155,7 +155,7 @@ def test_vector_env_is_reachable_from_the_versioned_modules():
 
 
 def test_score_sheet_columns_stay_aligned_with_long_names():
-    """Issue 22 (8): with long agent names every column of every row starts where its header
+    """With long agent names every column of every row starts where its header
     does (the dealer and declarer columns widen to the longest name)."""
     record = _record("paston", {"episode": "game", "max_deals": 6}, None, 11, ("heuristic",))
     names = ["ppo:paston_really_long", "heuristic#2", "random"]

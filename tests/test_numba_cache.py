@@ -1,4 +1,4 @@
-"""Issue 25 §4: numba's cache goes to the user's cache directory, never into the source tree."""
+"""Numba's cache goes to the user's cache directory, never into the source tree."""
 
 from __future__ import annotations
 
@@ -74,7 +74,7 @@ def _run_toy(tmp_path: Path, calls: str) -> str:
 
 
 def test_one_line_when_kernels_compile_and_none_from_the_cache(tmp_path: Path):
-    """Issue 22 (7): a process that compiles cached kernels says so once on stderr; one that
+    """A process that compiles cached kernels says so once on stderr; one that
     loads them from the cache, or compiles only uncached ones, says nothing."""
     (tmp_path / "toy.py").write_text(TOY)
     first = _run_toy(tmp_path, "toy.f(1); toy.g(2); toy.h(3)")

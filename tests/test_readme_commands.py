@@ -1,4 +1,4 @@
-"""Every shell command of the README runs as written (issue 22, part 2, item 3).
+"""Every shell command of the README runs as written.
 
 The commands are read from README.md's ```bash / ```sh / ```console blocks (a ``console`` block's
 commands are its ``$`` lines; ``#`` starts a comment). Each is run from a scratch folder holding

@@ -1,4 +1,4 @@
-"""``folkcards export`` / ``import`` (issue 14): databases, JSON and text records, errors."""
+"""``folkcards export`` / ``import``: databases, JSON and text records, errors."""
 
 from __future__ import annotations
 
@@ -132,7 +132,7 @@ def mixed_store(tmp_path):
 
 
 def test_score_sheets_of_a_store_holding_both_games(mixed_store, capsys):
-    """Issue 22 (8): `export --store … --format sheet` writes the sheet of every game that keeps
+    """`export --store … --format sheet` writes the sheet of every game that keeps
     one (a note on stderr names the records left out), or of `--game`; a game without a sheet
     asked for by name is one line."""
     assert main(["export", "--store", str(mixed_store), "--format", "sheet"]) == 0

@@ -269,7 +269,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
             for seat in range(NUM_SEATS):
                 if self.reward_mode == "score":
                     self.rewards[agents[seat]] += changes[seat] * self.reward_scale
-        for seat in range(NUM_SEATS):  # a redeal shows the unchanged totals (issue 10 #7)
+        for seat in range(NUM_SEATS):  # a redeal shows the unchanged totals
             infos[seat]["total"] = totals[seat]
             infos[seat]["totals"] = list(totals)
             self.infos[agents[seat]] = infos[seat]

@@ -1,4 +1,4 @@
-"""Agents from outside the package (issue 22, part 2, item 1): ``module:Class``,
+"""Agents from outside the package: ``module:Class``,
 ``file.py:Class`` and entry points of group ``folkcards.agents``, in make_agent and tournaments."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The Tri Palki ``distilled`` player's search where its network is unsure (issue 24).
+"""The Tri Palki ``distilled`` player's search where its network is unsure.
 
 Contract (docs/guide/distilled.md, ``TriPalkiUnsureSearch``): a decision with a choice whose
 network probability of its first choice is under the threshold (0.99 by default,

@@ -1,5 +1,5 @@
 """The Paston heuristic's compiled rules make exactly the decisions of its pure-Python
-reference, in both forms: batched and per game (issues 12 and 21).
+reference, in both forms: batched and per game.
 
 Games are played through the batched engine with a mix of heuristic and random actions (so that
 every phase, both table sizes in the play and every contract are reached, including states the

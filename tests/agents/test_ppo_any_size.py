@@ -1,4 +1,4 @@
-"""Issue 10 #3: the Tri Palki PPO agent sits at any table of 2-11, and an agent that cannot play
+"""The Tri Palki PPO agent sits at any table of 2-11, and an agent that cannot play
 a table size is refused before play with one line naming the sizes it plays."""
 
 from __future__ import annotations

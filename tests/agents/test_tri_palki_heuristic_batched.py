@@ -1,10 +1,10 @@
-"""The batched Tri Palki heuristic and features against the per-game ones (issue 12, "Batched
-opponents"): every decision of games played through the vector env at 2, 4, 7 and 11 players
+"""The batched Tri Palki heuristic and features against the per-game ones (batched
+opponents): every decision of games played through the vector env at 2, 4, 7 and 11 players
 (and of matches with eliminated seats through the AEC env) must get the action
 ``TriPalkiHeuristicAgent().act`` gives and the feature row ``features.tri_palki_actions`` gives,
 exactly. Both now call the rules compiled once in ``agents/tri_palki_heuristic_core.py``, so
 every decision and assessment is also checked against the Python heuristic they replaced
-(``tri_palki_heuristic_reference.py``, issue 21: behaviour unchanged). The games mix heuristic and uniformly random legal actions, so announcements, final
+(``tri_palki_heuristic_reference.py``: behaviour unchanged). The games mix heuristic and uniformly random legal actions, so announcements, final
 turns, washes, round-ending washes, deciding passes and special hands all occur; the kinds of
 decision met are counted and a minimum of each is required, so the test cannot pass on an
 empty or one-sided sample.

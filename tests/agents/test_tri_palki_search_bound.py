@@ -1,5 +1,5 @@
-"""Tri Palki ``pimc``: a hard bound on the work of a decision whatever the other players do
-(issue 24), and the compiled rules it shares with the heuristic (issue 21).
+"""Tri Palki ``pimc``: a hard bound on the work of a decision whatever the other players do,
+and the compiled rules it shares with the heuristic.
 
 The opponents are written for the test (``tri_palki_styles.py``): players that rarely pass, that
 swap cards back and forth, that swap all three often, and that keep rounds going towards

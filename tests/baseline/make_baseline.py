@@ -1,5 +1,5 @@
 """Record the committed PPO players' decisions and a fixed-seed tournament's results, so that
-tests/test_baseline.py can show a refactor changed neither (issue 9: "behaviour stays as it is").
+tests/test_baseline.py can show a refactor changed neither.
 
 Run from the repository root: ``python tests/baseline/make_baseline.py``. It was run once on the
 code before the architecture refactor (commit c3c8e15 plus the registry); rerunning it on newer

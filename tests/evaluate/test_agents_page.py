@@ -1,4 +1,4 @@
-"""The agents' page (issue 23, section 3): ``folkcards agents-page`` on tiny line-ups, the
+"""The agents' page: ``folkcards agents-page`` on tiny line-ups, the
 stored results regenerate the page, exploit runs are read from their directories, bad input is
 one line, and the committed ``docs/agents.md`` is what the committed results give."""
 

@@ -1,4 +1,4 @@
-"""Behaviour statistics (issue 15) against hand-counted episodes and an independent counter."""
+"""Behaviour statistics against hand-counted episodes and an independent counter."""
 
 from __future__ import annotations
 

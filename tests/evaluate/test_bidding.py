@@ -1,4 +1,4 @@
-"""The bidding benchmark's submit command (issue 25 §3): ``folkcards bidding evaluate`` and
+"""The bidding benchmark's submit command: ``folkcards bidding evaluate`` and
 :func:`folkcards.evaluate.bidding.evaluate_bidding` on slices of the shipped held-out table."""
 
 from __future__ import annotations

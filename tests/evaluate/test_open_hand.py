@@ -1,4 +1,4 @@
-"""Open-hand accuracy of Paston play (issue 23, section 2): each card's loss against the solver,
+"""Open-hand accuracy of Paston play: each card's loss against the solver,
 checked with players whose mistakes are known by construction and against a brute-force minimax
 on short endings; the contract check against hand-computed scores."""
 

@@ -1,4 +1,4 @@
-"""Open-hand accuracy is computed where each unit is played (issue 23, section 2's cost): the
+"""Open-hand accuracy is computed where each unit is played: the
 worker stores its unit's analysis, the results are the same for any number of workers and the
 same as analysing the stored records afterwards; ``--no-open-hand`` skips it during the run and
 ``folkcards report --db`` computes it later."""

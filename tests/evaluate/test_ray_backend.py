@@ -1,4 +1,4 @@
-"""Tournaments on Ray (issue 13): the same stored results as the local backend for the same
+"""Tournaments on Ray: the same stored results as the local backend for the same
 seed, resume after an interruption, a killed worker task retried with nothing lost or stored
 twice, and the one-line message when Ray is missing."""
 

@@ -1,4 +1,4 @@
-"""Issue 15: every interval recomputed independently from the stored seat scores; the report
+"""Every interval recomputed independently from the stored seat scores; the report
 (report.md, `folkcards report`); the bootstrap interval."""
 
 from __future__ import annotations
@@ -297,7 +297,7 @@ def _reproduce_block(report: str) -> list[str]:
 def test_report_into_another_folder_names_the_database_read_and_reproduces(
     tmp_path: Path, monkeypatch, capsys
 ) -> None:
-    """Issue 22 (2): `report --db t50/tournament.sqlite --out t50_rep` names t50's database
+    """`report --db t50/tournament.sqlite --out t50_rep` names t50's database
     (not t50_rep/tournament.sqlite), and every Reproduce command runs as written."""
     monkeypatch.chdir(tmp_path)
     argv = "tournament --game paston --agents heuristic random random --deals 1 --workers 1"
@@ -349,7 +349,7 @@ def long_named_results(tmp_path_factory) -> dict:
 
 
 def test_terminal_tables_wrap_long_names_instead_of_cutting_them(long_named_results) -> None:
-    """Issue 22 (7): at 120 columns the tables cut names ("ppo:pas… heurist…"); they wrap them,
+    """At 120 columns the tables cut names ("ppo:pas… heurist…"); they wrap them,
     and nothing is cut."""
     import io
 

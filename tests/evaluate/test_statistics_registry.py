@@ -1,5 +1,5 @@
 """A tournament statistic is one registered piece: how to compute it, its columns, its plot, its
-terminal table and its report section (issue 21). Written from the issue's text: registering one
+terminal table and its report section. Registering one
 piece must be enough for it to reach results.json, the CSVs, the plots, the terminal and
 report.md; removing it must take it out of all of them."""
 

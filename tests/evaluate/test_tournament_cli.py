@@ -1,4 +1,4 @@
-"""The tournament command at its edges (issue 10): bad output paths, ``--verify`` that checks the
+"""The tournament command at its edges: bad output paths, ``--verify`` that checks the
 stored results, a database verified on its own, and the wording of its messages."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def _one_error_line(err: str) -> str:
     return lines[0]
 
 
-# --- issue 10 #5: --out / --db where a file is in the way --------------------------------------
+# --- --out / --db where a file is in the way ----------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -54,7 +54,7 @@ def test_path_through_a_file_is_one_line_and_creates_nothing(
     assert (tmp_path / "afile").read_text() == "not a folder"
 
 
-# --- issue 10 #6: --verify checks the stored results -------------------------------------------
+# --- --verify checks the stored results ---------------------------------------------------------
 
 
 def _tournament(tmp_path: Path, capsys, extra: list[str] | None = None) -> Path:
@@ -153,7 +153,7 @@ def test_verify_with_only_the_database(tmp_path: Path, capsys) -> None:
 def test_verify_a_database_with_output_options_uses_its_stored_config(
     tmp_path: Path, capsys
 ) -> None:
-    """Issue 22 (8): `--verify --db FILE --out DIR` (no game, agents or count) verifies from the
+    """`--verify --db FILE --out DIR` (no game, agents or count) verifies from the
     config stored in FILE and writes the outputs to DIR; nothing new is played."""
     db = _tournament(tmp_path, capsys)
     out = tmp_path / "elsewhere"
@@ -209,7 +209,7 @@ def test_verify_records_checks_results_too(tmp_path: Path, capsys) -> None:
     assert checked == 12 and len(problems) == 1 and problems[0].startswith("unit 0/0/1")
 
 
-# --- issue 10 #8: wording ----------------------------------------------------------------------
+# --- wording ------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -254,7 +254,7 @@ def test_help_names_every_registered_game_and_its_units(capsys) -> None:
 
 
 def test_progress_off_a_terminal_is_a_log_line_every_few_seconds(tmp_path: Path, capsys) -> None:
-    """Issue 22 (7): with its output not a terminal a tournament logs progress lines (every
+    """With its output not a terminal a tournament logs progress lines (every
     --progress-every seconds; 0: after every episode) instead of printing nothing; --no-progress
     silences them."""
     one = [*SMALL[:-5], "1", "--workers", "1", "--no-plot", "--bootstrap", "0"]  # one deal

@@ -145,7 +145,7 @@ def test_win_rate_counts_one_trial_per_seed() -> None:
     assert rates["B"].rate == pytest.approx(0.25)
 
 
-# --- scipy against independent values (issue 15: same method, same numbers) ----------------------
+# --- scipy against independent values -----------------------------------------------------------
 
 
 @pytest.mark.parametrize("p", [0.6, 0.9, 0.95, 0.975, 0.995, 0.9995])

@@ -1,4 +1,4 @@
-"""A script that runs a tournament with worker processes (issue 22, part 2, item 1): without an
+"""A script that runs a tournament with worker processes: without an
 ``if __name__ == "__main__":`` guard it gets one line saying what to do, and ends; with the
 guard it plays."""
 

@@ -1,4 +1,4 @@
-"""The batched Paston engine against the AEC env (issue 12).
+"""The batched Paston engine against the AEC env.
 
 Differential: the same deals (injected through ``deals``/``dealers``, and after each auto-reset
 the engine's own deal given to a fresh AEC env through ``deal_options``) are played with the

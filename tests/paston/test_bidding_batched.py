@@ -1,4 +1,4 @@
-"""The batched bidding env on open-hand tables against the AEC bidding env (issue 25 §2): the
+"""The batched bidding env on open-hand tables against the AEC bidding env: the
 same deals and actions give the same players, observations, masks, rewards and final infos."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """paston_bidding_v0: Paston's decisions before the play, the tricks from the open-hand solver.
 
-Written from issue 11 §4 and the env's page: the auction, discards, contract and defence are
+Written from the env's page: the auction, discards, contract and defence are
 those of paston_v0 (same observations and masks), the deal ends once the defence is decided, and
 the score is the table of docs/rules/paston.md §7 applied to the open-hand tricks: the declarer's
 double-dummy count; a sole defender the rest; two defenders each its own guarantee plus half the

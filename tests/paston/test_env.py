@@ -261,7 +261,7 @@ def test_ansi_render_shows_suits_and_turn():
     assert "♠" in text and "♥" in text and "to act" in text and "auction" in text
 
 
-# --- issue 10: the edges a new user hits ---------------------------------------------------------
+# --- the edges a new user hits ------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("episode", ["deal", "game"])
@@ -305,7 +305,7 @@ REDEAL_DEAL = {
 
 
 def test_game_mode_shows_an_all_pass_redeal_in_every_infos():
-    """Issue 10 #7: as in deal mode, with the totals unchanged, until the next deal completes."""
+    """As in deal mode, with the totals unchanged, until the next deal completes."""
     totals = [15, -30, 4]
     env = paston_v0.raw_env(episode="game")
     env.reset(

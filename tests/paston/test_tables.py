@@ -1,4 +1,4 @@
-"""Open-hand tables (issue 25 §1): entries equal direct solver calls, the discard rule's pair is
+"""Open-hand tables: entries equal direct solver calls, the discard rule's pair is
 the best of all 66, same command same bytes, resume after an interruption, bad input."""
 
 from __future__ import annotations

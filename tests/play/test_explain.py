@@ -1,4 +1,4 @@
-"""The score explanations (issue 10 #1): their arithmetic is the engine's score in every role and
+"""The score explanations: their arithmetic is the engine's score in every role and
 outcome, the rules page's worked examples read as the page says, and Tri Palki's reasons match
 the sticks the env gave."""
 

@@ -1,4 +1,4 @@
-"""``folkcards watch`` (issue 10 #4): a record file and a stored tournament unit played back with
+"""``folkcards watch``: a record file and a stored tournament unit played back with
 every card shown, agents of any game, and bad input as one line with exit code 2."""
 
 from __future__ import annotations
@@ -157,7 +157,7 @@ def test_watch_a_whole_game_and_match(capsys: pytest.CaptureFixture[str]) -> Non
 
 @pytest.mark.parametrize("game", ["paston", "tri_palki"])
 def test_demo_numbers_deals_one_way(game: str, capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue 22 (8): `demo` said "=== deal 2 (seed 1) ===" then "--- deal 1:"; one episode of
+    """`demo` said "=== deal 2 (seed 1) ===" then "--- deal 1:"; one episode of
     one deal (or round) carries one number, the episode's."""
     assert cli.main(["demo", game, "--deals", "3"]) == 0
     out = capsys.readouterr().out

@@ -1,4 +1,4 @@
-"""Belief samplers (issue 11 §1): every sample consistent, exact uniformity against brute-force
+"""Belief samplers: every sample consistent, exact uniformity against brute-force
 enumeration, no leak of hidden cards, determinism, bad input, policy weighting.
 
 The enumerators here share no code with the samplers: they list candidate deals, load each into
@@ -725,7 +725,7 @@ def test_tri_palki_bad_input():
 
 
 def test_tri_palki_observer_is_required():
-    """Issue 25 §4: without ``observer=`` the hand would silently land at seat 0."""
+    """Without ``observer=`` the hand would silently land at seat 0."""
     env = scripted_env("four-players")
     obs = _obs(env, 2)
     with pytest.raises(ValueError, match=r"^sample_worlds needs observer= \(the observer's seat"):

@@ -1,4 +1,4 @@
-"""The Paston open-hand solver against the issue-11 contract and a brute-force minimax.
+"""The Paston open-hand solver against its contract and a brute-force minimax.
 
 Positions come from the real engine (``PastonDeal``): a random deal, a quick auction, random
 discards, contract and defence, then random legal play to a random point (mid-trick included).

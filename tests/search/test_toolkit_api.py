@@ -1,4 +1,4 @@
-"""Issue 25 §4, Paston side: the sampler's seat is required and checked, one form for a trick,
+"""The search toolkit's API, Paston side: the sampler's seat is required and checked, one form for a trick,
 the target query and the batch calls equal to single calls."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The batched single-seat training env (issue 12, "Training on it"): the VecEnv contract, the
+"""The batched single-seat training env: the VecEnv contract, the
 learner's episodes replayed through the AEC env, the duplicate baseline, repeated positions,
 snapshots, determinism, the config key and short MaskablePPO runs."""
 

@@ -1,4 +1,4 @@
-"""SB3 batched training on the bidding tables (issue 25 §2): the batched single-seat env on
+"""SB3 batched training on the bidding tables: the batched single-seat env on
 ``paston_bidding_v0.vector_env``, its episodes replayed through the AEC bidding env, its
 duplicate baseline, the ``env.tables`` key and a short MaskablePPO run."""
 

@@ -75,7 +75,7 @@ def _result(game: str, learner: float, baseline: float) -> EvalResult:
 
 
 def test_the_summary_speaks_as_a_tournament_does() -> None:
-    """Issue 22 (8): a Tri Palki evaluation said "score -0.400 … over 30 deals"; it reports sticks
+    """A Tri Palki evaluation said "score -0.400 … over 30 deals"; it reports sticks
     per round, lower is better, over rounds, as a tournament does (the registry's metric, unit
     and direction); Paston keeps table points per deal."""
     sticks = _result("tri_palki", -0.4, -0.3).summary()

@@ -1,4 +1,4 @@
-"""Every registered game has a Gymnasium id for its single-seat env (issue 22, part 2, item 9):
+"""Every registered game has a Gymnasium id for its single-seat env:
 ``gymnasium.make`` builds it with opponents as keyword arguments, it passes gymnasium's
 ``check_env`` and MaskablePPO trains on it."""
 

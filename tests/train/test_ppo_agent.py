@@ -120,7 +120,7 @@ def test_numpy_policy_round_trip(paston_model, tmp_path) -> None:
 
 
 def test_tri_palki_model_trained_at_three_sits_at_other_tables(tmp_path) -> None:
-    """Issue 10 #3: a saved model trained at 3 players plays 2, 3 and 6-player tables legally,
+    """A saved model trained at 3 players plays 2, 3 and 6-player tables legally,
     and at its own size it is exactly ``model.predict``."""
     from folkcards.envs.tri_palki.observation import observation_size
 

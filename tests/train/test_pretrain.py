@@ -53,7 +53,7 @@ def test_demonstrations_do_not_depend_on_the_worker_count() -> None:
 
 
 def test_collection_reports_its_progress() -> None:
-    """Issue 22 (7): collecting decisions ran ~80 s silently; it logs progress lines (here one
+    """Collecting decisions ran ~80 s silently; it logs progress lines (here one
     per chunk: every 0 s), ending at the total, and the data do not depend on it."""
     lines: list[str] = []
     data = collect_demonstrations(

@@ -1,4 +1,4 @@
-"""The RLlib path (issue 13): the multi-agent env's observations and rewards, the masking
+"""The RLlib path: the multi-agent env's observations and rewards, the masking
 module, a short training of each game on a local Ray that then plays its checkpoint in a
 tournament, resume, the ``rllib:`` agent and the message when Ray is missing."""
 

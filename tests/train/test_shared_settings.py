@@ -1,6 +1,5 @@
 """The two training stacks (SB3 and RLlib) share their settings: the same mistake in either
-config gives the same one line (issue 21: "the two training stacks share what they have in
-common"; ConfigError lives in folkcards.errors)."""
+config gives the same one line (ConfigError lives in folkcards.errors)."""
 
 from __future__ import annotations
 

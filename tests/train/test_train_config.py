@@ -102,7 +102,7 @@ def test_cli_help_and_errors(tmp_path: Path, capsys) -> None:
 
 
 def test_malformed_yaml_is_one_clear_line(tmp_path: Path, capsys) -> None:
-    """Issue 10 #5: a YAML syntax error is one line naming the file and the place, as for
+    """A YAML syntax error is one line naming the file and the place, as for
     ``tournament``, not the parser's multi-line message."""
     from folkcards.train.cli import main
 

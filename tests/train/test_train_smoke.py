@@ -122,7 +122,7 @@ def test_snapshots_checkpoints_resume(tmp_path: Path) -> None:
         "model_000000256.zip",
         "model_000000512.zip",
     ]
-    evals = _rows(run_dir / "eval.csv")  # the learning curve starts at step 0 (issue 22, 8)
+    evals = _rows(run_dir / "eval.csv")  # the learning curve starts at step 0
     assert [int(r["step"]) for r in evals] == [0, 256, 512] and evals[0]["method"] == "duplicate"
     assert all(np.isfinite(float(r["mean_score"])) for r in evals)
     assert latest_model(run_dir)[0] == 512

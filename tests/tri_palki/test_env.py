@@ -539,7 +539,7 @@ def test_default_max_turns_lets_long_rounds_finish():
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
 
 
-# --- issue 10: the edges a new user hits ---------------------------------------------------------
+# --- the edges a new user hits ------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(

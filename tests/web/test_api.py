@@ -1,4 +1,4 @@
-"""The web table's JSON API (issue 14): play, private views, bad requests, stored games."""
+"""The web table's JSON API: play, private views, bad requests, stored games."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The web table in a real headless Chromium (issue 14): whole games played by clicking, no
+"""The web table in a real headless Chromium: whole games played by clicking, no
 illegal move possible, a stored deal replayed, and never a hidden card of another seat on the page.
 
 Needs Debian's ``chromium`` and ``chromium-driver`` (scripts/setup.sh installs them). With
@@ -332,7 +332,7 @@ def test_a_move_from_a_stale_view_refreshes_the_page(server, browser):
     assert clicked != other_tab
 
 
-# --- the table as a player sees it (issue 22, part 2 item 6) -----------------------------
+# --- the table as a player sees it --------------------------------------------------------------
 
 
 def _in_view(driver, element_id) -> bool:

@@ -1,4 +1,4 @@
-"""The web table under real use (issue 22): concurrent and repeated moves, slow agents, hostile
+"""The web table under real use: concurrent and repeated moves, slow agents, hostile
 and broken requests, and every registered game.
 
 Races run against a real uvicorn server on 127.0.0.1 with concurrent requests; the slow agent is

@@ -1,4 +1,4 @@
-"""What the web table's views add to the observation (issue 22, part 2 item 6): the last
+"""What the web table's views add to the observation: the last
 finished trick and every trick's winner, the running score sheet, and the agent specs a web
 client may name. Written from the task text and the rules, checked against the observation."""
 

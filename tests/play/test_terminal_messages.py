@@ -1,4 +1,4 @@
-"""Issue 10 #1 and #8 in terminal play: `rules`, contract names typed alone, "1 trick", the
+"""Terminal play's messages and input: `rules`, contract names typed alone, "1 trick", the
 all-pass explained on the spot, the Tri Palki match waiting after each round, the help text."""
 
 from __future__ import annotations
@@ -174,7 +174,7 @@ def test_each_deal_and_round_ends_with_the_reasons() -> None:
 
 def test_paston_bidding_deal_scored_by_the_solver_is_told_not_as_a_trick() -> None:
     """Whisting ends a paston_bidding deal with credited tricks: no trick is narrated (the
-    whist is not a card), and the result names the tricks (issue 21)."""
+    whist is not a card), and the result names the tricks."""
     lines: list[str] = []
     session: Session
 
@@ -194,7 +194,7 @@ def test_paston_bidding_deal_scored_by_the_solver_is_told_not_as_a_trick() -> No
 
 
 def test_an_error_lists_the_moves_in_their_own_notation() -> None:
-    """Issue 22 (8): "you cannot bid now (…). Your moves: …" names the moves as the env writes
+    """The message "you cannot bid now (…). Your moves: …" names the moves as the env writes
     them (cards in capitals, "JH" not "jh")."""
     session = paston_session()
     env, table = session.env, session.table
