@@ -275,5 +275,12 @@ def register_all() -> list[str]:
 
 def load_game(game: str, **params: Any) -> Any:
     """``pyspiel.load_game`` of a registered game (registering it first), with ``params`` such as
-    ``players=3`` or ``dealer=1``."""
-    return pyspiel.load_game(register(game), params)
+    ``players=3`` or ``dealer=1``; ``ValueError`` (one line) for a parameter it does not take."""
+    name = register(game)
+    known = _parameters(game_spec(game))
+    unknown = sorted(set(params) - set(known))
+    if unknown:
+        raise ValueError(
+            f"{name} has no parameter {unknown[0]!r}; its parameters: {', '.join(sorted(known))}"
+        )
+    return pyspiel.load_game(name, params)

@@ -254,3 +254,18 @@ def test_binding_plays_the_same_deal_as_the_env(name, players, seed):
         for agent, reward in env.rewards.items():
             totals[agent] += reward
     assert state.returns() == [totals[agent] for agent in env.possible_agents]
+
+
+@pytest.mark.parametrize(
+    ("name", "params", "message"),
+    [
+        ("tri_palki", {"players": 12}, "2 to 11 players"),
+        ("paston", {"dealer": 3}, "dealer must be a seat from 0 to 2"),
+        ("paston", {"players": 3}, "no parameter 'players'"),
+        ("tri_palki", {"max_turns": 0}, "max_turns must be a positive integer"),
+        ("no_such_game", {}, "unknown game"),
+    ],
+)
+def test_bad_parameters_are_refused_in_one_line(name, params, message):
+    with pytest.raises(ValueError, match=message):
+        fo.load_game(name, **params)
