@@ -11,6 +11,7 @@ hidden leaks.
 
 from __future__ import annotations
 
+import copy
 import inspect
 from typing import Any
 
@@ -75,7 +76,8 @@ class FolkcardsGame(pyspiel.Game):
         }
         self.mode = _single_mode(spec)
         self.chance = spec.piece("explicit_chance")
-        probe = self.new_env()
+        probe = self.spec.raw_env(self.num_seats, episode=self.mode, **self.env_options)
+        self._blank_env = probe  # never reset: each new state starts from a copy of it
         low, high = self.chance.utility_range(self.num_seats)
         info = pyspiel.GameInfo(
             num_distinct_actions=spec.num_actions,
@@ -92,8 +94,9 @@ class FolkcardsGame(pyspiel.Game):
         super().__init__(_game_type(spec), info, values)
 
     def new_env(self) -> Any:
-        """A fresh env of this game in its single-deal episode."""
-        return self.spec.raw_env(self.num_seats, episode=self.mode, **self.env_options)
+        """A fresh env of this game in its single-deal episode (a copy: building one costs
+        more than copying it, and OpenSpiel builds a state for every clone)."""
+        return copy.deepcopy(self._blank_env)
 
     def new_initial_state(self) -> FolkcardsState:
         return FolkcardsState(self)
