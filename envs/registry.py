@@ -62,6 +62,7 @@ PIECES: dict[str, tuple[str, bool]] = {
     "endgame_search": ("endgame search of the distilled player", False),
     "learned_calls": ("learned calls of the distilled player", False),
     "unsure_search": ("search where the distilled player's network is unsure", False),
+    "explicit_chance": ("explicit chance events of a deal (OpenSpiel binding)", False),
 }
 
 
@@ -130,6 +131,10 @@ class GameSpec:
     # (``takes(observation, probabilities)``, ``observe(observation, action)`` for the
     # decisions it does not take, ``act(observation) -> action``, ``reset()``, ``reseed(seed)``)
     unsure_search: str | None = None
+    # envs: (env, dealer) -> the chance events of one deal or round, each with its probability,
+    # for the single-deal episode (``outcomes()``, ``apply(outcome)``, ``ready(env, action)``,
+    # ``reset(env)``; folkcards.openspiel makes the game an OpenSpiel game from it)
+    explicit_chance: str | None = None
     # the agent specs this game offers, each playable as written (tests/test_every_game.py
     # plays every one); other kinds are refused for this game in one line
     agents: tuple[str, ...] = ("random", "heuristic")
@@ -303,6 +308,7 @@ PASTON = GameSpec(
     feature_sets=("folkcards.agents.paston_features:PASTON_CARDS",),
     endgame_search="folkcards.agents.pimc:PastonEndgameSearch",
     learned_calls="folkcards.agents.paston_expert:PastonLearnedCalls",
+    explicit_chance="folkcards.envs.paston.chance:PastonChance",
     agents=("random", "heuristic", "pimc", "expert", "ppo", "rllib:paston", "distilled"),
     table_opponent="distilled",
 )
@@ -342,6 +348,7 @@ GAMES: dict[str, GameSpec] = {
         size_adapter="folkcards.agents.size_adapter:SIZE_ADAPTER",
         feature_sets=("folkcards.agents.features:TRI_PALKI_ACTIONS",),
         unsure_search="folkcards.agents.tri_palki_search:TriPalkiUnsureSearch",
+        explicit_chance="folkcards.envs.tri_palki.chance:TriPalkiChance",
         agents=("random", "heuristic", "pimc", "expert", "ppo", "distilled"),
         table_opponent="distilled",
     ),

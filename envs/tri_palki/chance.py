@@ -1,0 +1,114 @@
+"""A Tri Palki round as explicit chance events: the deal card by card, every reserve draw.
+
+The env deals a shuffled 36-card deck (§3: one card to each player from the dealer's left, then
+one to the centre, three times) and keeps the rest as the reserve, from which a one-suit centre
+is replaced three cards at a time (§4). Here the deck is drawn card by card, each chance event
+uniform over the cards not drawn yet: the ``3n + 3`` cards of the deal first, and the reserve's
+cards only when a wash takes them (at the deal or after a swap), so no reserve card exists
+before the table sees it. The rules decide when a wash happens (the round is tried on a copy).
+
+:class:`TriPalkiChance` is the registry's ``explicit_chance`` piece of Tri Palki;
+``folkcards.openspiel`` builds its chance nodes from it.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from ..cards import TRI_PALKI_CARDS
+from .rules import MAX_RESERVE, NUM_CARDS, TriPalkiRound
+
+WASH = 3  # cards a wash draws from the reserve
+
+
+class TriPalkiChance:
+    """The chance events of one Tri Palki round for an env in the ``round`` episode.
+
+    ``outcomes()`` lists ``(card, probability)`` while cards are to be drawn; ``apply(card)``
+    draws one. ``ready(env, action)`` says whether the env can start the round (``action``
+    None) or take ``action`` with the cards drawn so far; when a wash needs more, it asks for
+    them (``outcomes()`` is no longer empty) and the caller tries again once they are drawn.
+    """
+
+    max_outcomes = NUM_CARDS
+    env_parameters = ("max_turns",)  # env options offered as game parameters (a round is cut there)
+
+    def __init__(self, env: Any, dealer: int):
+        self.num_players = env.num_players
+        self.dealer = dealer
+        self.dealt: list[int] = []  # the deal's cards, in deck order
+        self.draws: list[int] = []  # the reserve's cards drawn so far, in order
+        self.wanted = 0  # reserve cards the pending wash needs drawn
+
+    @staticmethod
+    def max_events(num_players: int, env: Any) -> int:
+        """The most chance events one round holds: the whole deck."""
+        return NUM_CARDS
+
+    @staticmethod
+    def max_decisions(num_players: int, env: Any) -> int:
+        """The most player decisions one round holds: an action and an announce decision per
+        turn up to the env's ``max_turns``, and an action again after each wash."""
+        return 2 * env.max_turns + MAX_RESERVE // WASH
+
+    @staticmethod
+    def utility_range(num_players: int) -> tuple[float, float]:
+        """A round gives at most one stick to each seat."""
+        return -1.0, 0.0
+
+    @property
+    def deal_size(self) -> int:
+        return 3 * self.num_players + 3
+
+    def outcomes(self) -> list[tuple[int, float]]:
+        if len(self.dealt) == self.deal_size and len(self.draws) >= self.wanted:
+            return []
+        seen = set(self.dealt) | set(self.draws)
+        left = [card for card in range(NUM_CARDS) if card not in seen]
+        return [(card, 1.0 / len(left)) for card in left]
+
+    def apply(self, outcome: int) -> None:
+        if not any(card == outcome for card, _ in self.outcomes()):
+            raise ValueError(f"{outcome!r} is not a chance outcome here")
+        (self.dealt if len(self.dealt) < self.deal_size else self.draws).append(int(outcome))
+
+    def outcome_to_string(self, outcome: int) -> str:
+        name = TRI_PALKI_CARDS.name(outcome)
+        return f"deal {name}" if len(self.dealt) < self.deal_size else f"reserve {name}"
+
+    def _deck(self) -> list[int]:
+        """The deck as far as it is drawn; the undrawn reserve in card order (never read)."""
+        seen = set(self.dealt) | set(self.draws)
+        return self.dealt + self.draws + [c for c in range(NUM_CARDS) if c not in seen]
+
+    def _known(self, top: int) -> bool:
+        """Whether a round that has drawn ``top`` reserve cards drew only known ones; if not,
+        the next wash's cards are wanted."""
+        if top <= len(self.draws):
+            return True
+        self.wanted = len(self.draws) + WASH
+        return False
+
+    def ready(self, env: Any, action: int | None) -> bool:
+        """Whether the env can start the round (``action`` None) or take ``action`` now."""
+        if self.outcomes():
+            return False
+        if action is None:
+            alive = [True] * self.num_players
+            return self._known(TriPalkiRound(self._deck(), self.dealer, alive).top)
+        live = env.state_round()
+        live.reserve = tuple(self._deck()[self.deal_size :])
+        trial = copy.deepcopy(live)
+        trial.apply(action)
+        return self._known(trial.top)
+
+    def reset(self, env: Any) -> None:
+        """Start the env's round with the deck drawn so far."""
+        env.reset(seed=0, options={"deck": self._deck(), "dealer": self.dealer})
+
+    @staticmethod
+    def outcomes_of(env: Any) -> list[int]:
+        """The chance outcomes, in order, that draw ``env``'s deck (the deal, then the reserve
+        top first, as far as the round draws it)."""
+        return [int(card) for card in env.state_round().deck]
