@@ -34,7 +34,7 @@ from folkcards.envs.registry import GAMES, GameSpec, canonical_game, game_spec
 
 from .arguments import ArgumentLineError, OneLineParser
 from .config import counted
-from .formatting import format_seconds, interval, md_table, num, signed
+from .formatting import format_seconds, interval, md_table, num, score_digits, signed
 
 FORMAT = 1
 DEFAULT_OUT = Path("docs/agents.md")
@@ -200,22 +200,23 @@ def _link(target: Path, page: Path) -> str:
     return Path(os.path.relpath(target, page.parent)).as_posix()
 
 
-def _exploit_cell(found: list[Exploit], several_sizes: bool) -> str:
+def _exploit_cell(found: list[Exploit], several_sizes: bool, digits: int = 2) -> str:
     if not found:
         return NOT_MEASURED
     parts = []
     for e in found:
         size = f"{e.num_players} players: " if several_sizes else ""
-        parts.append(f"{size}{signed(e.gain)} ± {num(e.ci95)}")
+        parts.append(f"{size}{signed(e.gain, digits)} ± {num(e.ci95, digits)}")
     return "; ".join(parts)
 
 
-def _score_cell(row: dict[str, Any]) -> str:
+def _score_cell(row: dict[str, Any], digits: int = 2) -> str:
     if row.get("mean") is None:
         return "—"
     if row.get("ci_low") is None or row.get("ci_high") is None:  # one deal: no interval
-        return signed(row["mean"])
-    return f"{signed(row['mean'])} {interval(row['ci_low'], row['ci_high'], 2, True)}"
+        return signed(row["mean"], digits)
+    mean = signed(row["mean"], digits)
+    return f"{mean} {interval(row['ci_low'], row['ci_high'], digits, True)}"
 
 
 def _open_hand_cell(row: dict[str, Any] | None) -> str:
@@ -237,6 +238,7 @@ def _game_section(entry: dict[str, Any], exploits: Sequence[Exploit], page: Path
     open_hand = entry.get("open_hand")
     sizes = game_spec(game).table_sizes
     better = "higher" if entry["higher_is_better"] else "lower"
+    digits = score_digits(entry)  # sticks per round: 3, table points: 2
     header = ["agent", "decision time: median", "95th percentile", f"score ({better} is better)"]
     header.append("best-response gain (lower is better)")
     if open_hand:
@@ -248,8 +250,8 @@ def _game_section(entry: dict[str, Any], exploits: Sequence[Exploit], page: Path
             f"`{spec_of[name]}`",
             format_seconds(times[name]["median"]),
             format_seconds(times[name]["p95"]),
-            _score_cell(scores[name]),
-            _exploit_cell(found, len(sizes) > 1),
+            _score_cell(scores[name], digits),
+            _exploit_cell(found, len(sizes) > 1, digits),
         ]
         if open_hand:
             row += [_open_hand_cell(open_hand[name]["declarer"])]
@@ -285,10 +287,10 @@ def _game_section(entry: dict[str, Any], exploits: Sequence[Exploit], page: Path
                 cells.append("—")
                 continue
             flip = -1.0 if (a, b) not in pairs else 1.0
-            text = signed(flip * pair["mean_diff"])
+            text = signed(flip * pair["mean_diff"], digits)
             if pair["ci_low"] is not None and pair["ci_high"] is not None:  # 2 deals or more
                 low, high = sorted((flip * pair["ci_low"], flip * pair["ci_high"]))
-                text += f" {interval(low, high, 2, True)}"
+                text += f" {interval(low, high, digits, True)}"
             cells.append(text)
         matrix.append(cells)
     lines += md_table(["", *(f"`{spec_of[b]}`" for b in names)], matrix)
@@ -300,7 +302,8 @@ def _game_section(entry: dict[str, Any], exploits: Sequence[Exploit], page: Path
             steps = f"{e.steps:,} learner steps, " if e.steps else ""
             how = f": `{e.command}`" if e.command else ""
             lines.append(
-                f"- `{e.agent}`, {e.num_players} players: {signed(e.gain)} ± {num(e.ci95)} "
+                f"- `{e.agent}`, {e.num_players} players: {signed(e.gain, digits)} ± "
+                f"{num(e.ci95, digits)} "
                 f"{e.unit} over {e.deals:,} deals ({steps}[{e.folder.name}]"
                 f"({_link(e.folder / 'exploit.md', page)}){when}){how}"
             )

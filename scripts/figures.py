@@ -176,8 +176,9 @@ def figure(results: dict[str, Any], row: str, part: str, digits: int) -> str:
 
 def agents_figure(entry: dict[str, Any], row: str, part: str) -> str:
     """A figure of a game's round robin on the agents' page, as that page writes it."""
-    from folkcards.evaluate.formatting import format_seconds, interval, signed
+    from folkcards.evaluate.formatting import format_seconds, interval, score_digits, signed
 
+    digits = score_digits(entry)
     names = {spec: name for spec, name in zip(entry["specs"], entry["names"], strict=True)}
     agents = {a["name"]: (a["mean"], a["ci_low"], a["ci_high"]) for a in entry["agents"]}
     pairs = {
@@ -199,19 +200,29 @@ def agents_figure(entry: dict[str, Any], row: str, part: str) -> str:
         low, high = high, low
     else:
         raise KeyError(f"no agent or pair {row!r} (agents: {', '.join(entry['specs'])})")
-    ci = interval(low, high, 2, True)
-    return {"mean": signed(mean), "ci": ci, "both": f"{signed(mean)} {ci}"}[part]
+    ci = interval(low, high, digits, True)
+    text = signed(mean, digits)
+    return {"mean": text, "ci": ci, "both": f"{text} {ci}"}[part]
 
 
 def exploit_figure(final: dict[str, Any], row: str, part: str) -> str:
-    """The gain of a stored best-response run, as the agents' page writes it."""
+    """The gain of a stored best-response run, as the agents' page writes it (three digits for
+    a game whose scores shrink, sticks: the game's registry entry says so)."""
+    from folkcards.envs.registry import canonical_game, game_spec
     from folkcards.evaluate.formatting import interval, num, signed
 
     if row != "gain" or part not in ("both", "mean", "ci"):
         raise KeyError(f"no row {row!r}:{part} (an exploit run has gain, gain:mean, gain:ci)")
-    gain, half = final["measurement"]["gain"], final["measurement"]["ci95"]
-    ci = interval(gain - half, gain + half, 2, True)
-    return {"mean": signed(gain), "ci": ci, "both": f"{signed(gain)} ± {num(half)}"}[part]
+    measurement = final["measurement"]
+    game = measurement.get("game")
+    digits = 2 if game is None or game_spec(canonical_game(game)).higher_is_better else 3
+    gain, half = measurement["gain"], measurement["ci95"]
+    ci = interval(gain - half, gain + half, digits, True)
+    return {
+        "mean": signed(gain, digits),
+        "ci": ci,
+        "both": f"{signed(gain, digits)} ± {num(half, digits)}",
+    }[part]
 
 
 def minutes(seconds: float) -> str:
@@ -286,7 +297,7 @@ def players_table(cache: dict[str, Any]) -> str:
                 (int(final["measurement"]["num_players"]), run)
                 for run, final in _exploits_of(game, agent, cache)
             ]
-            several = len({n for n, _ in runs}) > 1
+            several = not game_spec(game).fixed_players  # say the table of each run
             gains = "; ".join(
                 (f"{n}p: " if several else "")
                 + source_figure(run, load(run, False, cache) or {}, "gain", "both")

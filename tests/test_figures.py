@@ -48,6 +48,7 @@ def test_the_agents_page_is_what_its_results_give():
 
 def _entry() -> dict:
     return {
+        "higher_is_better": True,
         "specs": ["heuristic", "rllib:paston"],
         "names": ["heuristic", "rllib"],
         "agents": [
@@ -95,6 +96,8 @@ def test_an_exploit_figure():
     assert figures.exploit_figure(final, "gain", "ci") == "[-0.27, -0.01]"
     with pytest.raises(KeyError):
         figures.exploit_figure(final, "gain", "median")
+    sticks = {"measurement": {"game": "tri_palki", "gain": -0.0314, "ci95": 0.0213}}
+    assert figures.exploit_figure(sticks, "gain", "both") == "-0.031 ± 0.021"
 
 
 def test_stored_figures_agree_with_the_agents_page():

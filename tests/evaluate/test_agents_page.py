@@ -68,15 +68,15 @@ def test_a_tiny_round_robin_writes_the_page_and_the_results_regenerate_it(tmp_pa
         times = entry["decision_times"][name]
         assert times["decisions"] > 0 and row[1].endswith("s") and row[2].endswith("s")
         score = next(r for r in entry["agents"] if r["name"] == name)
-        assert row[3].startswith(f"{score['mean']:+.2f}".replace("+0.00", "0.00"))
-    assert heuristic_row[4] == "2 players: +0.50 ± 0.12"  # Tri Palki: per table size
+        assert row[3].startswith(f"{score['mean']:+.3f}".replace("+0.000", "0.000"))
+    assert heuristic_row[4] == "2 players: +0.500 ± 0.125"  # Tri Palki: per table size, sticks
     assert random_row[4] == NOT_MEASURED
     assert "folkcards exploit --game tri_palki --agent heuristic" in page
     # the paired difference, both ways round
     (pair,) = entry["head_to_head"]
     sign = 1 if (pair["a"], pair["b"]) == ("random", "heuristic") else -1
     cross = next(x for x in page.splitlines() if x.startswith("| `random` | — |"))
-    assert f"{sign * pair['mean_diff']:+.2f}" in cross
+    assert f"{sign * pair['mean_diff']:+.3f}" in cross
     # the commands and the date of the numbers
     assert "folkcards tournament --game tri_palki --agents random heuristic --deals 3" in page
     assert entry["date"] in page and "folkcards agents-page --deals 3" in page
@@ -85,7 +85,7 @@ def test_a_tiny_round_robin_writes_the_page_and_the_results_regenerate_it(tmp_pa
     assert page_path.read_text() == page
     _exploit_run(tmp_path / "docs" / "exploit" / "tp_random", "tri_palki", "random", 2, 0.75)
     assert main([*_args(tmp_path), "--from-results"]) == 0
-    assert _row(page_path.read_text(), "random")[4] == "2 players: +0.75 ± 0.12"
+    assert _row(page_path.read_text(), "random")[4] == "2 players: +0.750 ± 0.125"
 
 
 def test_a_paston_page_has_open_hand_accuracy(tmp_path):
