@@ -270,7 +270,8 @@ def players_table(cache: dict[str, Any]) -> str:
     in the agents' page's own words."""
     from folkcards.envs.registry import game_spec
 
-    games = json.loads((ROOT / AGENTS_RESULTS).read_text())["games"]
+    stored = json.loads((ROOT / AGENTS_RESULTS).read_text())["games"]
+    games = {key: entry for key, entry in stored.items() if key == entry["game"]}  # default tables
     header, notes, agents = ["agent"], [], []
     for game, entry in games.items():
         table = "" if game_spec(game).fixed_players else f", {entry['num_players']} players"
@@ -304,10 +305,10 @@ def players_table(cache: dict[str, Any]) -> str:
                 for n, run in runs
             )
             cells += [
-                source_figure(name, {"games": games}, agent, "median"),
+                source_figure(name, {"games": stored}, agent, "median"),
                 "—"
                 if agent == "heuristic"
-                else source_figure(name, {"games": games}, f"{agent}-heuristic", "both"),
+                else source_figure(name, {"games": stored}, f"{agent}-heuristic", "both"),
                 gains or "not measured",
             ]
         lines.append("| " + " | ".join(cells) + " |")

@@ -137,6 +137,9 @@ def test_an_exploit_run_belongs_to_its_agent_and_game(tmp_path):
         (["--games", "tri_palki", "--agents", "alphazero"], "ships no agent 'alphazero'"),
         (["--from-results"], "no stored results"),
         (["--workers", "0"], "--workers must be at least 1"),
+        (["--games", "tri_palki", "--players", "tri_palki"], "--players takes GAME=N"),
+        (["--games", "tri_palki", "--players", "tri_palki=3,12"], "2 to 11 players, got 12"),
+        (["--games", "tri_palki", "--players", "paston=3"], "not among the games played"),
     ],
 )
 def test_bad_input_is_one_line_and_writes_nothing(tmp_path, capsys, extra, message):
@@ -145,6 +148,24 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path, capsys, extra, messa
     assert message in err and len(err.splitlines()) == 1
     assert not (tmp_path / "docs" / "agents.md").exists()
     assert not (tmp_path / "runs").exists()
+
+
+def test_one_round_robin_per_table_size(tmp_path):
+    """``--players`` plays a round robin at each size: the default table keeps the game's key,
+    another is ``<game>_<n>p``; each has its own section and database, and the page rewrites
+    from the stored results."""
+    argv = _args(tmp_path, "--games", "tri_palki", "--agents", "random", "heuristic", "pimc")
+    assert main([*argv, "--players", "tri_palki=2,3", "--deals", "1"]) == 0
+    data = json.loads((tmp_path / "docs" / "agents" / "results.json").read_text())
+    sizes = {key: entry["num_players"] for key, entry in data["games"].items()}
+    assert sizes == {"tri_palki": 3, "tri_palki_2p": 2}  # 3 agents: the default table is 3
+    assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["tri_palki", "tri_palki_2p"]
+    page_path = tmp_path / "docs" / "agents.md"
+    page = page_path.read_text()
+    assert page.index("## Tri Palki, 2 players") < page.index("## Tri Palki, 3 players")
+    assert "--players tri_palki=2,3" in page
+    assert main([*_args(tmp_path), "--from-results"]) == 0
+    assert page_path.read_text() == page
 
 
 def test_a_malformed_exploit_run_is_one_line(tmp_path, capsys):
