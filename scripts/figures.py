@@ -327,7 +327,8 @@ def _exploits_of(game: str, agent: str, cache: dict[str, Any]) -> list[tuple[str
 
 
 def games_table(cache: dict[str, Any], episodes: int = 100) -> str:
-    """Every registered game: env id, players, actions, observation size and episode length
+    """Every environment of the registry (one row per env module; a variant that plays another
+    game's env is that game's row): env id, players, actions, observation size and episode length
     (decisions per episode with the game's heuristic in every seat, ``episodes`` seeded
     episodes at the default table)."""
     import importlib
@@ -341,7 +342,11 @@ def games_table(cache: dict[str, Any], episodes: int = 100) -> str:
         f"mean (range), the heuristic in every seat, {episodes} episodes |",
         "|---|---:|---:|---:|---:|",
     ]
+    modules = set()
     for spec in GAMES.values():
+        if spec.module in modules:  # a variant registered on another game's env
+            continue
+        modules.add(spec.module)
         env = importlib.import_module(spec.module).env(
             **({} if spec.fixed_players else {"num_players": spec.default_players})
         )
