@@ -80,6 +80,7 @@ def test_a_tiny_round_robin_writes_the_page_and_the_results_regenerate_it(tmp_pa
     # the commands and the date of the numbers
     assert "folkcards tournament --game tri_palki --agents random heuristic --deals 3" in page
     assert entry["date"] in page and "folkcards agents-page --deals 3" in page
+    assert f"Machine: {entry['machine']}" in page and "CPUs" in entry["machine"]
     # regenerating from the stored results gives the same page, and picks up a new exploit run
     assert main([*_args(tmp_path), "--from-results"]) == 0
     assert page_path.read_text() == page
