@@ -8,7 +8,7 @@ statistics, the batched engine and heuristic, the search agent, feature sets …
 :data:`PIECES`). Generic code asks :meth:`GameSpec.piece` for them and never tests a game's
 name; a variant made with ``dataclasses.replace`` inherits every piece it does not override.
 Adding a third game means one new folder under ``envs/`` (rules, observation, env and a
-``<name>_v0`` module, as ``docs/adding_a_game.md`` describes) and one entry in :data:`GAMES`.
+``<name>_v0`` module, as ``docs/tutorials/add_a_game.md`` describes) and one entry in :data:`GAMES`.
 
 >>> from folkcards.envs.registry import game_spec
 >>> spec = game_spec("tri-palki")

@@ -34,7 +34,7 @@ from folkcards.envs.registry import GAMES, GameSpec, canonical_game, game_spec
 
 from .arguments import ArgumentLineError, OneLineParser
 from .config import counted
-from .formatting import format_seconds, interval, md_table, num, signed
+from .formatting import format_seconds, interval, md_table, num, score_digits, signed
 
 FORMAT = 1
 DEFAULT_OUT = Path("docs/agents.md")
@@ -66,6 +66,12 @@ def table_size(spec: GameSpec, agents: int) -> int:
     return max(spec.min_players, min(spec.default_players, agents))
 
 
+def entry_key(spec: GameSpec, players: int, agents: int) -> str:
+    """Where ``results.json`` keeps a round robin: the game's name at its default table
+    (:func:`table_size`), ``<game>_<n>p`` at another."""
+    return spec.name if players == table_size(spec, agents) else f"{spec.name}_{players}p"
+
+
 def same_agent(a: str, b: str, game: str) -> bool:
     """Whether two specs name the same agent of ``game`` (``ppo`` and ``ppo:paston`` do: a
     spec's argument naming its own game is the packaged model)."""
@@ -73,6 +79,16 @@ def same_agent(a: str, b: str, game: str) -> bool:
 
 
 # --- playing -----------------------------------------------------------------------------------
+
+
+def machine() -> str:
+    """The machine a round robin runs on, in a few words."""
+    import platform
+
+    memory = ""
+    if hasattr(os, "sysconf") and "SC_PHYS_PAGES" in os.sysconf_names:
+        memory = f", {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GB"
+    return f"{os.cpu_count()} CPUs{memory}, {platform.system()} {platform.machine()}"
 
 
 def tournament_command(entry: dict[str, Any]) -> str:
@@ -91,15 +107,18 @@ def play_round_robin(
     workers: int,
     runs: Path,
     progress: bool = False,
+    players: int | None = None,
 ) -> dict[str, Any]:
-    """Play (or resume) one game's round robin and return what ``results.json`` keeps of it."""
+    """Play (or resume) one game's round robin (at ``players`` seats, default
+    :func:`table_size`) and return what ``results.json`` keeps of it."""
     import time
 
     from .config import load_config
     from .runner import run
 
     spec = game_spec(game)
-    players = table_size(spec, len(agents))
+    players = players or table_size(spec, len(agents))
+    key = entry_key(spec, players, len(agents))
     config = load_config(
         None,
         {
@@ -109,7 +128,7 @@ def play_round_robin(
             "seed": seed,
             "workers": workers,
             "num_players": players,
-            "out": str(runs / spec.name),
+            "out": str(runs / key),
         },
     )
     load = os.getloadavg()[0]
@@ -132,6 +151,7 @@ def play_round_robin(
         "seconds": round(time.perf_counter() - started, 1),
         "workers": workers,
         "load_average": round(load, 1),
+        "machine": machine(),
     }
     entry.update({key: results.get(key) for key in KEPT})
     return entry
@@ -200,22 +220,23 @@ def _link(target: Path, page: Path) -> str:
     return Path(os.path.relpath(target, page.parent)).as_posix()
 
 
-def _exploit_cell(found: list[Exploit], several_sizes: bool) -> str:
+def _exploit_cell(found: list[Exploit], several_sizes: bool, digits: int = 2) -> str:
     if not found:
         return NOT_MEASURED
     parts = []
     for e in found:
         size = f"{e.num_players} players: " if several_sizes else ""
-        parts.append(f"{size}{signed(e.gain)} ± {num(e.ci95)}")
+        parts.append(f"{size}{signed(e.gain, digits)} ± {num(e.ci95, digits)}")
     return "; ".join(parts)
 
 
-def _score_cell(row: dict[str, Any]) -> str:
+def _score_cell(row: dict[str, Any], digits: int = 2) -> str:
     if row.get("mean") is None:
         return "—"
     if row.get("ci_low") is None or row.get("ci_high") is None:  # one deal: no interval
-        return signed(row["mean"])
-    return f"{signed(row['mean'])} {interval(row['ci_low'], row['ci_high'], 2, True)}"
+        return signed(row["mean"], digits)
+    mean = signed(row["mean"], digits)
+    return f"{mean} {interval(row['ci_low'], row['ci_high'], digits, True)}"
 
 
 def _open_hand_cell(row: dict[str, Any] | None) -> str:
@@ -237,6 +258,7 @@ def _game_section(entry: dict[str, Any], exploits: Sequence[Exploit], page: Path
     open_hand = entry.get("open_hand")
     sizes = game_spec(game).table_sizes
     better = "higher" if entry["higher_is_better"] else "lower"
+    digits = score_digits(entry)  # sticks per round: 3, table points: 2
     header = ["agent", "decision time: median", "95th percentile", f"score ({better} is better)"]
     header.append("best-response gain (lower is better)")
     if open_hand:
@@ -248,8 +270,8 @@ def _game_section(entry: dict[str, Any], exploits: Sequence[Exploit], page: Path
             f"`{spec_of[name]}`",
             format_seconds(times[name]["median"]),
             format_seconds(times[name]["p95"]),
-            _score_cell(scores[name]),
-            _exploit_cell(found, len(sizes) > 1),
+            _score_cell(scores[name], digits),
+            _exploit_cell(found, len(sizes) > 1, digits),
         ]
         if open_hand:
             row += [_open_hand_cell(open_hand[name]["declarer"])]
@@ -285,10 +307,10 @@ def _game_section(entry: dict[str, Any], exploits: Sequence[Exploit], page: Path
                 cells.append("—")
                 continue
             flip = -1.0 if (a, b) not in pairs else 1.0
-            text = signed(flip * pair["mean_diff"])
+            text = signed(flip * pair["mean_diff"], digits)
             if pair["ci_low"] is not None and pair["ci_high"] is not None:  # 2 deals or more
                 low, high = sorted((flip * pair["ci_low"], flip * pair["ci_high"]))
-                text += f" {interval(low, high, 2, True)}"
+                text += f" {interval(low, high, digits, True)}"
             cells.append(text)
         matrix.append(cells)
     lines += md_table(["", *(f"`{spec_of[b]}`" for b in names)], matrix)
@@ -300,7 +322,8 @@ def _game_section(entry: dict[str, Any], exploits: Sequence[Exploit], page: Path
             steps = f"{e.steps:,} learner steps, " if e.steps else ""
             how = f": `{e.command}`" if e.command else ""
             lines.append(
-                f"- `{e.agent}`, {e.num_players} players: {signed(e.gain)} ± {num(e.ci95)} "
+                f"- `{e.agent}`, {e.num_players} players: {signed(e.gain, digits)} ± "
+                f"{num(e.ci95, digits)} "
                 f"{e.unit} over {e.deals:,} deals ({steps}[{e.folder.name}]"
                 f"({_link(e.folder / 'exploit.md', page)}){when}){how}"
             )
@@ -336,8 +359,18 @@ def render(data: dict[str, Any], exploits: Sequence[Exploit], page: Path = DEFAU
     lines = [INTRO.format(results=results.as_posix(), exploit=exploit_dir.as_posix())]
     if data.get("command"):
         lines.append(f"Last generated by `{data['command']}`.\n")
-    for game in sorted(data["games"], key=lambda g: list(GAMES).index(g)):
-        lines += [*_game_section(data["games"][game], exploits, page), ""]
+    machines = {entry.get("machine") for entry in data["games"].values()} - {None}
+    if len(machines) == 1:
+        lines.append(
+            f"Machine: {machines.pop()}, shared with other work; the load average when each round "
+            "robin started is given with it.\n"
+        )
+    order = list(GAMES)
+    for _, entry in sorted(
+        data["games"].items(),
+        key=lambda item: (order.index(item[1]["game"]), item[1]["num_players"]),
+    ):
+        lines += [*_game_section(entry, exploits, page), ""]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -353,6 +386,7 @@ EPILOG = """examples:
   folkcards agents-page --deals paston=40 tri_palki=100        # play, store, write
   folkcards agents-page --from-results                          # rewrite from docs/agents/results.json
   folkcards agents-page --games tri_palki --agents random heuristic --deals 5 --out /tmp/a.md
+  folkcards agents-page --games tri_palki --players tri_palki=3,4,6 --deals 1000  # three tables
 Rerunning the same command resumes the round robins (their databases are in --runs)."""
 
 
@@ -378,6 +412,14 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
         default=[str(DEFAULT_DEALS)],
         metavar="N|GAME=N",
         help=f"deals (rounds) per game's round robin (default {DEFAULT_DEALS})",
+    )
+    parser.add_argument(
+        "--players",
+        nargs="+",
+        default=[],
+        metavar="GAME=N[,N...]",
+        help="table sizes of a game's round robins (default: the game's default table, at "
+        "most one seat per agent); one round robin per size",
     )
     parser.add_argument(
         "--games", nargs="+", metavar="GAME", help="only these games (the others are kept)"
@@ -408,6 +450,23 @@ def _deals(values: Sequence[str], games: Sequence[str]) -> dict[str, int]:
         else:
             default = n
     return {g: per_game.get(g, default) for g in games}
+
+
+def _players(values: Sequence[str], games: Sequence[str]) -> dict[str, list[int | None]]:
+    """The table sizes of each game's round robins (``None``: the default table)."""
+    sizes: dict[str, list[int | None]] = {game: [None] for game in games}
+    for value in values:
+        game, sep, listed = value.partition("=")
+        if not sep or not listed:
+            raise ValueError(f"--players takes GAME=N[,N...], got {value!r}")
+        spec = game_spec(canonical_game(game))
+        if spec.name not in sizes:
+            raise ValueError(f"--players names {game!r}, which is not among the games played")
+        try:
+            sizes[spec.name] = [spec.check_players(int(n)) for n in listed.split(",")]
+        except ValueError as exc:
+            raise ValueError(f"--players {value}: {exc}") from None
+    return sizes
 
 
 def _lineup(game: str, wanted: Sequence[str] | None) -> list[str]:
@@ -443,6 +502,8 @@ def command_of(args: argparse.Namespace) -> str:
         words += ["--games", *args.games]
     if args.agents:
         words += ["--agents", *args.agents]
+    if getattr(args, "players", None):
+        words += ["--players", *args.players]
     for flag, value, default in (
         ("--workers", args.workers, 1),
         ("--out", args.out, str(DEFAULT_OUT)),
@@ -470,22 +531,26 @@ def generate(args: argparse.Namespace) -> Path:
             else [s.name for s in page_games()]
         )
         deals = _deals(args.deals, games)
+        sizes = _players(getattr(args, "players", None) or [], games)
         lineups = {game: _lineup(game, args.agents) for game in games}
         if results_path.is_file():
             load_results(results_path)  # an unreadable file stops before playing
         command = command_of(args)
         played = {}
         for game in games:
-            entry = play_round_robin(
-                game,
-                lineups[game],
-                deals[game],
-                args.seed,
-                args.workers,
-                Path(args.runs),
-                progress=not args.no_progress and sys.stderr.isatty(),
-            )
-            played[game] = {**entry, "command": command}
+            for players in sizes[game]:
+                entry = play_round_robin(
+                    game,
+                    lineups[game],
+                    deals[game],
+                    args.seed,
+                    args.workers,
+                    Path(args.runs),
+                    progress=not args.no_progress and sys.stderr.isatty(),
+                    players=players,
+                )
+                key = entry_key(game_spec(game), entry["num_players"], len(lineups[game]))
+                played[key] = {**entry, "command": command}
         # read again now: another game's run may have stored its numbers meanwhile
         data = load_results(results_path) if results_path.is_file() else {"games": {}}
         data["games"].update(played)

@@ -1,18 +1,37 @@
-"""The result figures quoted in the documentation, regenerated from runs and checked.
+"""The measured figures quoted in the documentation, regenerated from stored results and checked.
 
-A figure in a page stands between markers that name where it comes from::
+The pages read are README.md, CHANGELOG.md and every page under docs/. A figure stands between
+markers that name where it comes from::
 
     <!--fig:paston_config/heuristic-->+22.62 [+20.84, +24.41]<!--/fig-->
 
-``NAME/ROW[:part]``: the source ``NAME`` (a tournament: stored ``results.json`` committed with the
-docs, or a command run afresh), ``ROW`` an agent's name or ``A-B`` (the head-to-head difference A − B
-paired by deal), ``part`` one of ``both`` (default: ``+1.23 [+0.45, +2.01]``), ``mean`` or ``ci``.
+``NAME/ROW[:part]``, by the kind of source ``NAME``:
+
+- a tournament (a stored ``results.json`` committed with the docs, or a command run afresh):
+  ``ROW`` an agent's name or ``A-B`` (the difference A − B paired by deal); ``part`` one of
+  ``both`` (default: ``+1.23 [+0.45, +2.01]``), ``mean`` or ``ci``.
+- ``agents_GAME``, the agents' page's round robin of a game (``docs/agents/results.json``, written
+  by ``folkcards agents-page``): the same rows and parts, written as the agents' page writes
+  them, plus ``AGENT:median`` and ``AGENT:p95``, its decision time.
+- ``exploit_RUN``, a stored best-response run (``docs/exploit/RUN/final.json``, written by
+  ``folkcards exploit``): ``ROW`` is ``gain``; ``both`` (``+4.48 ± 0.82``), ``mean`` or ``ci``
+  (``[+3.66, +5.31]``).
+
+- ``timings``, the quick-start commands' wall times (``docs/timings.json``): ``ROW`` a run
+  (``main_cold``, ``test_warm``, ...); ``both`` (``8 min 45 s``), ``date``, ``tests`` (the
+  number of tests run), ``pytest`` (pytest's share of the time).
+
+A whole generated block (a table) stands between ``<!--table:NAME-->`` and ``<!--/table-->``;
+``TABLES`` lists what writes each. The agents' page itself (``docs/agents.md``) is checked against
+what its stored results give.
 
     python scripts/figures.py --check           # stored sources only (seconds): every marked figure
     python scripts/figures.py --check --run     # also rerun the commands (minutes)
-    python scripts/figures.py --write --run     # rewrite every marked figure from fresh runs
+    python scripts/figures.py --write           # rewrite the figures and tables from stored results
+    python scripts/figures.py --write --run     # ... and from fresh runs of the command sources
 
-A stale figure, an unknown source or row, or a malformed marker is one line each and exit code 1.
+A stale figure or table, an unknown source or row, or a malformed marker is one line each and
+exit code 1.
 """
 
 from __future__ import annotations
@@ -28,8 +47,19 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = (ROOT / "docs").rglob("*.md")
-MARKER = re.compile(r"<!--fig:([\w.-]+)/([^>]+?)(?::(both|mean|ci))?-->(.*?)<!--/fig-->", re.S)
+PARTS = ("both", "mean", "ci", "median", "p95", "date", "tests", "pytest")
+MARKER = re.compile(
+    rf"<!--fig:([\w.-]+)/([^>]+?)(?::({'|'.join(PARTS)}))?-->(.*?)<!--/fig-->", re.S
+)
+BLOCK = re.compile(r"(<!--table:([\w.-]+)-->\n)(.*?)(<!--/table-->)", re.S)
+AGENTS_RESULTS = "docs/agents/results.json"
+EXPLOIT_DIR = "docs/exploit"
+
+
+def pages() -> list[Path]:
+    """Every page whose figures are checked: the README, the changelog and the site's pages."""
+    found = [ROOT / "README.md", ROOT / "CHANGELOG.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    return [page for page in found if page.is_file()]
 
 
 @dataclass(frozen=True)
@@ -39,6 +69,9 @@ class Source:
     stored: str | None = None  # results.json path, relative to the repository
     command: tuple[str, ...] = ()  # folkcards arguments; ``--out`` is added
     digits: int = 2
+    kind: str = "tournament"  # or "agents" (a game of the agents' page), "exploit" (final.json),
+    # "timings" (docs/timings.json)
+    game: str | None = None  # the agents' page's game
 
 
 SOURCES: dict[str, Source] = {
@@ -47,6 +80,7 @@ SOURCES: dict[str, Source] = {
         command=("tournament", "--config", "configs/tournament/paston.yaml", "--bootstrap", "0")
     ),
     "paston_rllib": Source(stored="docs/tournaments/paston_rllib/results.json"),
+    "example_report": Source(stored="docs/example_report/results.json"),
     "paston_expert": Source(stored="docs/tournaments/paston_expert/results.json"),
     "paston_expert_learned": Source(stored="docs/tournaments/paston_expert_learned/results.json"),
     "paston_distilled": Source(stored="docs/tournaments/paston_distilled/results.json"),
@@ -70,6 +104,7 @@ SOURCES: dict[str, Source] = {
     "paston_expert_pimc": Source(stored="docs/tournaments/paston_expert_pimc/results.json"),
     "paston_expert_rllib_v2": Source(stored="docs/tournaments/paston_expert_rllib_v2/results.json"),
     "paston_expert_pimc_v2": Source(stored="docs/tournaments/paston_expert_pimc_v2/results.json"),
+    "timings": Source(stored="docs/timings.json", kind="timings"),
     "tri_palki_distilled_4p": Source(
         stored="docs/tournaments/tri_palki_distilled_4p/results.json", digits=3
     ),
@@ -101,6 +136,22 @@ SOURCES: dict[str, Source] = {
 }
 
 
+def _stored_sources() -> dict[str, Source]:
+    """The agents' page's games and the stored best-response runs, one source each."""
+    found: dict[str, Source] = {}
+    results = ROOT / AGENTS_RESULTS
+    if results.is_file():
+        for game in json.loads(results.read_text())["games"]:
+            found[f"agents_{game}"] = Source(stored=AGENTS_RESULTS, kind="agents", game=game)
+    for final in sorted((ROOT / EXPLOIT_DIR).glob("*/final.json")):
+        relative = final.relative_to(ROOT).as_posix()
+        found[f"exploit_{final.parent.name}"] = Source(stored=relative, kind="exploit")
+    return found
+
+
+SOURCES.update(_stored_sources())
+
+
 def _signed(value: float, digits: int) -> str:
     text = f"{value:+.{digits}f}"
     return text.replace("-", "−")
@@ -121,6 +172,253 @@ def figure(results: dict[str, Any], row: str, part: str, digits: int) -> str:
         raise KeyError(f"no agent or pair {row!r} (agents: {', '.join(agents)})")
     ci = f"[{_signed(low, digits)}, {_signed(high, digits)}]"
     return {"mean": _signed(mean, digits), "ci": ci, "both": f"{_signed(mean, digits)} {ci}"}[part]
+
+
+def agents_figure(entry: dict[str, Any], row: str, part: str) -> str:
+    """A figure of a game's round robin on the agents' page, as that page writes it."""
+    from folkcards.evaluate.formatting import format_seconds, interval, score_digits, signed
+
+    digits = score_digits(entry)
+    names = {spec: name for spec, name in zip(entry["specs"], entry["names"], strict=True)}
+    agents = {a["name"]: (a["mean"], a["ci_low"], a["ci_high"]) for a in entry["agents"]}
+    pairs = {
+        (h["a"], h["b"]): (h["mean_diff"], h["ci_low"], h["ci_high"]) for h in entry["head_to_head"]
+    }
+    if part in ("median", "p95"):
+        name = names.get(row, row)
+        if name not in entry["decision_times"]:
+            raise KeyError(f"no agent {row!r} (agents: {', '.join(entry['specs'])})")
+        return format_seconds(entry["decision_times"][name][part])
+    a, sep, b = row.partition("-")
+    a, b = names.get(a, a), names.get(b, b)
+    if row in agents or names.get(row) in agents:
+        mean, low, high = agents[names.get(row, row)]
+    elif sep and (a, b) in pairs:
+        mean, low, high = pairs[(a, b)]
+    elif sep and (b, a) in pairs:  # the page's matrix shows both ways: row minus column
+        mean, low, high = (-x for x in pairs[(b, a)])
+        low, high = high, low
+    else:
+        raise KeyError(f"no agent or pair {row!r} (agents: {', '.join(entry['specs'])})")
+    ci = interval(low, high, digits, True)
+    text = signed(mean, digits)
+    return {"mean": text, "ci": ci, "both": f"{text} {ci}"}[part]
+
+
+def exploit_figure(final: dict[str, Any], row: str, part: str) -> str:
+    """The gain of a stored best-response run, as the agents' page writes it (three digits for
+    a game whose scores shrink, sticks: the game's registry entry says so)."""
+    from folkcards.envs.registry import canonical_game, game_spec
+    from folkcards.evaluate.formatting import interval, num, signed
+
+    if row != "gain" or part not in ("both", "mean", "ci"):
+        raise KeyError(f"no row {row!r}:{part} (an exploit run has gain, gain:mean, gain:ci)")
+    measurement = final["measurement"]
+    game = measurement.get("game")
+    digits = 2 if game is None or game_spec(canonical_game(game)).higher_is_better else 3
+    gain, half = measurement["gain"], measurement["ci95"]
+    ci = interval(gain - half, gain + half, digits, True)
+    return {
+        "mean": signed(gain, digits),
+        "ci": ci,
+        "both": f"{signed(gain, digits)} ± {num(half, digits)}",
+    }[part]
+
+
+def minutes(seconds: float) -> str:
+    """``8 min 45 s`` / ``45 s``."""
+    whole = round(seconds)
+    return f"{whole // 60} min {whole % 60} s" if whole >= 60 else f"{whole} s"
+
+
+def timings_figure(stored: dict[str, Any], row: str, part: str) -> str:
+    """A quick-start command's wall time, date or test count."""
+    if row not in stored["runs"]:
+        raise KeyError(f"no run {row!r} (runs: {', '.join(stored['runs'])})")
+    run = stored["runs"][row]
+    shown = {
+        "both": lambda: minutes(run["seconds"]),
+        "date": lambda: run["date"],
+        "tests": lambda: f"{run['tests']:,}",
+        "pytest": lambda: minutes(run["pytest_seconds"]),
+    }
+    if part not in shown or (part in ("tests", "pytest") and "tests" not in run):
+        raise KeyError(f"run {row!r} has no {part!r}")
+    return shown[part]()
+
+
+def source_figure(name: str, results: dict[str, Any], row: str, part: str) -> str:
+    """The figure ``row:part`` of source ``name``; ``KeyError`` naming what is there."""
+    source = SOURCES[name]
+    if source.kind == "agents":
+        return agents_figure(results["games"][source.game], row, part)
+    if source.kind == "exploit":
+        return exploit_figure(results, row, part)
+    if source.kind == "timings":
+        return timings_figure(results, row, part)
+    if part not in ("both", "mean", "ci"):
+        raise KeyError(f"a tournament has no part {part!r} (both, mean, ci)")
+    return figure(results, row, part, source.digits)
+
+
+# --- generated tables ----------------------------------------------------------------------------
+
+
+def players_table(cache: dict[str, Any]) -> str:
+    """The shipped players on the agents' page, one row per agent and three columns per game:
+    median decision time, score minus the heuristic's (paired by deal) and best-response gain,
+    in the agents' page's own words."""
+    from folkcards.envs.registry import game_spec
+
+    stored = json.loads((ROOT / AGENTS_RESULTS).read_text())["games"]
+    games = {key: entry for key, entry in stored.items() if key == entry["game"]}  # default tables
+    header, notes, agents = ["agent"], [], []
+    for game, entry in games.items():
+        table = "" if game_spec(game).fixed_players else f", {entry['num_players']} players"
+        header += [
+            f"{entry['title']}{table}: decision time",
+            "minus the heuristic",
+            "best-response gain",
+        ]
+        better = "higher" if entry["higher_is_better"] else "lower"
+        notes.append(
+            f"{entry['title']}{table}: {entry['deals']:,} {entry['unit_plural']} played "
+            f"{entry['date']}, {entry['metric']} ({better} is better)"
+        )
+        agents += [spec for spec in entry["specs"] if spec not in agents]
+    lines = ["| " + " | ".join(header) + " |", "|---" + "|---:" * (len(header) - 1) + "|"]
+    for agent in agents:
+        cells = [f"`{agent}`"]
+        for game, entry in games.items():
+            if agent not in entry["specs"]:
+                cells += ["—"] * 3
+                continue
+            name = f"agents_{game}"
+            runs = [
+                (int(final["measurement"]["num_players"]), run)
+                for run, final in _exploits_of(game, agent, cache)
+            ]
+            several = not game_spec(game).fixed_players  # say the table of each run
+            gains = "; ".join(
+                (f"{n}p: " if several else "")
+                + source_figure(run, load(run, False, cache) or {}, "gain", "both")
+                for n, run in runs
+            )
+            cells += [
+                source_figure(name, {"games": stored}, agent, "median"),
+                "—"
+                if agent == "heuristic"
+                else source_figure(name, {"games": stored}, f"{agent}-heuristic", "both"),
+                gains or "not measured",
+            ]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", "Round robins: " + "; ".join(notes) + "."]
+    return "\n".join(lines) + "\n"
+
+
+def _exploits_of(game: str, agent: str, cache: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The stored best-response runs of ``agent`` in ``game`` (the agents' page's choice), by
+    table size."""
+    from folkcards.evaluate.agents_page import exploits_of, read_exploits
+
+    found = exploits_of(read_exploits(ROOT / EXPLOIT_DIR), game, agent)
+    runs = [f"exploit_{e.folder.name}" for e in found]
+    return [(run, load(run, False, cache)) for run in runs]
+
+
+def games_table(cache: dict[str, Any], episodes: int = 100) -> str:
+    """Every environment of the registry (one row per env module; a variant that plays another
+    game's env is that game's row): env id, players, actions, observation size and episode length
+    (decisions per episode with the game's heuristic in every seat, ``episodes`` seeded
+    episodes at the default table)."""
+    import importlib
+
+    import numpy as np
+    from folkcards.agents import make_agent
+    from folkcards.envs.registry import GAMES, resolve
+
+    lines = [
+        f"| env id | players | actions | observation size | decisions per episode: "
+        f"mean (range), the heuristic in every seat, {episodes} episodes |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    modules = set()
+    for spec in GAMES.values():
+        if spec.module in modules:  # a variant registered on another game's env
+            continue
+        modules.add(spec.module)
+        env = importlib.import_module(spec.module).env(
+            **({} if spec.fixed_players else {"num_players": spec.default_players})
+        )
+        seats = {
+            seat: make_agent("heuristic", spec.name, seat=seat, seed=i)
+            for i, seat in enumerate(env.possible_agents)
+        }
+        lengths = []
+        for seed in range(episodes):
+            env.reset(seed=seed)
+            for agent in seats.values():
+                agent.reset()
+            steps = 0
+            for seat in env.agent_iter():
+                observation, _, termination, truncation, _ = env.last()
+                action = None if termination or truncation else seats[seat].act(observation)
+                steps += action is not None
+                env.step(action)
+            lengths.append(steps)
+        size = int(env.observation_space(env.possible_agents[0])["observation"].shape[0])
+        if spec.fixed_players:
+            players, observed = f"{spec.min_players}", f"{size}"
+        else:
+            sizes = [resolve(spec.observation_size)(n) for n in spec.table_sizes]
+            players = f"{spec.min_players}–{spec.max_players}"
+            observed = f"{size} at {spec.default_players} ({min(sizes)}–{max(sizes)})"
+        table = "" if spec.fixed_players else f" at {spec.default_players} players"
+        lines.append(
+            f"| `{spec.env_id}` | {players} | {spec.num_actions} | {observed} | "
+            f"{np.mean(lengths):.1f}{table} ({min(lengths)}–{max(lengths)}) |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+TABLES = {"players": players_table, "games": games_table}
+
+
+def process_tables(text: str, cache: dict[str, Any]) -> tuple[str, list[str]]:
+    """The page's text with every generated table rewritten, and the stale or unknown ones."""
+    problems: list[str] = []
+
+    def replace(match: re.Match[str]) -> str:
+        start, name, shown, end = match.groups()
+        if name not in TABLES:
+            problems.append(f"unknown table {name!r} (tables: {', '.join(TABLES)})")
+            return match.group(0)
+        key = f"table:{name}"
+        if key not in cache:
+            cache[key] = TABLES[name](cache)
+        if cache[key] != shown:
+            problems.append(f"table {name!r} is not what its sources give (--write rewrites it)")
+        return f"{start}{cache[key]}{end}"
+
+    new = BLOCK.sub(replace, text)
+    if text.count("<!--table:") != len(BLOCK.findall(text)):
+        problems.append("a table marker not of the form <!--table:NAME-->\\n…<!--/table-->")
+    return new, problems
+
+
+def agents_page_problems() -> list[str]:
+    """Whether ``docs/agents.md`` is what its stored results give (``folkcards agents-page
+    --from-results`` rewrites it)."""
+    from folkcards.evaluate.agents_page import load_results, read_exploits, render
+
+    page = ROOT / "docs" / "agents.md"
+    data = load_results(ROOT / AGENTS_RESULTS)
+    exploits = read_exploits(ROOT / EXPLOIT_DIR)
+    if render(data, exploits, Path("docs/agents.md")) != page.read_text():
+        return [
+            "docs/agents.md: not what its stored results give (folkcards agents-page --from-results)"
+        ]
+    return []
 
 
 def _run(source: Source) -> dict[str, Any]:
@@ -161,7 +459,7 @@ def process(text: str, run: bool, cache: dict[str, Any]) -> tuple[str, list[str]
         if results is None:
             return match.group(0)
         try:
-            fresh = figure(results, row, part, SOURCES[name].digits)
+            fresh = source_figure(name, results, row, part)
         except KeyError as error:
             problems.append(f"{name}: {error.args[0]}")
             return match.group(0)
@@ -187,11 +485,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     cache: dict[str, Any] = {}
     failed = False
-    for page in sorted(PAGES):
+    for problem in agents_page_problems():
+        print(problem, file=sys.stderr)
+        failed |= args.check
+    for page in pages():
         text = page.read_text()
-        if "<!--fig:" not in text:
+        if "<!--fig:" not in text and "<!--table:" not in text:
             continue
         new, problems = process(text, args.run, cache)
+        new, more = process_tables(new, cache)
+        problems += more
         where = page.relative_to(ROOT)
         for problem in problems:
             print(f"{where}: {problem}", file=sys.stderr)

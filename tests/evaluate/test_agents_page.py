@@ -68,24 +68,25 @@ def test_a_tiny_round_robin_writes_the_page_and_the_results_regenerate_it(tmp_pa
         times = entry["decision_times"][name]
         assert times["decisions"] > 0 and row[1].endswith("s") and row[2].endswith("s")
         score = next(r for r in entry["agents"] if r["name"] == name)
-        assert row[3].startswith(f"{score['mean']:+.2f}".replace("+0.00", "0.00"))
-    assert heuristic_row[4] == "2 players: +0.50 ± 0.12"  # Tri Palki: per table size
+        assert row[3].startswith(f"{score['mean']:+.3f}".replace("+0.000", "0.000"))
+    assert heuristic_row[4] == "2 players: +0.500 ± 0.125"  # Tri Palki: per table size, sticks
     assert random_row[4] == NOT_MEASURED
     assert "folkcards exploit --game tri_palki --agent heuristic" in page
     # the paired difference, both ways round
     (pair,) = entry["head_to_head"]
     sign = 1 if (pair["a"], pair["b"]) == ("random", "heuristic") else -1
     cross = next(x for x in page.splitlines() if x.startswith("| `random` | — |"))
-    assert f"{sign * pair['mean_diff']:+.2f}" in cross
+    assert f"{sign * pair['mean_diff']:+.3f}" in cross
     # the commands and the date of the numbers
     assert "folkcards tournament --game tri_palki --agents random heuristic --deals 3" in page
     assert entry["date"] in page and "folkcards agents-page --deals 3" in page
+    assert f"Machine: {entry['machine']}" in page and "CPUs" in entry["machine"]
     # regenerating from the stored results gives the same page, and picks up a new exploit run
     assert main([*_args(tmp_path), "--from-results"]) == 0
     assert page_path.read_text() == page
     _exploit_run(tmp_path / "docs" / "exploit" / "tp_random", "tri_palki", "random", 2, 0.75)
     assert main([*_args(tmp_path), "--from-results"]) == 0
-    assert _row(page_path.read_text(), "random")[4] == "2 players: +0.75 ± 0.12"
+    assert _row(page_path.read_text(), "random")[4] == "2 players: +0.750 ± 0.125"
 
 
 def test_a_paston_page_has_open_hand_accuracy(tmp_path):
@@ -137,6 +138,9 @@ def test_an_exploit_run_belongs_to_its_agent_and_game(tmp_path):
         (["--games", "tri_palki", "--agents", "alphazero"], "ships no agent 'alphazero'"),
         (["--from-results"], "no stored results"),
         (["--workers", "0"], "--workers must be at least 1"),
+        (["--games", "tri_palki", "--players", "tri_palki"], "--players takes GAME=N"),
+        (["--games", "tri_palki", "--players", "tri_palki=3,12"], "2 to 11 players, got 12"),
+        (["--games", "tri_palki", "--players", "paston=3"], "not among the games played"),
     ],
 )
 def test_bad_input_is_one_line_and_writes_nothing(tmp_path, capsys, extra, message):
@@ -145,6 +149,24 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path, capsys, extra, messa
     assert message in err and len(err.splitlines()) == 1
     assert not (tmp_path / "docs" / "agents.md").exists()
     assert not (tmp_path / "runs").exists()
+
+
+def test_one_round_robin_per_table_size(tmp_path):
+    """``--players`` plays a round robin at each size: the default table keeps the game's key,
+    another is ``<game>_<n>p``; each has its own section and database, and the page rewrites
+    from the stored results."""
+    argv = _args(tmp_path, "--games", "tri_palki", "--agents", "random", "heuristic", "pimc")
+    assert main([*argv, "--players", "tri_palki=2,3", "--deals", "1"]) == 0
+    data = json.loads((tmp_path / "docs" / "agents" / "results.json").read_text())
+    sizes = {key: entry["num_players"] for key, entry in data["games"].items()}
+    assert sizes == {"tri_palki": 3, "tri_palki_2p": 2}  # 3 agents: the default table is 3
+    assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["tri_palki", "tri_palki_2p"]
+    page_path = tmp_path / "docs" / "agents.md"
+    page = page_path.read_text()
+    assert page.index("## Tri Palki, 2 players") < page.index("## Tri Palki, 3 players")
+    assert "--players tri_palki=2,3" in page
+    assert main([*_args(tmp_path), "--from-results"]) == 0
+    assert page_path.read_text() == page
 
 
 def test_a_malformed_exploit_run_is_one_line(tmp_path, capsys):
