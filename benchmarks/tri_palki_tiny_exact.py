@@ -35,11 +35,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--max-turns", type=int, default=2, help="the game's turn limit")
     parser.add_argument("--iterations", type=int, default=500, help="CFR+ iterations")
-    parser.add_argument(
-        "--out", type=Path, default=ROOT / "docs/results/tri_palki_tiny_exact.json"
-    )
-    parser.add_argument("--plot", type=Path, default=ROOT / "docs/img/tri_palki_tiny_cfr.png")
-    args = parser.parse_args(argv)
+    parser.add_argument("--out", type=Path, default=ROOT / "docs/results/tri_palki_tiny_exact.json")
+    parser.add_argument("--plot", type=Path, default=ROOT / "docs/results/tri_palki_tiny_cfr.png")
+    raw_args = sys.argv[1:] if argv is None else argv
+    args = parser.parse_args(raw_args)
     if args.max_turns < 1 or args.iterations < 1:
         parser.error("--max-turns and --iterations must be positive")
 
@@ -72,9 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     result = {
         "game": "tri_palki_tiny",
         "params": {"max_turns": args.max_turns, "dealer": 0},
-        "command": "python benchmarks/tri_palki_tiny_exact.py"
-        + (f" --max-turns {args.max_turns}" if args.max_turns != 2 else "")
-        + (f" --iterations {args.iterations}" if args.iterations != 500 else ""),
+        "command": " ".join(["python benchmarks/tri_palki_tiny_exact.py", *raw_args]),
         "histories": histories,
         "information_states": len(states),
         "solve_seconds": round(solve_seconds, 1),

@@ -62,9 +62,7 @@ def _observation(text: str, size: int, num_actions: int) -> dict[str, np.ndarray
     return {"observation": vector, "action_mask": mask}
 
 
-def agent_policy(
-    spec: str, python_game: Any, states: dict[str, list[int]], seed: int = 0
-) -> Any:
+def agent_policy(spec: str, python_game: Any, states: dict[str, list[int]], seed: int = 0) -> Any:
     """Agent ``spec`` as a ``pyspiel.TabularPolicy`` over ``states``: at each, the agent (built
     with ``seed``) acts on the seat's earlier observations, then gives its probabilities on the
     current one (``action_probabilities`` where it has them, else its one choice)."""

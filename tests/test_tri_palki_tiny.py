@@ -81,7 +81,9 @@ def test_a_one_suit_centre_ends_the_round_at_once_with_the_hands_as_they_stand()
     env = _env(_deck(p1="AC KD 10C", p0="AS KC 10D", centre="KS 10S AD"))
     env.step(env.string_to_action("swap AS AD"))  # the centre KS 10S AS: one suit
     assert _outcome(env) == "reserve_empty"
-    assert env.state_round().centre == sum(1 << TRI_PALKI_CARDS.card_id(c) for c in ("KS", "10S", "AS"))
+    assert env.state_round().centre == sum(
+        1 << TRI_PALKI_CARDS.card_id(c) for c in ("KS", "10S", "AS")
+    )
     # 21 each (A and 10); diamonds beat clubs, so player_1 holds the lowest hand
     assert env.rewards == {"player_0": 0.0, "player_1": -1.0}
 
@@ -163,7 +165,9 @@ def test_no_deal_hides_a_card_from_either_seat():
             continue
         centre = [c for c in TINY_DECK if c not in p1 + p0]
         piles = [p1, p0, centre]
-        env.reset(seed=0, options={"dealer": 0, "deck": [pile[i] for i in range(3) for pile in piles]})
+        env.reset(
+            seed=0, options={"dealer": 0, "deck": [pile[i] for i in range(3) for pile in piles]}
+        )
         deals += 1
         for agent in seen:
             seen[agent].add(env.observe(agent)["observation"].tobytes())
