@@ -1,7 +1,7 @@
 """Exact exploitability on Tri Palki tiny: NashConv of random, the heuristic and CFR+ (OpenSpiel).
 
-    python benchmarks/tri_palki_tiny_exact.py                      # max_turns=2: the stored result
-    python benchmarks/tri_palki_tiny_exact.py --max-turns 1 --iterations 200 --out runs/x.json
+    python benchmarks/tri_palki_tiny_exact.py --max-turns 1 --iterations 200   # the stored result
+    python benchmarks/tri_palki_tiny_exact.py --max-turns 2 --out runs/exact2.json --plot runs/exact2.png
 
 The game (``folkcards_tri_palki_tiny``, dealer seat 0) is walked once into OpenSpiel's cached
 tree; CFR+ and NashConv run in C++ on it. Writes the result as JSON (``--out``, by default
@@ -33,8 +33,8 @@ CHECKPOINTS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000)
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--max-turns", type=int, default=2, help="the game's turn limit")
-    parser.add_argument("--iterations", type=int, default=500, help="CFR+ iterations")
+    parser.add_argument("--max-turns", type=int, default=1, help="the game's turn limit")
+    parser.add_argument("--iterations", type=int, default=200, help="CFR+ iterations")
     parser.add_argument("--out", type=Path, default=ROOT / "docs/results/tri_palki_tiny_exact.json")
     parser.add_argument("--plot", type=Path, default=ROOT / "docs/results/tri_palki_tiny_cfr.png")
     raw_args = sys.argv[1:] if argv is None else argv
