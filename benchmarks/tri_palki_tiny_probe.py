@@ -26,9 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--exact", type=Path, default=ROOT / "docs/results/tri_palki_tiny_exact.json"
     )
-    parser.add_argument(
-        "--out", type=Path, default=ROOT / "docs/results/tri_palki_tiny_probe.json"
-    )
+    parser.add_argument("--out", type=Path, default=ROOT / "docs/results/tri_palki_tiny_probe.json")
     args = parser.parse_args(argv)
     exact = json.loads(args.exact.read_text(encoding="utf-8"))
     values = {row["agent"].split(" ")[0]: row["exploitability"] for row in exact["rows"]}

@@ -94,7 +94,7 @@ SOURCES: dict[str, Source] = {
         for n in (3, 4, 6)
     },
     # exact NashConv on Tri Palki tiny (python benchmarks/tri_palki_tiny_exact.py)
-    "tri_palki_tiny_exact": Source(stored="docs/results/tri_palki_tiny_exact.json", digits=4),
+    "tri_palki_tiny_exact": Source(stored="docs/results/tri_palki_tiny_exact.json", digits=3),
     "tri_palki_tiny_probe": Source(stored="docs/results/tri_palki_tiny_probe.json", digits=3),
     # the bidding benchmark's rows (folkcards bidding evaluate --agent SPEC --json FILE)
     **{
@@ -113,14 +113,14 @@ def exact_figure(results: dict[str, Any], row: str, digits: int) -> str:
     """A figure of an exact result (``benchmarks/tri_palki_tiny_exact.py``, ``_probe.py``):
     ``AGENT`` its NashConv, ``AGENT.FIELD`` another field of its row (``exploitability``,
     ``fraction`` …), or a count (``histories``, ``information_states``); ``AGENT`` is the first
-    word of the row's agent."""
+    word of the row's agent. Values have ``digits`` significant digits."""
     if row in ("histories", "information_states"):
         return f"{results[row]:,}"
     agent, _, what = row.partition(".")
     values = {r["agent"].split(" ")[0]: r for r in results["rows"]}
     if agent not in values or what not in ("", *values[agent]):
         raise KeyError(f"no exact row {row!r} (agents: {', '.join(values)})")
-    return f"{values[agent][what or 'nash_conv']:.{digits}f}"
+    return f"{values[agent][what or 'nash_conv']:.{digits}g}"
 
 
 def figure(results: dict[str, Any], row: str, part: str, digits: int) -> str:

@@ -62,8 +62,8 @@ def test_exact_results_give_nash_conv_exploitability_and_counts():
         "information_states": 2160,
         "rows": [{"agent": "cfr+ (200 iterations)", "nash_conv": 0.5, "exploitability": 0.25}],
     }
-    assert figures.figure(results, "cfr+", "both", 4) == "0.5000"
-    assert figures.figure(results, "cfr+.exploitability", "both", 4) == "0.2500"
+    assert figures.figure(results, "cfr+", "both", 3) == "0.5"
+    assert figures.figure(results, "cfr+.exploitability", "both", 3) == "0.25"
     assert figures.figure(results, "histories", "both", 4) == "20,665"
     with pytest.raises(KeyError, match="no exact row"):
         figures.figure(results, "heuristic", "both", 4)
