@@ -374,6 +374,30 @@ GAMES: dict[str, GameSpec] = {
     ),
 }
 
+# Tri Palki with two players and nine cards, small enough for exact computation
+# (folkcards.envs.tri_palki_tiny_v0): Tri Palki's actions, observation, records and views; no
+# batched engine, and only the agents that make no assumption about the deck.
+GAMES["tri_palki_tiny"] = replace(
+    GAMES["tri_palki"],
+    name="tri_palki_tiny",
+    title="Tri Palki tiny (2 players, 9 cards)",
+    aliases=("tri_palki_tiny", "tri-palki-tiny"),
+    module="folkcards.envs.tri_palki_tiny_v0",
+    env_id="folkcards/tri_palki_tiny-v0",
+    min_players=2,
+    max_players=2,
+    default_players=2,
+    base_game="tri_palki",
+    batched_engine=None,
+    batched_heuristic=None,
+    search_agent=None,
+    expert_agent=None,
+    unsure_search=None,
+    explicit_chance="folkcards.envs.tri_palki.chance:TriPalkiTinyChance",
+    agents=("random", "heuristic"),
+    table_opponent="heuristic",
+)
+
 GAME_NAMES: tuple[str, ...] = tuple(GAMES)
 
 _ALIASES = {alias: spec.name for spec in GAMES.values() for alias in (spec.name, *spec.aliases)}

@@ -247,6 +247,7 @@ class TriPalkiTable(SeatView):
             "all_passed": "everybody passed",
             "reserve_empty": "the reserve ran out",
             "truncated": "the turn limit was reached, no sticks given",
+            "turn_limit": "the turn limit was reached, the hands scored as they stand",
         }.get(first["outcome"], first["outcome"])
         lines = [f"Round over: {outcome}. Hands:"]
         for seat, name in enumerate(names):

@@ -128,6 +128,9 @@ SOURCES: dict[str, Source] = {
         )
         for n in (3, 4, 6)
     },
+    # exact NashConv on Tri Palki tiny (python benchmarks/tri_palki_tiny_exact.py)
+    "tri_palki_tiny_exact": Source(stored="docs/results/tri_palki_tiny_exact.json", digits=3),
+    "tri_palki_tiny_probe": Source(stored="docs/results/tri_palki_tiny_probe.json", digits=3),
     # the bidding benchmark's rows (folkcards bidding evaluate --agent SPEC --json FILE)
     **{
         f"bidding_{name}": Source(stored=f"docs/bidding_benchmark/{name}.json")
@@ -157,8 +160,32 @@ def _signed(value: float, digits: int) -> str:
     return text.replace("-", "−")
 
 
+def exact_figure(results: dict[str, Any], row: str, digits: int) -> str:
+    """A figure of an exact result (``benchmarks/tri_palki_tiny_exact.py``, ``_probe.py``):
+    ``AGENT`` its NashConv, ``AGENT.FIELD`` another field of its row (``exploitability``,
+    ``fraction`` …), or a count (``histories``, ``information_states``); ``AGENT`` is the first
+    word of the row's agent. Values have ``digits`` significant digits."""
+    if row in ("histories", "information_states"):
+        return f"{results[row]:,}"
+    agent, _, what = row.partition(".")
+    values = {r["agent"].split(" ")[0]: r for r in results["rows"]}
+    if agent not in values or what not in ("", *values[agent]):
+        raise KeyError(f"no exact row {row!r} (agents: {', '.join(values)})")
+    return f"{values[agent][what or 'nash_conv']:.{digits}g}"
+
+
 def figure(results: dict[str, Any], row: str, part: str, digits: int) -> str:
     """The figure ``row`` of a tournament's results, formatted as the pages write it."""
+    if "rows" in results:
+        return exact_figure(results, row, digits)
+    if "measurement" in results:  # a folkcards exploit final.json: its gain, 95% interval
+        if row != "gain":
+            raise KeyError(f"an exploit result has the row 'gain', not {row!r}")
+        gain, half = results["measurement"]["gain"], results["measurement"]["ci95"]
+        low, high = _signed(gain - half, digits), _signed(gain + half, digits)
+        return {"mean": _signed(gain, digits), "ci": f"[{low}, {high}]"}.get(
+            part, f"{_signed(gain, digits)} [{low}, {high}]"
+        )
     agents = {a["name"]: (a["mean"], a["ci_low"], a["ci_high"]) for a in results["agents"]}
     pairs = {
         f"{h['a']}-{h['b']}": (h["mean_diff"], h["ci_low"], h["ci_high"])

@@ -185,3 +185,22 @@ def test_a_timing_figure():
         figures.timings_figure(stored, "main", "tests")
     with pytest.raises(KeyError, match="no run"):
         figures.timings_figure(stored, "nowhere", "both")
+
+
+def test_exact_results_give_nash_conv_exploitability_and_counts():
+    results = {
+        "histories": 20665,
+        "information_states": 2160,
+        "rows": [{"agent": "cfr+ (200 iterations)", "nash_conv": 0.5, "exploitability": 0.25}],
+    }
+    assert figures.figure(results, "cfr+", "both", 3) == "0.5"
+    assert figures.figure(results, "cfr+.exploitability", "both", 3) == "0.25"
+    assert figures.figure(results, "histories", "both", 4) == "20,665"
+    with pytest.raises(KeyError, match="no exact row"):
+        figures.figure(results, "heuristic", "both", 4)
+
+
+def test_an_exploit_result_gives_its_gain_with_the_interval():
+    results = {"measurement": {"gain": 0.125, "ci95": 0.025}}
+    assert figures.figure(results, "gain", "both", 3) == "+0.125 [+0.100, +0.150]"
+    assert figures.figure(results, "gain", "ci", 3) == "[+0.100, +0.150]"

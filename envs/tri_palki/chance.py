@@ -7,7 +7,8 @@ uniform over the cards not drawn yet: the ``3n + 3`` cards of the deal first, an
 cards only when a wash takes them (at the deal or after a swap), so no reserve card exists
 before the table sees it. The rules decide when a wash happens (the round is tried on a copy).
 
-:class:`TriPalkiChance` is the registry's ``explicit_chance`` piece of Tri Palki;
+:class:`TriPalkiChance` is the registry's ``explicit_chance`` piece of Tri Palki
+(:class:`TriPalkiTinyChance` of Tri Palki tiny, which deals whole hands);
 ``folkcards.openspiel`` builds its chance nodes from it.
 """
 
@@ -17,7 +18,8 @@ import copy
 from typing import Any
 
 from ..cards import TRI_PALKI_CARDS
-from .rules import MAX_RESERVE, NUM_CARDS, TriPalkiRound
+from .rules import MAX_RESERVE, NUM_CARDS, TriPalkiRound, deal_order
+from .tiny import TINY_DECK, TINY_HANDS
 
 WASH = 3  # cards a wash draws from the reserve
 
@@ -112,3 +114,80 @@ class TriPalkiChance:
         """The chance outcomes, in order, that draw ``env``'s deck (the deal, then the reserve
         top first, as far as the round draws it)."""
         return [int(card) for card in env.state_round().deck]
+
+
+class TriPalkiTinyChance:
+    """The chance events of one Tri Palki tiny round: each hand dealt whole.
+
+    The first event deals the hand of the seat on the dealer's left (84 three-card hands of the
+    nine cards, each 1/84), the second the dealer's (the 20 of the six left, each 1/20); the
+    centre is the three cards left, and the reserve is empty, so nothing is drawn later. An
+    outcome is the hand's index in :data:`~.tiny.TINY_HANDS`.
+    """
+
+    max_outcomes = len(TINY_HANDS)
+    env_parameters = ("max_turns",)
+    # own hand and centre are six of the nine cards, so each seat knows the other's hand:
+    # no deal hides a card (the reserve is empty and washed cards lie face up)
+    hidden_cards = False
+
+    def __init__(self, env: Any, dealer: int):
+        self.num_players = env.num_players
+        self.dealer = dealer
+        self.order = deal_order(dealer, [True] * self.num_players)
+        self.hands: list[int] = []  # outcome ids, in deal order
+
+    @staticmethod
+    def max_events(num_players: int, env: Any) -> int:
+        return num_players
+
+    @staticmethod
+    def max_decisions(num_players: int, env: Any) -> int:
+        """An action and an announce decision per turn up to ``max_turns`` (no reserve, so
+        a wash ends the round instead of giving another action)."""
+        return 2 * env.max_turns
+
+    @staticmethod
+    def utility_range(num_players: int) -> tuple[float, float]:
+        return -1.0, 0.0
+
+    def outcomes(self) -> list[tuple[int, float]]:
+        if len(self.hands) == self.num_players:
+            return []
+        taken = {card for index in self.hands for card in TINY_HANDS[index]}
+        left = [i for i, hand in enumerate(TINY_HANDS) if taken.isdisjoint(hand)]
+        return [(i, 1.0 / len(left)) for i in left]
+
+    def apply(self, outcome: int) -> None:
+        if not any(index == outcome for index, _ in self.outcomes()):
+            raise ValueError(f"{outcome!r} is not a chance outcome here")
+        self.hands.append(int(outcome))
+
+    def outcome_to_string(self, outcome: int) -> str:
+        seat = self.order[len(self.hands)]
+        cards = " ".join(TRI_PALKI_CARDS.name(c) for c in TINY_HANDS[outcome])
+        return f"deal player_{seat}: {cards}"
+
+    def _deck(self) -> list[int]:
+        """The nine cards in deal order (one to each seat from the dealer's left, then one to
+        the centre, three times)."""
+        taken = {card for index in self.hands for card in TINY_HANDS[index]}
+        piles = [list(TINY_HANDS[index]) for index in self.hands]
+        piles.append([card for card in TINY_DECK if card not in taken])
+        return [pile[i] for i in range(3) for pile in piles]
+
+    def ready(self, env: Any, action: int | None) -> bool:
+        return not self.outcomes()
+
+    def reset(self, env: Any) -> None:
+        env.reset(seed=0, options={"deck": self._deck(), "dealer": self.dealer})
+
+    @staticmethod
+    def outcomes_of(env: Any) -> list[int]:
+        """The chance outcomes that deal ``env``'s round: each seat's hand in deal order."""
+        deck = env.state_round().deck
+        stride = env.num_players + 1
+        return [
+            TINY_HANDS.index(tuple(sorted(deck[position::stride])))
+            for position in range(env.num_players)
+        ]

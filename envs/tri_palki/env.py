@@ -172,7 +172,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         """Deal rounds until one needs a decision (match mode) or the episode ends."""
         while True:
             if deck is None:
-                deck = [int(c) for c in self._rng.permutation(NUM_CARDS)]
+                deck = self._shuffled_deck()
             rnd = self._match.deal(deck, dealer)
             self._round = rnd
             self._round_records.append(
@@ -194,6 +194,10 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
                 return
             dealer = self._match.next_dealer
             deck = None
+
+    def _shuffled_deck(self) -> list[int]:
+        """A new deck in deal order from the env's generator."""
+        return [int(c) for c in self._rng.permutation(NUM_CARDS)]
 
     # --- step ----------------------------------------------------------------------------------
 

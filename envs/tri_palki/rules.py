@@ -349,6 +349,10 @@ class TriPalkiRound:
             self.top = top + 3
         return True
 
+    def end(self, outcome: str) -> None:
+        """End the round now with ``outcome``: the hands are scored as they stand."""
+        self._finish(outcome)
+
     def _finish(self, outcome: str) -> None:
         self.outcome = outcome
         self.phase = OVER

@@ -1,0 +1,111 @@
+"""Exact exploitability on Tri Palki tiny: NashConv of random, the heuristic and CFR+ (OpenSpiel).
+
+    python benchmarks/tri_palki_tiny_exact.py --max-turns 1 --iterations 200   # the stored result
+    python benchmarks/tri_palki_tiny_exact.py --max-turns 2 --out runs/exact2.json --plot runs/exact2.png
+
+The game (``folkcards_tri_palki_tiny``, dealer seat 0) is walked once into OpenSpiel's cached
+tree; CFR+ and NashConv run in C++ on it. Writes the result as JSON (``--out``, by default
+``docs/results/tri_palki_tiny_exact.json``, which ``scripts/figures.py`` reads) and the CFR+
+convergence curve as a PNG (``--plot``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+
+from folkcards.openspiel.exact import (
+    agent_policy,
+    cached_game,
+    information_states,
+    nash_conv,
+    solve_cfr_plus,
+    uniform_policy,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+CHECKPOINTS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--max-turns", type=int, default=1, help="the game's turn limit")
+    parser.add_argument("--iterations", type=int, default=200, help="CFR+ iterations")
+    parser.add_argument("--out", type=Path, default=ROOT / "docs/results/tri_palki_tiny_exact.json")
+    parser.add_argument("--plot", type=Path, default=ROOT / "docs/results/tri_palki_tiny_cfr.png")
+    raw_args = sys.argv[1:] if argv is None else argv
+    args = parser.parse_args(raw_args)
+    if args.max_turns < 1 or args.iterations < 1:
+        parser.error("--max-turns and --iterations must be positive")
+
+    def log(message: str) -> None:
+        print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+    python_game, cached = cached_game("tri_palki_tiny", max_turns=args.max_turns)
+    start = time.perf_counter()
+    log("walking the tree (the first CFR+ iteration caches it) ...")
+    checkpoints = [c for c in CHECKPOINTS if c <= args.iterations]
+    cfr_policy, curve = solve_cfr_plus(
+        cached,
+        args.iterations,
+        checkpoints,
+        progress=lambda i, v: log(f"CFR+ iteration {i}: NashConv {v:.6f}"),
+    )
+    solve_seconds = time.perf_counter() - start
+    states, histories = information_states(cached)
+    log(f"{histories} histories, {len(states)} information states")
+    rows = []
+    policies = {
+        "random": uniform_policy(states),
+        "heuristic": agent_policy("heuristic", python_game, states),
+        f"cfr+ ({args.iterations} iterations)": cfr_policy,
+    }
+    for name, policy in policies.items():
+        value = nash_conv(cached, policy)
+        rows.append({"agent": name, "nash_conv": value, "exploitability": value / 2})
+        log(f"{name}: NashConv {value:.6f}")
+    result = {
+        "game": "tri_palki_tiny",
+        "params": {"max_turns": args.max_turns, "dealer": 0},
+        "command": " ".join(["python benchmarks/tri_palki_tiny_exact.py", *raw_args]),
+        "histories": histories,
+        "information_states": len(states),
+        "solve_seconds": round(solve_seconds, 1),
+        "machine": platform.machine(),
+        "rows": rows,
+        "cfr_curve": [
+            {"iteration": i, "nash_conv": v, "seconds": round(s, 2)} for i, v, s in curve
+        ],
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    log(f"wrote {args.out}")
+    _plot(curve, args.plot, args.max_turns)
+    log(f"wrote {args.plot}")
+    return 0
+
+
+def _plot(curve: list[tuple[int, float, float]], path: Path, max_turns: int) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.loglog([i for i, _, _ in curve], [max(v, 1e-12) for _, v, _ in curve], marker="o")
+    ax.set_xlabel("CFR+ iterations")
+    ax.set_ylabel("NashConv of the average policy (sticks)")
+    ax.set_title(f"CFR+ on Tri Palki tiny (max_turns={max_turns})")
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,130 @@
+"""Exact equilibrium computation on a small game: CFR+ and NashConv in OpenSpiel's C++ code.
+
+A Python game runs a few hundred histories a second, so the tree is walked once:
+``pyspiel.convert_to_cached_tree`` caches every state the first CFR iteration reaches, and CFR+
+(``pyspiel.CFRPlusSolver``), NashConv (``pyspiel.nash_conv``) and the walks here then run on the
+cached tree. A folkcards agent is turned into a tabular policy over the tree's information
+states (:func:`agent_policy`): each information state string holds the seat's observations and
+actions (:mod:`.infostate`), so the agent is shown its earlier decisions and asked for the
+current one, as :func:`folkcards.openspiel.as_policy` does on a live state.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from ..agents.base import make_agent
+from .game import load_game
+
+
+def cached_game(game: str, **params: Any) -> tuple[Any, Any]:
+    """The OpenSpiel game of a registered game and its cached tree (``params`` as in
+    :func:`folkcards.openspiel.load_game`)."""
+    python_game = load_game(game, **params)
+    return python_game, pyspiel.convert_to_cached_tree(python_game)
+
+
+def information_states(game: Any) -> tuple[dict[str, list[int]], int]:
+    """Every decision's information state with its legal actions, and the number of histories
+    (every node of the tree: chance, decisions and ends)."""
+    states: dict[str, list[int]] = {}
+    histories = 0
+    stack = [game.new_initial_state()]
+    while stack:
+        state = stack.pop()
+        histories += 1
+        if state.is_terminal():
+            continue
+        if state.is_chance_node():
+            stack.extend(state.child(action) for action, _ in state.chance_outcomes())
+            continue
+        legal = state.legal_actions()
+        states.setdefault(state.information_state_string(), legal)
+        stack.extend(state.child(action) for action in legal)
+    return states, histories
+
+
+def _observation(text: str, size: int, num_actions: int) -> dict[str, np.ndarray]:
+    """An observation back from :func:`~.infostate.observation_string`."""
+    pieces, _, legal = text.partition("|")
+    vector = np.zeros(size, np.float32)
+    for piece in pieces.split():
+        index, _, value = piece.partition(":")
+        vector[int(index)] = float(value)
+    mask = np.zeros(num_actions, np.int8)
+    for action in legal.split():
+        mask[int(action)] = 1
+    return {"observation": vector, "action_mask": mask}
+
+
+def agent_policy(spec: str, python_game: Any, states: dict[str, list[int]], seed: int = 0) -> Any:
+    """Agent ``spec`` as a ``pyspiel.TabularPolicy`` over ``states``: at each, the agent (built
+    with ``seed``) acts on the seat's earlier observations, then gives its probabilities on the
+    current one (``action_probabilities`` where it has them, else its one choice)."""
+    size = python_game.observation_size
+    num_actions = python_game.num_distinct_actions()
+    table: dict[str, list[tuple[int, float]]] = {}
+    for key, legal in states.items():
+        seat, *decisions, current = key.split("\n")
+        agent = make_agent(spec, python_game.spec.name, seat, seed=seed)
+        agent.reset()
+        for decision in decisions:
+            text, _, _ = decision.rpartition(">")
+            agent.act(_observation(text, size, num_actions))
+        observation = _observation(current, size, num_actions)
+        if callable(getattr(agent, "action_probabilities", None)):
+            probs = np.asarray(agent.action_probabilities(observation), dtype=np.float64)
+        else:
+            probs = np.zeros(num_actions)
+            probs[agent.act(observation)] = 1.0
+        table[key] = [(a, float(probs[a])) for a in legal]
+    return pyspiel.TabularPolicy(table)
+
+
+def uniform_policy(states: dict[str, list[int]]) -> Any:
+    """Every legal action equally likely at every information state (the ``random`` agent)."""
+    return pyspiel.TabularPolicy(
+        {key: [(a, 1.0 / len(legal)) for a in legal] for key, legal in states.items()}
+    )
+
+
+def nash_conv(cached: Any, policy: Any) -> float:
+    """NashConv of ``policy`` (both seats playing it): the sum over seats of what a best
+    response gains against the other seat's policy."""
+    return float(pyspiel.nash_conv(cached, policy))
+
+
+def solve_cfr_plus(
+    cached: Any,
+    iterations: int,
+    checkpoints: list[int],
+    progress: Callable[[int, float], None] | None = None,
+) -> tuple[Any, list[tuple[int, float, float]]]:
+    """CFR+ for ``iterations``; its average policy (a ``TabularPolicy``) and, at each checkpoint iteration, the
+    average policy's NashConv and the seconds spent so far."""
+    solver = pyspiel.CFRPlusSolver(cached)
+    curve = []
+    start = time.perf_counter()
+    for iteration in range(1, iterations + 1):
+        solver.evaluate_and_update_policy()
+        if iteration in checkpoints or iteration == iterations:
+            value = nash_conv(cached, solver.average_policy())
+            curve.append((iteration, value, time.perf_counter() - start))
+            if progress is not None:
+                progress(iteration, value)
+    return solver.tabular_average_policy(), curve
+
+
+__all__ = [
+    "agent_policy",
+    "cached_game",
+    "information_states",
+    "nash_conv",
+    "solve_cfr_plus",
+    "uniform_policy",
+]

@@ -1,0 +1,81 @@
+"""CFR+ and NashConv on Tri Palki tiny in OpenSpiel's C++ code (folkcards.openspiel.exact), in a
+small setting that runs in seconds: one fixed hand for the first seat (20 deals) and a
+one-turn limit. The full size is ``benchmarks/tri_palki_tiny_exact.py``."""
+
+from __future__ import annotations
+
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel")
+
+import folkcards.openspiel as fo  # noqa: E402
+from folkcards.envs.tri_palki.chance import TriPalkiTinyChance  # noqa: E402
+from folkcards.openspiel.exact import (  # noqa: E402
+    agent_policy,
+    cached_game,
+    information_states,
+    nash_conv,
+    solve_cfr_plus,
+    uniform_policy,
+)
+from open_spiel.python.algorithms import exploitability  # noqa: E402
+from open_spiel.python.policy import UniformRandomPolicy  # noqa: E402
+
+FIRST_HAND = 17  # the first seat's hand in every deal of the small setting
+
+
+@pytest.fixture
+def small_deals(monkeypatch):
+    """Tri Palki tiny with the first hand fixed: 20 deals instead of 1680."""
+    outcomes = TriPalkiTinyChance.outcomes
+
+    def fixed_first(self):
+        return [(FIRST_HAND, 1.0)] if not self.hands else outcomes(self)
+
+    monkeypatch.setattr(TriPalkiTinyChance, "outcomes", fixed_first)
+
+
+def test_cfr_plus_converges_and_random_is_exploitable(small_deals):
+    python_game, cached = cached_game("tri_palki_tiny", max_turns=1)
+    policy, curve = solve_cfr_plus(cached, 200, [1, 10, 100])
+    values = [value for _, value, _ in curve]
+    assert [i for i, _, _ in curve] == [1, 10, 100, 200]
+    assert all(v >= -1e-9 for v in values)
+    assert values[-1] < values[0] and values[-1] < 1e-3
+    states, histories = information_states(cached)
+    assert histories > len(states) > 0
+    assert nash_conv(cached, uniform_policy(states)) > 100 * values[-1]
+    assert nash_conv(cached, policy) == pytest.approx(values[-1])
+
+
+def test_cpp_nash_conv_on_the_cached_tree_matches_openspiels_python(small_deals):
+    """Two implementations of NashConv, on the Python game and on its cached tree."""
+    python_game, cached = cached_game("tri_palki_tiny", max_turns=1)
+    states, _ = information_states(cached)
+    expected = exploitability.nash_conv(python_game, UniformRandomPolicy(python_game))
+    assert nash_conv(cached, uniform_policy(states)) == pytest.approx(expected, abs=1e-9)
+
+
+def test_agent_policy_gives_as_policys_probabilities(small_deals):
+    """The tabular policy built from information state strings and ``as_policy`` on live
+    states agree at every decision of the game."""
+    python_game, cached = cached_game("tri_palki_tiny", max_turns=2)
+    states, _ = information_states(cached)
+    table = agent_policy("heuristic", python_game, states)
+    live = fo.as_policy("heuristic", python_game)
+    checked = 0
+    stack = [python_game.new_initial_state()]
+    while stack:
+        state = stack.pop()
+        if state.is_terminal():
+            continue
+        if state.is_chance_node():
+            stack.extend(state.child(a) for a, _ in state.chance_outcomes())
+            continue
+        key = state.information_state_string()
+        expected = live.action_probabilities(state)
+        got = dict(table.get_state_policy(key))
+        assert {a: p for a, p in got.items() if p} == {a: p for a, p in expected.items() if p}
+        checked += 1
+        stack.extend(state.child(a) for a in state.legal_actions())
+    assert checked > 100
