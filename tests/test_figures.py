@@ -103,8 +103,13 @@ def test_an_exploit_figure():
 def test_stored_figures_agree_with_the_agents_page():
     page = (ROOT / "docs" / "agents.md").read_text()
     cache: dict = {}
+    covered = json.loads((ROOT / "docs" / "agents" / "results.json").read_text())["games"]
+    covered_games = {entry["game"] for entry in covered.values()}
     for name, source in figures.SOURCES.items():
         if source.kind == "exploit":
+            final = figures.load(name, False, cache)
+            if final["measurement"]["game"] not in covered_games:
+                continue  # a game without a round robin on the page (a tiny variant)
             gain = figures.source_figure(name, figures.load(name, False, cache), "gain", "both")
             assert gain in page, f"{name}: {gain} not on the agents' page"
         if source.kind == "agents":
