@@ -57,6 +57,7 @@ PIECES: dict[str, tuple[str, bool]] = {
     "search_agent": ("search agent (pimc)", False),
     "expert_agent": ("expert agent (the strongest player)", False),
     "montecarlo_agent": ("one-ply Monte Carlo baseline (montecarlo)", False),
+    "deal_options": ("reset options of a record's deal (the gauntlet's deal sets)", False),
     "observation_size": ("observation size by table size", False),
     "size_adapter": ("table size adapter for trained models", False),
     "open_hand_analysis": ("open-hand analysis of a record's play", False),
@@ -116,6 +117,7 @@ class GameSpec:
     search_agent: str | None = None  # agents: the `pimc` factory (game, seat, seed, arg)
     expert_agent: str | None = None  # agents: the `expert` factory (game, seat, seed, arg)
     montecarlo_agent: str | None = None  # agents: the `montecarlo` factory (same arguments)
+    deal_options: str | None = None  # evaluate: (record) -> reset options of its first deal
     # evaluate: (record) -> per deal, each card's and the contract's open-hand loss
     open_hand_analysis: str | None = None
     observation_size: str | None = None  # envs: num_players -> observation length
@@ -302,6 +304,7 @@ PASTON = GameSpec(
     search_agent="folkcards.agents.pimc:make_pimc_agent",
     expert_agent="folkcards.agents.paston_expert:make_expert_agent",
     montecarlo_agent="folkcards.agents.montecarlo:make_paston_montecarlo",
+    deal_options="folkcards.evaluate.deal_sets:paston_deal",
     open_hand_analysis="folkcards.evaluate.open_hand:analyse_record",
     feature_sets=("folkcards.agents.paston_features:PASTON_CARDS",),
     endgame_search="folkcards.agents.pimc:PastonEndgameSearch",
@@ -351,6 +354,7 @@ GAMES: dict[str, GameSpec] = {
         search_agent="folkcards.agents.tri_palki_search:make_tri_palki_search_agent",
         expert_agent="folkcards.agents.tri_palki_search:make_tri_palki_expert_agent",
         montecarlo_agent="folkcards.agents.montecarlo:make_tri_palki_montecarlo",
+        deal_options="folkcards.evaluate.deal_sets:tri_palki_deal",
         observation_size="folkcards.envs.tri_palki.observation:observation_size",
         size_adapter="folkcards.agents.size_adapter:SIZE_ADAPTER",
         feature_sets=("folkcards.agents.features:TRI_PALKI_ACTIONS",),
