@@ -28,7 +28,6 @@ from importlib import resources
 from typing import Any
 
 import numpy as np
-
 from folkcards.envs.registry import game_spec
 
 DEAL_SETS = ("gauntlet-v1",)
@@ -63,12 +62,8 @@ def load(version: str, game: str, num_players: int) -> dict[str, Any]:
     spec = game_spec(game)
     sizes = deal_set_sizes(version, game)
     if num_players not in sizes:
-        where = (
-            f"at {', '.join(map(str, sizes))} players" if sizes else "for no table size"
-        )
-        raise ValueError(
-            f"deal set {version} has {spec.name} {where}, not {num_players}"
-        )
+        where = f"at {', '.join(map(str, sizes))} players" if sizes else "for no table size"
+        raise ValueError(f"deal set {version} has {spec.name} {where}, not {num_players}")
     name = file_name(version, spec.family, num_players)
     data = resources.files(_PACKAGE).joinpath(name).read_bytes()
     content = json.loads(gzip.decompress(data))
