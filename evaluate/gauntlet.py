@@ -413,18 +413,17 @@ def rating(row: dict[str, Any], rows: Sequence[dict[str, Any]]) -> dict[str, Any
     span = m[high_name] - m[low_name]
     if span == 0:
         return None
-    scale = (ANCHORS[high_name] - ANCHORS[low_name]) / span
+    low, width = ANCHORS[low_name], ANCHORS[high_name] - ANCHORS[low_name]
 
-    def rate(value: float | None) -> float | None:
-        if value is None:
-            return None
-        return ANCHORS[low_name] + (value - m[low_name]) * scale
+    def rate(value: float) -> float:
+        # the fraction of the way from the low anchor to the high one: exactly 0 and 1 there
+        return low + (value - m[low_name]) / span * width
 
     value = sum(mine[r] for r in shared) / len(shared)
     half = None
     combined = row["mean_advantage"]
     if combined["low"] is not None and len(shared) == len(mine):
-        half = (combined["high"] - combined["low"]) / 2 * abs(scale)
+        half = (combined["high"] - combined["low"]) / 2 / abs(span) * width
     return {
         "rating": rate(value),
         "low": None if half is None else rate(value) - half,
