@@ -186,9 +186,10 @@ def test_every_shipped_row_holds_its_command_and_versions():
     for row in rows:
         assert row["command"].startswith("folkcards gauntlet ")
         assert row["pool"] == "pool-v1" and row["deal_set"] == deal_sets.CURRENT
-        assert row["deal_set_sha256"] == deal_sets.load(
-            row["deal_set"], row["game"], row["num_players"]
-        )["sha256"]
+        assert (
+            row["deal_set_sha256"]
+            == deal_sets.load(row["deal_set"], row["game"], row["num_players"])["sha256"]
+        )
 
 
 def test_the_web_table_lists_the_rows(tmp_path):
