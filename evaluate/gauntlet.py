@@ -25,6 +25,8 @@ row measured next year against the same pool and deals means the same. The ancho
 exactly 0 and 1000 by construction; the rating interval is the interval of ``m`` on that scale
 (the anchors are constants). Without both anchor rows the rating is left empty.
 
+A later run of the same command with more ``--deals`` resumes: only the new deals are played.
+
 **Sequential stop.** ``--until-width W`` plays ``--batch`` deals at a time against every
 reference and stops as soon as every advantage interval is narrower than ``W`` (high minus
 low), or at ``--deals``.
@@ -117,7 +119,9 @@ class Gauntlet:
         return TournamentConfig(
             game=self.game,
             mode=spec.modes[0].name,
-            count=self.deals,
+            # the whole set: a run plays its first deals (run's max_units), so a later run with
+            # more --deals resumes the same tournament
+            count=deal_sets.deal_count(self.deal_set, self.game, self.num_players),
             seed=self.seed,
             agents=[Entrant(AGENT, self.agent), *others],
             num_players=self.num_players,

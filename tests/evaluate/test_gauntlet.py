@@ -204,3 +204,11 @@ def test_the_web_table_lists_the_rows(tmp_path):
         assert len(rows) == len(shipped_rows())
         for row in rows:
             assert row["agent"] in page.text
+
+
+def test_a_run_with_more_deals_resumes_the_same_tournaments(tmp_path):
+    first = _tiny(tmp_path, "tri_palki", 3, deals=2)
+    more = _tiny(tmp_path, "tri_palki", 3, deals=4)
+    fresh = _tiny(tmp_path / "fresh", "tri_palki", 3, deals=4)
+    assert first["deals"] == 2 and more["deals"] == 4
+    assert _deterministic(more) == _deterministic(fresh)
