@@ -138,8 +138,8 @@ class MonteCarloAgent(Agent):
 
 def _copy(state: Any, lists: tuple[str, ...]) -> Any:
     """A copy of a slotted engine state whose ``lists`` are copied (the rest is immutable)."""
-    cls = type(state)
-    new = cls.__new__(cls)
+    cls: Any = type(state)
+    new = object.__new__(cls)
     for name in cls.__slots__:
         value = getattr(state, name)
         setattr(new, name, list(value) if name in lists else value)

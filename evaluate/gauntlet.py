@@ -269,7 +269,7 @@ def run_gauntlet(
     return row
 
 
-def _interval(interval: Interval) -> dict[str, float | int]:
+def _interval(interval: Interval) -> dict[str, float | int | None]:
     def clean(x: float) -> float | None:
         return None if math.isnan(x) else x
 
