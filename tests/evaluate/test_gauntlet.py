@@ -212,3 +212,17 @@ def test_a_run_with_more_deals_resumes_the_same_tournaments(tmp_path):
     fresh = _tiny(tmp_path / "fresh", "tri_palki", 3, deals=4)
     assert first["deals"] == 2 and more["deals"] == 4
     assert _deterministic(more) == _deterministic(fresh)
+
+
+def test_a_probe_record_fills_the_best_response_column(tmp_path):
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    measurement = {"game": "tri_palki", "num_players": 3, "agent": "random", "deals": 40,
+                   "gain": 0.25, "ci95": 0.05}  # fmt: skip
+    (probe / "final.json").write_text(json.dumps({"measurement": measurement}))
+    row = _tiny(tmp_path / "run", "tri_palki", 3, probe=probe)
+    assert row["best_response"] == {"gain": 0.25, "ci95": 0.05, "deals": 40, "source": str(probe)}
+    with pytest.raises(ValueError, match="measured 'random'"):
+        make_gauntlet("tri_palki", "heuristic", 3, probe=probe)
+    with pytest.raises(ValueError, match="no probe measurement"):
+        make_gauntlet("tri_palki", "random", 3, probe=tmp_path / "nowhere")
