@@ -226,3 +226,14 @@ def test_a_probe_record_fills_the_best_response_column(tmp_path):
         make_gauntlet("tri_palki", "heuristic", 3, probe=probe)
     with pytest.raises(ValueError, match="no probe measurement"):
         make_gauntlet("tri_palki", "random", 3, probe=tmp_path / "nowhere")
+
+
+@pytest.mark.slow
+def test_a_shipped_row_is_reproduced_by_its_stored_command(tmp_path):
+    import shlex
+
+    (row,) = [r for r in shipped_rows() if r["game"] == "paston" and r["agent"] == "random"]
+    argv = shlex.split(row["command"])[2:]
+    assert main([*argv, "--out", str(tmp_path)]) == 0
+    again = json.loads((tmp_path / "row.json").read_text())
+    assert _deterministic(again) == _deterministic(row)
