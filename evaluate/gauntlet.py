@@ -505,9 +505,10 @@ def row_text(row: dict[str, Any], rated: dict[str, Any] | None) -> str:
 
 
 def _shown(a: dict[str, Any]) -> str:
+    mean = a["mean"] + 0.0  # no "-0.000"
     if a["low"] is None:
-        return f"{a['mean']:+.3f}"
-    return f"{a['mean']:+.3f} [{a['low']:+.3f}, {a['high']:+.3f}]"
+        return f"{mean:+.3f}"
+    return f"{mean:+.3f} [{a['low'] + 0.0:+.3f}, {a['high'] + 0.0:+.3f}]"
 
 
 def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = None) -> int:

@@ -38,9 +38,12 @@ def rated_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 def _ci(interval: dict[str, Any] | None, digits: int = 2) -> str:
     if not interval or interval.get("mean") is None:
         return "—"
-    text = f"{interval['mean']:+.{digits}f}"
-    if interval.get("low") is not None:
-        text += f" [{interval['low']:+.{digits}f}, {interval['high']:+.{digits}f}]"
+    mean, low, high = (
+        None if interval.get(k) is None else interval[k] + 0.0 for k in ("mean", "low", "high")
+    )  # + 0.0: no "-0.00"
+    text = f"{mean:+.{digits}f}"
+    if low is not None:
+        text += f" [{low:+.{digits}f}, {high:+.{digits}f}]"
     return text
 
 
