@@ -19,7 +19,7 @@ paired by deal: :func:`.stats.mean_ci`).
 mean over the references of the agent's advantage (the references the row and both anchor rows
 share), ``rating = 1000 * (m - m_random) / (m_heuristic - m_random)`` where ``m_random`` and
 ``m_heuristic`` come from the anchors' own rows for the same game, table size, deal set and
-pool. A linear (not logistic) scale because an advantage is a mean score difference, additive
+pool (each anchor's row over the most deals). A linear (not logistic) scale because an advantage is a mean score difference, additive
 over references; the anchors' rows are committed and never replayed, so the scale stays put: a
 row measured next year against the same pool and deals means the same. The anchors' rows give
 exactly 0 and 1000 by construction; the rating interval is the interval of ``m`` on that scale
@@ -395,9 +395,11 @@ def rating(row: dict[str, Any], rows: Sequence[dict[str, Any]]) -> dict[str, Any
     """The row's rating on the anchored scale (module docstring), from the anchors' rows among
     ``rows`` (and the row itself if it is an anchor's); None without both anchors."""
     anchors: dict[str, dict[str, Any]] = {}
-    for candidate in [*rows, row]:
-        if candidate["agent"] in ANCHORS and _same_table(candidate, row):
-            anchors.setdefault(candidate["agent"], candidate)
+    for candidate in [*rows, row]:  # per anchor, its row over the most deals
+        name = candidate["agent"]
+        better = name not in anchors or candidate["deals"] > anchors[name]["deals"]
+        if name in ANCHORS and _same_table(candidate, row) and better:
+            anchors[name] = candidate
     if row["agent"] in ANCHORS:
         anchors[row["agent"]] = row
     if set(anchors) != set(ANCHORS):

@@ -71,7 +71,11 @@ def tables(rows: Sequence[dict[str, Any]]) -> list[tuple[str, list[str], list[li
     out = []
     for (game, n), members in groups.items():
         spec = game_spec(game)
-        unit = "points" if spec.higher_is_better else "sticks (fewer is better: shown signed)"
+        unit = (
+            f"advantage in table points per {spec.round_word}"
+            if spec.higher_is_better
+            else f"advantage in sticks per {spec.round_word}, positive: fewer sticks"
+        )
         references = list(dict.fromkeys(p["reference"] for r in members for p in r["references"]))
         header = ["agent", "rating", "deals", *[f"vs {r}" for r in references],
                   "ms / decision", "best response", "date"]  # fmt: skip
