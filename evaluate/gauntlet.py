@@ -19,8 +19,8 @@ paired by deal: :func:`.stats.mean_ci`).
 mean over the references of the agent's advantage (the references the row and both anchor rows
 share), ``rating = 1000 * (m - m_random) / (m_heuristic - m_random)`` where ``m_random`` and
 ``m_heuristic`` come from the anchors' own rows for the same game, table size, deal set and
-pool (each anchor's row over the most deals). A linear (not logistic) scale because an advantage is a mean score difference, additive
-over references; the anchors' rows are committed and never replayed, so the scale stays put: a
+pool (each anchor's row over the most deals). A linear (not logistic) scale because an
+advantage is a mean score difference, additive over references; the anchors' rows are committed and never replayed, so the scale stays put: a
 row measured next year against the same pool and deals means the same. The anchors' rows give
 exactly 0 and 1000 by construction; the rating interval is the interval of ``m`` on that scale
 (the anchors are constants). Without both anchor rows the rating is left empty.
