@@ -507,10 +507,12 @@ def row_text(row: dict[str, Any], rated: dict[str, Any] | None) -> str:
 
 
 def _shown(a: dict[str, Any]) -> str:
-    mean = a["mean"] + 0.0  # no "-0.000"
-    if a["low"] is None:
+    mean, low, high = (
+        None if a[k] is None else round(a[k], 3) + 0.0 for k in ("mean", "low", "high")
+    )
+    if low is None:
         return f"{mean:+.3f}"
-    return f"{mean:+.3f} [{a['low'] + 0.0:+.3f}, {a['high'] + 0.0:+.3f}]"
+    return f"{mean:+.3f} [{low:+.3f}, {high:+.3f}]"  # rounded, + 0.0: no "-0.000"
 
 
 def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = None) -> int:

@@ -38,9 +38,10 @@ def rated_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 def _ci(interval: dict[str, Any] | None, digits: int = 2) -> str:
     if not interval or interval.get("mean") is None:
         return "—"
-    mean, low, high = (
-        None if interval.get(k) is None else interval[k] + 0.0 for k in ("mean", "low", "high")
-    )  # + 0.0: no "-0.00"
+    mean, low, high = (  # rounded, + 0.0: no "-0.00"
+        None if interval.get(k) is None else round(interval[k], digits) + 0.0
+        for k in ("mean", "low", "high")
+    )
     text = f"{mean:+.{digits}f}"
     if low is not None:
         text += f" [{low:+.{digits}f}, {high:+.{digits}f}]"
@@ -77,7 +78,7 @@ def tables(rows: Sequence[dict[str, Any]]) -> list[tuple[str, list[str], list[li
             else f"advantage in sticks per {spec.round_word}, positive: fewer sticks"
         )
         references = list(dict.fromkeys(p["reference"] for r in members for p in r["references"]))
-        header = ["agent", "rating", "deals", *[f"vs {r}" for r in references],
+        header = ["agent", "rating", f"{spec.round_word}s", *[f"vs {r}" for r in references],
                   "ms / decision", "best response", "date"]  # fmt: skip
         cells = []
         for row in members:
