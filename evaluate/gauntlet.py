@@ -489,10 +489,12 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
 
 def row_text(row: dict[str, Any], rated: dict[str, Any] | None) -> str:
     """The row as printed."""
-    unit = "sticks" if not game_spec(row["game"]).higher_is_better else "points"
+    spec = game_spec(row["game"])
+    unit = "points" if spec.higher_is_better else "sticks"
+    word = spec.round_word
     lines = [
-        f"{row['agent']} at {row['game']} ({row['num_players']} players), {row['deals']} deals "
-        f"of {row['deal_set']}, {row['pool']}; advantage in {unit} per deal (positive: better)"
+        f"{row['agent']} at {row['game']} ({row['num_players']} players), {row['deals']} {word}s "
+        f"of {row['deal_set']}, {row['pool']}; advantage in {unit} per {word} (positive: better)"
     ]
     for part in row["references"]:
         a = part["advantage"]
