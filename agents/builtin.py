@@ -49,3 +49,11 @@ def _expert(game: str, seat: str, seed: int | None, arg: str | None, **kw: Any) 
 
 
 register_agent("expert", _expert)
+
+
+def _montecarlo(game: str, seat: str, seed: int | None, arg: str | None, **kw: Any) -> Agent:
+    factory = game_spec(game).piece("montecarlo_agent")  # "x has no one-ply Monte Carlo ..."
+    return factory(game, seat, seed, arg, **kw)
+
+
+register_agent("montecarlo", _montecarlo)

@@ -93,6 +93,7 @@ from ..envs.paston.rules import (
     trick_winner,
 )
 from ..envs.registry import game_spec
+from ..search.paston_belief import public_prefix
 from .base import Agent, legal_actions, spec_pairs
 from .paston_heuristic import defence_call, defence_tricks
 
@@ -678,52 +679,6 @@ class PimcAgent(Agent):
 
 
 _MIN_ESTIMATE = 0.1  # tricks: no hand's share of the defence is ever quite zero
-
-
-def public_prefix(view: obs_mod.PastonView) -> list[int | None]:
-    """The deal's public actions up to the play (or up to now, before it), rebuilt from an
-    observation (relative seats): the auction (at each turn the seat bids the next level if the observation shows it bid
-    that level, else it passes), the declarer's two discards (``None``: hidden), the contract
-    and the defence calls made so far (the declarer's left first)."""
-    actions: list[int | None] = []
-    passed = [False, False, False]
-    seat, level, high_bidder = view.first_bidder, 0, None
-    while True:
-        bids_next = level < 5 and level in view.bids[seat]
-        if view.phase == "auction" and not bids_next and not view.auction_passed[seat]:
-            break  # this seat is to act now
-        if bids_next:
-            actions.append(BID_BASE + level)
-            high_bidder, level = seat, level + 1
-            if level == 5:
-                break
-        else:
-            actions.append(PASS)
-            passed[seat] = True
-        remaining = [s for s in range(3) if not passed[s]]
-        if not remaining or (len(remaining) == 1 and remaining[0] == high_bidder):
-            break
-        seat = (seat + 1) % 3
-        while passed[seat]:
-            seat = (seat + 1) % 3
-    if view.declarer is None:
-        return actions
-    if view.phase == "discard":  # only the declarer acts now and sees its discards
-        return actions + [None] * len(view.discards)
-    actions += [None, None]
-    if view.surrendered:
-        return actions + [SURRENDER]
-    if view.contract is None:
-        return actions
-    actions.append(CONTRACT_BASE + view.contract)
-    for r in ((view.declarer + 1) % 3, (view.declarer + 2) % 3):
-        if view.whist[r]:
-            actions.append(WHIST)
-        elif view.defence_pass[r]:
-            actions.append(PASS)
-        else:
-            break
-    return actions
 
 
 def _first_lead(hands: list[int], trump: int, declarer: int, defenders: list[int]) -> Any:

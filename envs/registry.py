@@ -56,6 +56,8 @@ PIECES: dict[str, tuple[str, bool]] = {
     "batched_heuristic": ("batched heuristic", False),
     "search_agent": ("search agent (pimc)", False),
     "expert_agent": ("expert agent (the strongest player)", False),
+    "montecarlo_agent": ("one-ply Monte Carlo baseline (montecarlo)", False),
+    "deal_options": ("reset options of a record's deal (the gauntlet's deal sets)", False),
     "observation_size": ("observation size by table size", False),
     "size_adapter": ("table size adapter for trained models", False),
     "open_hand_analysis": ("open-hand analysis of a record's play", False),
@@ -115,6 +117,8 @@ class GameSpec:
     batched_heuristic: str | None = None  # agents: (num_players) -> batched heuristic
     search_agent: str | None = None  # agents: the `pimc` factory (game, seat, seed, arg)
     expert_agent: str | None = None  # agents: the `expert` factory (game, seat, seed, arg)
+    montecarlo_agent: str | None = None  # agents: the `montecarlo` factory (same arguments)
+    deal_options: str | None = None  # evaluate: (record) -> reset options of its first deal
     # evaluate: (record) -> per deal, each card's and the contract's open-hand loss
     open_hand_analysis: str | None = None
     observation_size: str | None = None  # envs: num_players -> observation length
@@ -304,12 +308,23 @@ PASTON = GameSpec(
     batched_heuristic="folkcards.agents.paston_heuristic_batched:BatchedPastonHeuristic",
     search_agent="folkcards.agents.pimc:make_pimc_agent",
     expert_agent="folkcards.agents.paston_expert:make_expert_agent",
+    montecarlo_agent="folkcards.agents.montecarlo:make_paston_montecarlo",
+    deal_options="folkcards.evaluate.deal_sets:paston_deal",
     open_hand_analysis="folkcards.evaluate.open_hand:analyse_record",
     feature_sets=("folkcards.agents.paston_features:PASTON_CARDS",),
     endgame_search="folkcards.agents.pimc:PastonEndgameSearch",
     learned_calls="folkcards.agents.paston_expert:PastonLearnedCalls",
     explicit_chance="folkcards.envs.paston.chance:PastonChance",
-    agents=("random", "heuristic", "pimc", "expert", "ppo", "rllib:paston", "distilled"),
+    agents=(
+        "random",
+        "heuristic",
+        "pimc",
+        "expert",
+        "ppo",
+        "rllib:paston",
+        "distilled",
+        "montecarlo",
+    ),
     table_opponent="distilled",
 )
 
@@ -344,12 +359,14 @@ GAMES: dict[str, GameSpec] = {
         batched_heuristic="folkcards.agents.tri_palki_heuristic_batched:BatchedTriPalkiHeuristic",
         search_agent="folkcards.agents.tri_palki_search:make_tri_palki_search_agent",
         expert_agent="folkcards.agents.tri_palki_search:make_tri_palki_expert_agent",
+        montecarlo_agent="folkcards.agents.montecarlo:make_tri_palki_montecarlo",
+        deal_options="folkcards.evaluate.deal_sets:tri_palki_deal",
         observation_size="folkcards.envs.tri_palki.observation:observation_size",
         size_adapter="folkcards.agents.size_adapter:SIZE_ADAPTER",
         feature_sets=("folkcards.agents.features:TRI_PALKI_ACTIONS",),
         unsure_search="folkcards.agents.tri_palki_search:TriPalkiUnsureSearch",
         explicit_chance="folkcards.envs.tri_palki.chance:TriPalkiChance",
-        agents=("random", "heuristic", "pimc", "expert", "ppo", "distilled"),
+        agents=("random", "heuristic", "pimc", "expert", "ppo", "distilled", "montecarlo"),
         table_opponent="distilled",
     ),
     # A research variant: Paston's decisions before the play, the tricks from the open-hand
@@ -367,6 +384,7 @@ GAMES: dict[str, GameSpec] = {
         base_game="paston",
         batched_engine="folkcards.envs.paston_bidding_v0:vector_env",
         open_hand_analysis=None,  # no card is played: the solver scores the tricks
+        montecarlo_agent=None,  # its rollouts would play cards the variant never plays
         endgame_search=None,
         # ppo plays the committed bidder trained on open-hand tables (paston_bidding_ppo.zip);
         # ppo:paston and rllib:paston play Paston's committed models (the same observations)

@@ -83,6 +83,9 @@ class TournamentConfig:
     # a run option like workers (not part of identity()): analyse the play open-handed as the
     # units are played; off, `folkcards report --db` computes it later from the records
     open_hand: bool = True
+    # deal ``d`` is deal ``d`` of this shipped deal set (:mod:`.deal_sets`, e.g. "gauntlet-v1")
+    # instead of the one its seed deals; None: dealt from the seed
+    deal_set: str | None = None
 
     @property
     def db_path(self) -> Path:
@@ -143,6 +146,7 @@ class TournamentConfig:
             "num_players": self.num_players,
             "agents": [{"name": e.name, "spec": e.spec} for e in self.agents],
             "seating": self.seating_rule,
+            **({"deal_set": self.deal_set} if self.deal_set is not None else {}),
         }
 
 
@@ -403,6 +407,7 @@ def from_identity(identity: dict[str, Any], db: Path) -> TournamentConfig:
             out=db.parent,
             db=db,
             seating=_stored_seating(identity),
+            deal_set=identity.get("deal_set"),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ConfigError(f"{db}: the stored tournament config is malformed ({exc})") from None

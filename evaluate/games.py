@@ -170,10 +170,13 @@ class GameRunner:
             self._env = self.spec.raw_env(self.num_players, episode=self.mode)
         return self._env
 
-    def play(self, agents: Sequence[Any], seed: int) -> EpisodeResult:
-        """Play one episode from ``reset(seed=seed)``; ``agents[i]`` sits in seat ``player_i``."""
+    def play(
+        self, agents: Sequence[Any], seed: int, options: dict[str, Any] | None = None
+    ) -> EpisodeResult:
+        """Play one episode from ``reset(seed=seed, options=options)``; ``agents[i]`` sits in
+        seat ``player_i``."""
         env = self.env()
-        return self._result(env, play_episode(env, list(agents), seed))
+        return self._result(env, play_episode(env, list(agents), seed, options))
 
     def rescore(self, record: dict[str, Any]) -> EpisodeResult:
         """Replay a stored record through a fresh env and score it as :meth:`play` would."""

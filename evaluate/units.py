@@ -114,8 +114,13 @@ def play_unit(
             zip(header["specs"], header["agent_seeds"], strict=True)
         )
     ]
+    options = None
+    if config.deal_set is not None:
+        from .deal_sets import deal_options
+
+        options = deal_options(config.deal_set, config.game, config.num_players, key[0])
     try:
-        episode = runner.play(agents, header["deal_seed"])
+        episode = runner.play(agents, header["deal_seed"], options)
     except Exception as exc:
         raise RuntimeError(
             f"deal {key[0]} (seed {header['deal_seed']}), line-up {key[1]}, seating {key[2]} "

@@ -93,6 +93,17 @@ def _add_agents_page(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=lambda args: agents_page.main(args=args))
 
 
+def _add_gauntlet(sub: argparse._SubParsersAction) -> None:
+    from folkcards.evaluate import gauntlet, leaderboard
+
+    p = sub.add_parser("gauntlet", help="rate an agent against the standard pool on held-out deals")
+    gauntlet.build_parser(p)
+    p.set_defaults(func=lambda args: gauntlet.main(args=args))
+    p = sub.add_parser("leaderboard", help="every stored gauntlet row as a page")
+    leaderboard.build_parser(p)
+    p.set_defaults(func=lambda args: leaderboard.main(args=args))
+
+
 # --- train -------------------------------------------------------------------------------------
 
 
@@ -245,6 +256,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_tournament(sub)
     _add_report(sub)
     _add_agents_page(sub)
+    _add_gauntlet(sub)
     _add_train(sub)
     _add_exploit(sub)
     _add_serve(sub)

@@ -74,11 +74,16 @@ from ..envs.cards import PASTON_CARDS, mask_to_cards
 from ..envs.paston import observation as obs_mod
 from ..envs.paston.rules import (
     ALL_CARDS,
+    BID_BASE,
+    CONTRACT_BASE,
     DISCARD,
     JACK_OF_SPADES,
     NUM_ACTIONS,
     NUM_SEATS,
+    PASS,
     SEVEN_OF_SPADES,
+    SURRENDER,
+    WHIST,
     PastonDeal,
     left_of,
     right_of,
@@ -102,6 +107,7 @@ __all__ = [
     "sample_world_arrays",
     "PastonWorldArrays",
     "public_context",
+    "public_prefix",
     "weight_worlds",
     "resample",
     "DEALER_SEVEN_WEIGHT",
@@ -766,3 +772,49 @@ def weight_worlds(
     ``policy`` (see the module docstring). ``policy``: an ``action_probabilities`` object, a
     callable ``observation -> probabilities``, or an agent with ``act``."""
     return normalise_log_weights(log_likelihoods(worlds, policy, epsilon=epsilon, history=history))
+
+
+def public_prefix(view: obs_mod.PastonView) -> list[int | None]:
+    """The deal's public actions up to the play (or up to now, before it), rebuilt from an
+    observation (relative seats): the auction (at each turn the seat bids the next level if the observation shows it bid
+    that level, else it passes), the declarer's two discards (``None``: hidden), the contract
+    and the defence calls made so far (the declarer's left first)."""
+    actions: list[int | None] = []
+    passed = [False, False, False]
+    seat, level, high_bidder = view.first_bidder, 0, None
+    while True:
+        bids_next = level < 5 and level in view.bids[seat]
+        if view.phase == "auction" and not bids_next and not view.auction_passed[seat]:
+            break  # this seat is to act now
+        if bids_next:
+            actions.append(BID_BASE + level)
+            high_bidder, level = seat, level + 1
+            if level == 5:
+                break
+        else:
+            actions.append(PASS)
+            passed[seat] = True
+        remaining = [s for s in range(3) if not passed[s]]
+        if not remaining or (len(remaining) == 1 and remaining[0] == high_bidder):
+            break
+        seat = (seat + 1) % 3
+        while passed[seat]:
+            seat = (seat + 1) % 3
+    if view.declarer is None:
+        return actions
+    if view.phase == "discard":  # only the declarer acts now and sees its discards
+        return actions + [None] * len(view.discards)
+    actions += [None, None]
+    if view.surrendered:
+        return actions + [SURRENDER]
+    if view.contract is None:
+        return actions
+    actions.append(CONTRACT_BASE + view.contract)
+    for r in ((view.declarer + 1) % 3, (view.declarer + 2) % 3):
+        if view.whist[r]:
+            actions.append(WHIST)
+        elif view.defence_pass[r]:
+            actions.append(PASS)
+        else:
+            break
+    return actions

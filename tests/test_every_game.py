@@ -364,8 +364,10 @@ def test_commands_refuse_a_missing_piece_in_one_line(fake_game, tmp_path):
 def test_a_variant_inherits_every_piece_it_does_not_override():
     bidding, paston = game_spec("paston_bidding"), game_spec("paston")
     for piece in PIECES:
-        if piece not in ("heuristic", "batched_engine", "open_hand_analysis", "endgame_search"):
+        overridden = ("heuristic", "batched_engine", "open_hand_analysis", "endgame_search")
+        if piece not in (*overridden, "montecarlo_agent"):
             assert getattr(bidding, piece) == getattr(paston, piece), piece
     assert bidding.batched_engine != paston.batched_engine and bidding.family == "paston"
     assert bidding.open_hand_analysis is None, "no card is played in the bidding game"
     assert bidding.endgame_search is None, "no card is played in the bidding game"
+    assert bidding.montecarlo_agent is None, "its rollouts would play the cards the solver scores"

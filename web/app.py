@@ -66,7 +66,13 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from starlette.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    Response,
+)
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -796,6 +802,20 @@ class Handlers:
         assert isinstance(exc, RequestError)
         return JSONResponse({"error": one_line(str(exc))}, status_code=exc.status)
 
+    async def leaderboard(self, request: Request) -> Response:
+        """The stored gauntlet rows as a page (read-only)."""
+        from folkcards.evaluate.gauntlet import shipped_rows
+        from folkcards.evaluate.leaderboard import render_html
+
+        return HTMLResponse(render_html(shipped_rows()))
+
+    async def leaderboard_rows(self, request: Request) -> Response:
+        """The stored gauntlet rows with their ratings (read-only)."""
+        from folkcards.evaluate.gauntlet import shipped_rows
+        from folkcards.evaluate.leaderboard import rated_rows
+
+        return JSONResponse({"rows": rated_rows(shipped_rows())})
+
     def routes(self) -> list[Any]:
         return [
             Route("/", self.index),
@@ -807,6 +827,8 @@ class Handlers:
             Route("/api/replays/human/{game_id}", self.human_replay),
             Route("/api/replays/human/{game_id}/text", self.human_text),
             Route("/api/replays/tournament/{index:int}", self.tournament_replay),
+            Route("/leaderboard", self.leaderboard),
+            Route("/api/leaderboard", self.leaderboard_rows),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ]
 
