@@ -52,7 +52,10 @@ def _check_version(version: str) -> None:
 def deal_set_sizes(version: str, game: str) -> tuple[int, ...]:
     """The table sizes deal set ``version`` has for ``game`` (its family's)."""
     _check_version(version)
-    return SIZES.get(game_spec(game).family, ())
+    spec = game_spec(game)
+    if spec.deal_options is None:  # a game whose deals the set cannot hold (another deck)
+        return ()
+    return tuple(n for n in SIZES.get(spec.family, ()) if spec.min_players <= n <= spec.max_players)
 
 
 @functools.lru_cache(maxsize=16)
