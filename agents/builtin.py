@@ -49,3 +49,12 @@ def _expert(game: str, seat: str, seed: int | None, arg: str | None, **kw: Any) 
 
 
 register_agent("expert", _expert)
+
+
+def _iterated(game: str, seat: str, seed: int | None, arg: str | None, **kw: Any) -> Agent:
+    from .tri_palki_net_search import make_net_search_agent  # numba kernels compile on first use
+
+    return make_net_search_agent(game, seat, seed, arg, **kw)
+
+
+register_agent("iterated", _iterated)
