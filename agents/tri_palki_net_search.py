@@ -46,7 +46,6 @@ from ..envs.tri_palki.batched import (
     PHASE,
     TO_ACT,
     TOP,
-    TURNS,
     WASHED,
     _apply,
     _key,
@@ -65,7 +64,6 @@ from ..envs.tri_palki.rules import (
 )
 from ..envs.tri_palki.vocabulary import KEY_VALUE_SHIFT
 from ..search.mlp import Mlp
-from .base import legal_actions
 from .tri_palki_heuristic_core import core_moves
 from .tri_palki_opponent_model import LearnedOpponentModel, load_opponent_model, opponent_features
 from .tri_palki_search import (
@@ -319,6 +317,14 @@ def _hand_facts(hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 # --- the agent -------------------------------------------------------------------------------
 
+
+@functools.lru_cache(maxsize=1)
+def _blas() -> Any:
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
 _NET_KEYS = ("net", "top_k", "cutoff")
 
 
@@ -338,7 +344,9 @@ def parse_net_spec(
             try:
                 number = int(text)
             except ValueError:
-                raise ValueError(f"iterated parameter {key} needs an integer, got {text!r}") from None
+                raise ValueError(
+                    f"iterated parameter {key} needs an integer, got {text!r}"
+                ) from None
             if number < 0:
                 raise ValueError(f"iterated parameter {key} must be at least 0, got {number}")
             net_values[key] = number
@@ -385,6 +393,16 @@ class TriPalkiNetSearchAgent(TriPalkiSearchAgent):
         legal: list[int],
         observation: dict[str, np.ndarray],
     ) -> int:
+        with _blas().limit(limits=1, user_api="blas"):  # threads cost more than small products
+            return self._search_batched(vector, view, legal, observation)
+
+    def _search_batched(
+        self,
+        vector: np.ndarray,
+        view: obs_mod.TriPalkiView,
+        legal: list[int],
+        observation: dict[str, np.ndarray],
+    ) -> int:
         preferred = self._policy.act(observation)
         bases, counts = self._worlds(vector, view)
         worlds = [world for world, _ in bases]
@@ -408,7 +426,9 @@ class TriPalkiNetSearchAgent(TriPalkiSearchAgent):
             self._note(view, legal, action, snapshot, first, sticks)
         return action
 
-    def _candidates(self, view: obs_mod.TriPalkiView, legal: list[int], preferred: int) -> list[int]:
+    def _candidates(
+        self, view: obs_mod.TriPalkiView, legal: list[int], preferred: int
+    ) -> list[int]:
         """The legal actions to roll out: all, or the policy's ``top_k`` and ``preferred``."""
         k = self.net_params.top_k
         if self.net is None or k <= 0 or k >= len(legal) or view.phase == "announce":
