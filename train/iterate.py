@@ -297,7 +297,7 @@ def collect(config: IterateConfig, run_dir: Path, g: int, log: Any, show_progres
     if missing:
         log(f"generation {g}: collecting {c.rounds} rounds (teacher: generation {teacher})")
     with progress(
-        f"generation {g} collect", chunks, "chunks", show_progress, log=log,
+        f"generation {g} collect", chunks, "chunks", log=log, every=0 if not show_progress else 10,
         done=chunks - len(missing),
     ) as advance:  # fmt: skip
         for k in missing:
@@ -486,7 +486,9 @@ def _tournament(
             "open_hand": False,
         }  # fmt: skip
     )
-    return run(tconfig, progress=show_progress, log=log, bootstrap=0)
+    return run(
+        tconfig, progress=True, log=log, bootstrap=0, log_every=60 if not show_progress else 10
+    )
 
 
 def _pair(results: dict[str, Any], a: str, b: str) -> dict[str, float] | None:
@@ -711,7 +713,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--run-dir", help="override the config's run_dir")
     p.add_argument("--generations", type=int, help="override the config's generations")
-    p.add_argument("--no-progress", action="store_true", help="log lines instead of bars")
+    p.add_argument(
+        "--no-progress", action="store_true", help="no bars: a log line per chunk and per step"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
