@@ -248,10 +248,7 @@ def rollout_sticks(
             break
         played += len(rows)
         facts = _move_facts(batch, rows)
-        if net is None:
-            moves = core_moves(*facts)
-        else:
-            moves = net.policy.moves(*facts)
+        moves = core_moves(*facts) if net is None else net.policy.moves(*facts)
         moves = np.where(st[rows, PHASE] == ANNOUNCE_DECISION, ANNOUNCE, moves).astype(np.int64)
         _apply_rows(st, hands, known, deck, rows, moves)
     sticks = np.zeros(len(st))

@@ -491,15 +491,19 @@ def _tournament(
     )
 
 
-def _pair(results: dict[str, Any], a: str, b: str) -> dict[str, float] | None:
+def _pair(results: dict[str, Any], a: str, b: str) -> dict[str, Any] | None:
+    """``a``'s sticks per round minus ``b``'s, with the paired 95% interval."""
     for row in results["head_to_head"]:
         if {row["a"], row["b"]} == {a, b}:
             sign = 1 if row["a"] == a else -1
-            low, high = sign * row["ci_low"], sign * row["ci_high"]
+            if row["ci_low"] is None:  # too few rounds for an interval
+                low = high = None
+            else:
+                low, high = sorted((sign * row["ci_low"], sign * row["ci_high"]))
             return {
                 "mean_diff": sign * row["mean_diff"],
-                "ci_low": min(low, high),
-                "ci_high": max(low, high),
+                "ci_low": low,
+                "ci_high": high,
                 "rounds": row["deals"],
             }
     return None
@@ -527,7 +531,8 @@ def gate(
     versus = _pair(results, new, old)
     assert versus is not None
     accepted = versus["mean_diff"] < -config.gate.margin and (
-        not config.gate.require_interval or versus["ci_high"] < -config.gate.margin
+        not config.gate.require_interval
+        or (versus["ci_high"] is not None and versus["ci_high"] < -config.gate.margin)
     )
     times = results.get("decision_times", {})
     summary: dict[str, Any] = {
@@ -601,49 +606,63 @@ def summarise(config: IterateConfig, run_dir: Path) -> dict[str, Any]:
     return summary
 
 
+def _errors(pairs: list[dict[str, Any]]) -> list[list[float]]:
+    """Error bars (below, above the mean) of paired results; 0 where there is no interval."""
+    below = [p["mean_diff"] - p["ci_low"] if p["ci_low"] is not None else 0.0 for p in pairs]
+    above = [p["ci_high"] - p["mean_diff"] if p["ci_high"] is not None else 0.0 for p in pairs]
+    return [below, above]
+
+
 def _plot(rows: list[dict[str, Any]], path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    gated = [r for r in rows if r["gate"]]
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
     ax = axes[0]
-    for key, label in (("vs_teacher", "new - teacher"), ("vs_heuristic", "new - heuristic")):
-        xs = [r["generation"] for r in gated if r["gate"].get(key)]
-        ys = [r["gate"][key]["mean_diff"] for r in gated if r["gate"].get(key)]
-        err = [
-            [r["gate"][key]["mean_diff"] - r["gate"][key]["ci_low"] for r in gated if r["gate"].get(key)],
-            [r["gate"][key]["ci_high"] - r["gate"][key]["mean_diff"] for r in gated if r["gate"].get(key)],
-        ]  # fmt: skip
-        ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=label)
-    reported = [r for r in gated if r["gate"].get("report", {}).get("expert")]
-    if reported:
-        e = [r["gate"]["report"]["expert"] for r in reported]
-        ax.errorbar(
-            [r["generation"] for r in reported], [x["mean_diff"] for x in e],
-            yerr=[[x["mean_diff"] - x["ci_low"] for x in e], [x["ci_high"] - x["mean_diff"] for x in e]],
-            marker="s", capsize=3, label="new - expert",
-        )  # fmt: skip
+    series = (
+        ("vs_teacher", "new - teacher"),
+        ("vs_heuristic", "new - heuristic"),
+        ("expert", "new - expert"),
+    )
+    for key, label in series:
+        points = [
+            (r["generation"], (r["gate"].get("report") or {}).get(key) or r["gate"].get(key))
+            for r in rows
+            if r["gate"]
+        ]
+        points = [(g, p) for g, p in points if p]
+        if points:
+            pairs = [p for _, p in points]
+            ax.errorbar(
+                [g for g, _ in points], [p["mean_diff"] for p in pairs], yerr=_errors(pairs),
+                marker="o", capsize=3, label=label,
+            )  # fmt: skip
     ax.axhline(0, color="grey", lw=0.8)
     ax.set_xlabel("generation")
     ax.set_ylabel("sticks per round (lower is better), 95% interval")
-    ax.set_title("gates (duplicate)")
+    ax.set_title("gates (duplicate, every seating)")
     ax.legend(fontsize=8)
     ax = axes[1]
     fitted = [r for r in rows if r["fit"]]
-    ax.plot([r["generation"] for r in fitted], [r["fit"]["held_out_agreement"] for r in fitted],
-            marker="o", label="policy: held-out agreement with the search")  # fmt: skip
-    ax.plot([r["generation"] for r in fitted],
-            [r["fit"]["held_out_heuristic_rules_agreement"] for r in fitted], marker="x",
-            label="heuristic rules: the same")  # fmt: skip
+    generations = [r["generation"] for r in fitted]
+    ax.plot(generations, [r["fit"]["held_out_agreement"] for r in fitted], marker="o",
+            label="policy: held-out agreement with the search")  # fmt: skip
+    ax.plot(generations, [r["fit"]["held_out_heuristic_rules_agreement"] for r in fitted],
+            marker="x", label="heuristic rules: the same")  # fmt: skip
     ax.set_xlabel("generation")
     ax.set_title("fit")
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
+
+
+def _interval(pair: dict[str, Any]) -> str:
+    if pair["ci_low"] is None:
+        return "[no interval]"
+    return f"[{pair['ci_low']:+.4f}, {pair['ci_high']:+.4f}]"
 
 
 def run_iteration(
@@ -687,7 +706,7 @@ def run_iteration(
         v = result["vs_teacher"]
         log(
             f"generation {g}: {v['mean_diff']:+.4f} sticks per round against generation "
-            f"{result['teacher']} [{v['ci_low']:+.4f}, {v['ci_high']:+.4f}] over {v['rounds']} "
+            f"{result['teacher']} {_interval(v)} over {v['rounds']} "
             f"rounds: {'passed, the new teacher' if result['accepted'] else 'not passed'} "
             f"({time.perf_counter() - started:.0f} s)"
         )
