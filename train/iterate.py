@@ -94,7 +94,10 @@ class CollectSettings(_Strict):
     table_sizes: list[int] = Field(default_factory=lambda: [3, 4, 6], min_length=1)
     search_seats: int = Field(1, ge=1)  # seats the teacher plays at every table
     league: list[LeagueEntry] = Field(
-        default_factory=lambda: [LeagueEntry(spec="heuristic"), LeagueEntry(spec="teacher")],
+        default_factory=lambda: [
+            LeagueEntry(spec="heuristic", weight=1.0),
+            LeagueEntry(spec="teacher", weight=1.0),
+        ],
         min_length=1,
     )
     value_rows: int = Field(8, ge=0)  # rollouts kept as value targets per searched decision
@@ -139,10 +142,10 @@ class IterateConfig(_Strict):
     run_dir: str = "runs/iterate"
     seed: int = Field(0, ge=0)
     generations: int = Field(5, ge=1)
-    search: SearchSettings = Field(default_factory=SearchSettings)
-    collect: CollectSettings = Field(default_factory=CollectSettings)
-    fit: FitSettings = Field(default_factory=FitSettings)
-    gate: GateSettings = Field(default_factory=GateSettings)
+    search: SearchSettings = Field(default_factory=lambda: SearchSettings.model_validate({}))
+    collect: CollectSettings = Field(default_factory=lambda: CollectSettings.model_validate({}))
+    fit: FitSettings = Field(default_factory=lambda: FitSettings.model_validate({}))
+    gate: GateSettings = Field(default_factory=lambda: GateSettings.model_validate({}))
 
     @field_validator("game")
     @classmethod
@@ -303,7 +306,7 @@ def collect(config: IterateConfig, run_dir: Path, g: int, log: Any, show_progres
         for k in missing:
             data = collect_chunk(config, run_dir, g, k, teacher, passed)
             tmp = folder / f"chunk_{k:04d}.tmp.npz"
-            np.savez_compressed(tmp, **data)
+            np.savez_compressed(tmp, **data)  # type: ignore[arg-type]
             os.replace(tmp, folder / f"chunk_{k:04d}.npz")
             advance(1)
     return folder

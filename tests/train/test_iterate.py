@@ -13,12 +13,12 @@ from folkcards.errors import ConfigError
 
 pytest.importorskip("torch")
 
-from folkcards.train.iterate import load_iterate_config, run_iteration  # noqa: E402
+from folkcards.train.iterate import IterateConfig, load_iterate_config, run_iteration  # noqa: E402
 
 TINY = Path(__file__).parents[2] / "configs" / "tri_palki" / "iterate_tiny.yaml"
 
 
-def _tiny(run_dir: Path, generations: int = 1) -> object:
+def _tiny(run_dir: Path, generations: int = 1) -> IterateConfig:
     config = load_iterate_config(TINY, run_dir=str(run_dir), generations=generations)
     return config.model_copy(
         update={
