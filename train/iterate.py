@@ -680,6 +680,8 @@ def run_iteration(
     run_dir.mkdir(parents=True, exist_ok=True)
     stored = _read_json(run_dir / "config.json")
     current = json.loads(config.model_dump_json())
+    if stored is not None:  # fields added since the run started count with their defaults
+        stored = json.loads(IterateConfig.model_validate(stored).model_dump_json())
     if stored is not None and {k: v for k, v in stored.items() if k != "generations"} != {
         k: v for k, v in current.items() if k != "generations"
     }:
