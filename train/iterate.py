@@ -123,6 +123,9 @@ class FitSettings(_Strict):
     # generation 1 starts from the shipped learned opponent model (when `hidden` is its shape);
     # later ones from their teacher's networks
     start_from_opponent_model: bool = True
+    # 0: fit the policy to the search's choices; > 0: to a softmax of its action values (minus
+    # sticks per round) at this temperature, over the actions it rolled out
+    temperature: float = Field(0.0, ge=0)
 
 
 class GateSettings(_Strict):
@@ -237,6 +240,7 @@ def collect_chunk(
     teacher_folder = net_folder(run_dir, teacher)
     policy_x: list[np.ndarray] = []
     policy_y: list[int] = []
+    policy_v: list[np.ndarray] = []
     value_x: list[np.ndarray] = []
     value_y: list[np.ndarray] = []
     sticks_of_teacher: list[float] = []
@@ -272,6 +276,10 @@ def collect_chunk(
                 if record["features"] is not None:
                     policy_x.append(record["features"])
                     policy_y.append(record["action"])
+                    values = np.full(NUM_MOVES, np.nan, dtype=np.float32)
+                    for action, value in record["values"].items():
+                        values[action] = value
+                    policy_v.append(values)
                 rows = len(record["value_y"])
                 keep = rng.choice(rows, size=min(rows, c.value_rows), replace=False)
                 value_x.append(record["value_x"][np.sort(keep)])
@@ -279,6 +287,7 @@ def collect_chunk(
     return {
         "policy_x": np.array(policy_x, dtype=np.float32).reshape(-1, NUM_FEATURES),
         "policy_y": np.array(policy_y, dtype=np.int64),
+        "policy_values": np.array(policy_v, dtype=np.float32).reshape(-1, NUM_MOVES),
         "value_x": (
             np.concatenate(value_x) if value_x else np.zeros((0, NUM_WORLD_FEATURES), np.float32)
         ),
@@ -315,7 +324,8 @@ def collect(config: IterateConfig, run_dir: Path, g: int, log: Any, show_progres
 def load_data(run_dir: Path, generations: list[int]) -> dict[str, np.ndarray]:
     """The samples of ``generations``, concatenated (with each sample's chunk id)."""
     parts: dict[str, list[np.ndarray]] = {"policy_x": [], "policy_y": [], "value_x": [],
-                                          "value_y": [], "policy_group": [], "value_group": []}  # fmt: skip
+                                          "value_y": [], "policy_group": [], "value_group": [],
+                                          "policy_values": []}  # fmt: skip
     group = 0
     for g in generations:
         for path in sorted((gen_dir(run_dir, g) / "data").glob("chunk_*.npz")):
@@ -325,6 +335,12 @@ def load_data(run_dir: Path, generations: list[int]) -> dict[str, np.ndarray]:
                 for key in ("policy_x", "policy_y", "value_x", "value_y"):
                     parts[key].append(data[key])
                 parts["policy_group"].append(np.full(len(data["policy_y"]), group))
+                if "policy_values" in data.files:
+                    parts["policy_values"].append(data["policy_values"])
+                else:  # chunks written before the values were kept: the choice alone
+                    parts["policy_values"].append(
+                        np.full((len(data["policy_y"]), NUM_MOVES), np.nan, np.float32)
+                    )
                 parts["value_group"].append(np.full(len(data["value_y"]), group))
             group += 1
     return {key: np.concatenate(value) for key, value in parts.items()}
@@ -373,7 +389,7 @@ def _train_mlp(
         for start in range(0, len(yt), settings.batch_size):
             idx = order[start : start + settings.batch_size]
             out = net(xt[idx])
-            if loss_name == "choice":
+            if loss_name in ("choice", "soft"):  # y: the move, or probabilities per move
                 loss = torch.nn.functional.cross_entropy(out, yt[idx])
             else:
                 loss = torch.nn.functional.binary_cross_entropy_with_logits(out[:, 0], yt[idx])
@@ -388,6 +404,19 @@ def _train_mlp(
         tuple(m.bias.detach().numpy().copy() for m in linears),
     )
     return mlp, losses
+
+
+def soft_targets(values: np.ndarray, choices: np.ndarray, temperature: float) -> np.ndarray:
+    """Per decision, a softmax of the search's action values (minus sticks) / ``temperature``
+    over the actions it rolled out; the choice alone where no values were kept."""
+    known = ~np.isnan(values)
+    z = np.where(known, np.nan_to_num(values) / temperature, -np.inf)
+    top = np.max(z, axis=1, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)
+    e = np.where(known, np.exp(z - top), 0.0)
+    total = e.sum(axis=1, keepdims=True)
+    one_hot = np.eye(values.shape[1], dtype=np.float32)[choices]
+    return np.where(total > 0, e / np.where(total > 0, total, 1.0), one_hot).astype(np.float32)
 
 
 def _split(groups: np.ndarray, fraction: float, rng: np.random.Generator) -> np.ndarray:
@@ -416,9 +445,16 @@ def fit(config: IterateConfig, run_dir: Path, g: int, log: Any) -> dict[str, Any
         shipped = shipped_opponent_model() if f.start_from_opponent_model else None
         start_policy = Mlp(shipped.weights, shipped.biases) if shipped is not None else None
         start_value = None
+    if f.temperature > 0:
+        targets = soft_targets(
+            data["policy_values"][~held_p], data["policy_y"][~held_p], f.temperature
+        )
+        policy_loss = "soft"
+    else:
+        targets, policy_loss = data["policy_y"][~held_p], "choice"
     policy, policy_losses = _train_mlp(
-        data["policy_x"][~held_p], data["policy_y"][~held_p], [NUM_FEATURES, *f.hidden, NUM_MOVES],
-        "choice", f, _seed(config, g, _FIT, 1), log, "policy", start_policy,
+        data["policy_x"][~held_p], targets, [NUM_FEATURES, *f.hidden, NUM_MOVES],
+        policy_loss, f, _seed(config, g, _FIT, 1), log, "policy", start_policy,
     )  # fmt: skip
     value, value_losses = _train_mlp(
         data["value_x"][~held_v], data["value_y"][~held_v].astype(np.float32),

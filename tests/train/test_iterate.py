@@ -109,3 +109,14 @@ def test_a_bad_config_is_refused_in_one_line(
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and err.startswith("folkcards iterate:")
     assert not (tmp_path / "run").exists() or not os.listdir(tmp_path / "run")
+
+
+def test_soft_targets_follow_the_search_values_over_the_actions_it_rolled_out() -> None:
+    from folkcards.train.iterate import soft_targets
+
+    values = np.full((2, 11), np.nan, dtype=np.float32)
+    values[0, [0, 3]] = [-0.2, -0.1]  # minus sticks: action 3 is better
+    targets = soft_targets(values, np.array([3, 7]), temperature=0.1)
+    assert targets[0, 3] > targets[0, 0] > 0 and targets[0].sum() == pytest.approx(1.0)
+    assert targets[0, 3] / targets[0, 0] == pytest.approx(np.exp(1.0), rel=1e-5)
+    assert targets[1, 7] == 1.0  # nothing rolled out: the choice
