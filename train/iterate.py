@@ -65,6 +65,7 @@ from .settings import load_flat_config
 __all__ = ["IterateConfig", "load_iterate_config", "run_iteration", "DESCRIPTION"]
 
 LEAGUE_KINDS = ("teacher", "past", "search")
+TIE = 1e-9  # sticks per round: differences smaller than this are rounding, not a gain
 
 
 class _Strict(BaseModel):
@@ -548,6 +549,16 @@ def _pair(results: dict[str, Any], a: str, b: str) -> dict[str, Any] | None:
     return None
 
 
+def passes(versus: dict[str, Any], settings: GateSettings) -> bool:
+    """Whether a new generation's sticks per round minus its teacher's (``versus``: mean and
+    interval) passes the gate: below ``-margin`` (the interval's upper end too with
+    ``require_interval``); a tie, up to rounding, does not pass."""
+    bar = -settings.margin - TIE
+    return versus["mean_diff"] < bar and (
+        not settings.require_interval or (versus["ci_high"] is not None and versus["ci_high"] < bar)
+    )
+
+
 def gate(
     config: IterateConfig, run_dir: Path, g: int, log: Any, show_progress: bool
 ) -> dict[str, Any]:
@@ -569,10 +580,7 @@ def gate(
     )
     versus = _pair(results, new, old)
     assert versus is not None
-    accepted = versus["mean_diff"] < -config.gate.margin and (
-        not config.gate.require_interval
-        or (versus["ci_high"] is not None and versus["ci_high"] < -config.gate.margin)
-    )
+    accepted = passes(versus, config.gate)
     times = results.get("decision_times", {})
     summary: dict[str, Any] = {
         "generation": g,

@@ -120,3 +120,16 @@ def test_soft_targets_follow_the_search_values_over_the_actions_it_rolled_out() 
     assert targets[0, 3] > targets[0, 0] > 0 and targets[0].sum() == pytest.approx(1.0)
     assert targets[0, 3] / targets[0, 0] == pytest.approx(np.exp(1.0), rel=1e-5)
     assert targets[1, 7] == 1.0  # nothing rolled out: the choice
+
+
+def test_the_gate_needs_fewer_sticks_than_the_teacher_and_a_tie_does_not_pass() -> None:
+    from folkcards.train.iterate import GateSettings, passes
+
+    plain = GateSettings.model_validate({})
+    strict = GateSettings.model_validate({"require_interval": True, "margin": 0.01})
+    tie = {"mean_diff": -3.7e-19, "ci_low": -0.03, "ci_high": 0.03}  # a rounding error below 0
+    better = {"mean_diff": -0.02, "ci_low": -0.05, "ci_high": 0.01}
+    clearly = {"mean_diff": -0.04, "ci_low": -0.06, "ci_high": -0.02}
+    assert not passes(tie, plain) and passes(better, plain) and passes(clearly, plain)
+    assert not passes(better, strict) and passes(clearly, strict)
+    assert not passes({"mean_diff": -0.04, "ci_low": None, "ci_high": None}, strict)
