@@ -673,7 +673,7 @@ def _plot(rows: list[dict[str, Any]], path: Path) -> None:
         ("vs_heuristic", "new - heuristic"),
         ("expert", "new - expert"),
     )
-    for key, label in series:
+    for offset, (key, label) in zip((-0.1, 0.0, 0.1), series, strict=True):
         points = [
             (r["generation"], (r["gate"].get("report") or {}).get(key) or r["gate"].get(key))
             for r in rows
@@ -683,10 +683,12 @@ def _plot(rows: list[dict[str, Any]], path: Path) -> None:
         if points:
             pairs = [p for _, p in points]
             ax.errorbar(
-                [g for g, _ in points], [p["mean_diff"] for p in pairs], yerr=_errors(pairs),
+                [g + offset for g, _ in points], [p["mean_diff"] for p in pairs],
+                yerr=_errors(pairs),
                 marker="o", capsize=3, label=label,
             )  # fmt: skip
     ax.axhline(0, color="grey", lw=0.8)
+    ax.xaxis.get_major_locator().set_params(integer=True)
     ax.set_xlabel("generation")
     ax.set_ylabel("sticks per round (lower is better), 95% interval")
     ax.set_title("gates (duplicate, every seating)")
@@ -698,6 +700,7 @@ def _plot(rows: list[dict[str, Any]], path: Path) -> None:
             label="policy: held-out agreement with the search")  # fmt: skip
     ax.plot(generations, [r["fit"]["held_out_heuristic_rules_agreement"] for r in fitted],
             marker="x", label="heuristic rules: the same")  # fmt: skip
+    ax.xaxis.get_major_locator().set_params(integer=True)
     ax.set_xlabel("generation")
     ax.set_title("fit")
     ax.legend(fontsize=8)
