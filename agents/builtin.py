@@ -57,3 +57,12 @@ def _montecarlo(game: str, seat: str, seed: int | None, arg: str | None, **kw: A
 
 
 register_agent("montecarlo", _montecarlo)
+
+
+def _iterated(game: str, seat: str, seed: int | None, arg: str | None, **kw: Any) -> Agent:
+    from .tri_palki_net_search import make_net_search_agent  # numba kernels compile on first use
+
+    return make_net_search_agent(game, seat, seed, arg, **kw)
+
+
+register_agent("iterated", _iterated)

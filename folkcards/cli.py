@@ -231,6 +231,19 @@ def _add_train_opponent_model(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=tri_palki_opponent_model.run)
 
 
+def _add_iterate(sub: argparse._SubParsersAction) -> None:
+    from folkcards.train import iterate
+
+    p = sub.add_parser(
+        "iterate",
+        help="expert iteration for Tri Palki: search, fit a network to it, gate, repeat "
+        "(resumable; needs folkcards[train])",
+        description=iterate.DESCRIPTION,
+    )
+    iterate.add_arguments(p)
+    p.set_defaults(func=iterate.run)
+
+
 def _add_bidding(sub: argparse._SubParsersAction) -> None:
     from folkcards import bidding_cli
 
@@ -264,6 +277,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_tables(sub)
     _add_train_evaluator(sub)
     _add_train_opponent_model(sub)
+    _add_iterate(sub)
     _add_bidding(sub)
     return parser
 

@@ -1,0 +1,106 @@
+"""The Tri Palki ``iterated`` search: without a network it is ``expert``'s search exactly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from folkcards.agents.base import make_agent
+from folkcards.agents.episode import Decision, play_episode
+from folkcards.agents.tri_palki_net_search import NUM_WORLD_FEATURES, save_value
+from folkcards.agents.tri_palki_opponent_model import NUM_FEATURES, NUM_MOVES, LearnedOpponentModel
+from folkcards.envs.tri_palki_v0 import raw_env
+from folkcards.search.mlp import Mlp
+
+
+class _Both:
+    """Plays ``a``'s moves; asks ``b`` the same observations and keeps both action values."""
+
+    def __init__(self, a, b):  # type: ignore[no-untyped-def]
+        self.a, self.b, self.pairs = a, b, []
+
+    def reset(self) -> None:
+        self.a.reset()
+        self.b.reset()
+
+    def act(self, observation):  # type: ignore[no-untyped-def]
+        action = self.a.act(observation)
+        other = self.b.act(observation)
+        if self.a.last_action_values is not None:
+            self.pairs.append((self.a.last_action_values, self.b.last_action_values, action, other))
+        return action
+
+
+@pytest.mark.parametrize("n", [3, 4, 6])
+def test_without_a_network_the_batched_rollouts_give_experts_action_values(n: int) -> None:
+    both = _Both(
+        make_agent("expert:samples=12", "tri_palki", "player_0", seed=5),
+        make_agent("iterated:samples=12", "tri_palki", "player_0", seed=5),
+    )
+    others = [make_agent("heuristic", "tri_palki", f"player_{i}", seed=i) for i in range(1, n)]
+    env = raw_env(num_players=n)
+    for episode in range(4):
+        play_episode(env, [both, *others], seed=700 + 10 * n + episode)
+    assert len(both.pairs) >= 4
+    for expert_values, iterated_values, expert_action, iterated_action in both.pairs:
+        assert expert_values.keys() == iterated_values.keys()
+        assert all(abs(expert_values[a] - iterated_values[a]) < 1e-12 for a in expert_values)
+        assert expert_action == iterated_action
+
+
+def _tiny_net(folder: Path, seed: int = 0) -> str:
+    rng = np.random.default_rng(seed)
+    policy = LearnedOpponentModel(
+        (rng.normal(size=(NUM_FEATURES, 8)).astype(np.float32),
+         rng.normal(size=(8, NUM_MOVES)).astype(np.float32)),
+        (np.zeros(8, np.float32), np.zeros(NUM_MOVES, np.float32)),
+    )  # fmt: skip
+    policy.save(folder / "policy.npz")
+    save_value(
+        Mlp((rng.normal(size=(NUM_WORLD_FEATURES, 4)).astype(np.float32),
+             rng.normal(size=(4, 1)).astype(np.float32)),
+            (np.zeros(4, np.float32), np.zeros(1, np.float32))),
+        folder / "value.npz",
+    )  # fmt: skip
+    return str(folder)
+
+
+def _seat0_actions(agent, others) -> list[int]:  # type: ignore[no-untyped-def]
+    actions: list[int] = []
+
+    def note(decision: Decision) -> None:
+        if decision.agent == "player_0":
+            actions.append(decision.action)
+
+    env = raw_env(num_players=4)
+    for episode in range(3):
+        play_episode(env, [agent, *others], seed=40 + episode, on_action=note)
+    return actions
+
+
+def test_a_network_search_plays_legal_moves_deterministically(tmp_path: Path) -> None:
+    folder = _tiny_net(tmp_path)
+    spec = f"iterated:samples=6,infer=2,net={folder},top_k=2,cutoff=3"
+    runs = []
+    for _ in range(2):
+        agent = make_agent(spec, "tri_palki", "player_0", seed=9)
+        others = [make_agent("heuristic", "tri_palki", f"player_{i}", seed=i) for i in range(1, 4)]
+        runs.append(_seat0_actions(agent, others))
+        # the priors: at most top_k actions and the heuristic's are rolled out
+        assert agent.last_action_values is None or len(agent.last_action_values) <= 3
+    assert runs[0] == runs[1] and runs[0]
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("iterated:top_k=-1", "top_k must be at least 0"),
+        ("iterated:cutoff=x", "cutoff needs an integer"),
+        ("iterated:net=/no/such/folder", "no Tri Palki opponent model"),
+        ("iterated:bogus=1", "bogus"),
+    ],
+)
+def test_bad_specs_are_refused_in_one_line(spec: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        make_agent(spec, "tri_palki", "player_0")

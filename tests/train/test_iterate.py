@@ -1,0 +1,135 @@
+"""``folkcards iterate``: a tiny generation end to end, resumption, determinism, bad configs."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from folkcards.cli import main
+from folkcards.errors import ConfigError
+
+pytest.importorskip("torch")
+
+from folkcards.train.iterate import IterateConfig, load_iterate_config, run_iteration  # noqa: E402
+
+TINY = Path(__file__).parents[2] / "configs" / "tri_palki" / "iterate_tiny.yaml"
+
+
+def _tiny(run_dir: Path, generations: int = 1) -> IterateConfig:
+    config = load_iterate_config(TINY, run_dir=str(run_dir), generations=generations)
+    return config.model_copy(
+        update={
+            "collect": config.collect.model_copy(update={"rounds": 4, "chunk": 2}),
+            "gate": config.gate.model_copy(update={"rounds": 1}),
+        }
+    )
+
+
+def _mtimes(folder: Path) -> dict[str, int]:
+    return {
+        str(p.relative_to(folder)): p.stat().st_mtime_ns for p in folder.rglob("*") if p.is_file()
+    }
+
+
+def test_a_generation_writes_its_files_and_resumes_without_redoing_steps(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    summary = run_iteration(_tiny(run_dir), run_dir, log=lambda s: None, show_progress=False)
+    gen = run_dir / "gen_001"
+    for name in ("data/chunk_0000.npz", "data/chunk_0001.npz", "net/policy.npz", "net/value.npz",
+                 "net/fit.json", "gate/gate.json"):  # fmt: skip
+        assert (gen / name).is_file(), name
+    assert (run_dir / "summary.json").is_file() and (run_dir / "curves.png").is_file()
+    gate = summary["generations"][0]["gate"]
+    assert gate["teacher"] == 0 and set(gate["vs_teacher"]) >= {"mean_diff", "ci_low", "ci_high"}
+    assert "folkcards tournament" in gate["command"]
+
+    # a finished generation is not touched again; the next one starts
+    before = _mtimes(gen)
+    run_iteration(_tiny(run_dir, generations=2), run_dir, log=lambda s: None, show_progress=False)
+    assert _mtimes(gen) == before
+    assert (run_dir / "gen_002" / "gate" / "gate.json").is_file()
+
+    # an interrupted generation: the collected chunks are kept, the missing steps are done
+    gen2 = run_dir / "gen_002"
+    (gen2 / "gate" / "gate.json").unlink()
+    (gen2 / "net" / "fit.json").unlink()
+    (gen2 / "data" / "chunk_0001.npz").unlink()
+    kept = (gen2 / "data" / "chunk_0000.npz").stat().st_mtime_ns
+    lines: list[str] = []
+    run_iteration(_tiny(run_dir, generations=2), run_dir, log=lines.append, show_progress=False)
+    assert (gen2 / "data" / "chunk_0000.npz").stat().st_mtime_ns == kept
+    assert (gen2 / "data" / "chunk_0001.npz").is_file() and (gen2 / "gate" / "gate.json").is_file()
+    assert not any("generation 1" in line for line in lines)
+
+
+def test_same_seed_same_generation(tmp_path: Path) -> None:
+    arrays = []
+    for name in ("a", "b"):
+        run_dir = tmp_path / name
+        run_iteration(_tiny(run_dir), run_dir, log=lambda s: None, show_progress=False)
+        with np.load(run_dir / "gen_001" / "data" / "chunk_0001.npz") as data:
+            chunk = {k: data[k] for k in data.files}
+        with np.load(run_dir / "gen_001" / "net" / "policy.npz") as data:
+            policy = {k: data[k] for k in data.files}
+        arrays.append((chunk, policy))
+    (chunk_a, policy_a), (chunk_b, policy_b) = arrays
+    assert chunk_a["policy_y"].size and all(np.array_equal(chunk_a[k], chunk_b[k]) for k in chunk_a)
+    assert all(np.array_equal(policy_a[k], policy_b[k]) for k in policy_a)
+
+
+def test_another_config_in_the_same_run_dir_is_refused(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    run_iteration(_tiny(run_dir), run_dir, log=lambda s: None, show_progress=False)
+    other = _tiny(run_dir)
+    other = other.model_copy(update={"seed": other.seed + 1})
+    with pytest.raises(ValueError, match="another config"):
+        run_iteration(other, run_dir, log=lambda s: None, show_progress=False)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("seed: 1\nbogus: 2\n", "unknown key 'bogus'"),
+        ("collect: {table_sizes: [3, 12]}\n", "table sizes"),
+        ("game: paston\n", "tri_palki"),
+        ("search: {samples: 0}\n", "search.samples"),
+    ],
+)
+def test_a_bad_config_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, message: str
+) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=message):
+        load_iterate_config(path)
+    code = main(["iterate", "--config", str(path), "--run-dir", str(tmp_path / "run")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and err.startswith("folkcards iterate:")
+    assert not (tmp_path / "run").exists() or not os.listdir(tmp_path / "run")
+
+
+def test_soft_targets_follow_the_search_values_over_the_actions_it_rolled_out() -> None:
+    from folkcards.train.iterate import soft_targets
+
+    values = np.full((2, 11), np.nan, dtype=np.float32)
+    values[0, [0, 3]] = [-0.2, -0.1]  # minus sticks: action 3 is better
+    targets = soft_targets(values, np.array([3, 7]), temperature=0.1)
+    assert targets[0, 3] > targets[0, 0] > 0 and targets[0].sum() == pytest.approx(1.0)
+    assert targets[0, 3] / targets[0, 0] == pytest.approx(np.exp(1.0), rel=1e-5)
+    assert targets[1, 7] == 1.0  # nothing rolled out: the choice
+
+
+def test_the_gate_needs_fewer_sticks_than_the_teacher_and_a_tie_does_not_pass() -> None:
+    from folkcards.train.iterate import GateSettings, passes
+
+    plain = GateSettings.model_validate({})
+    strict = GateSettings.model_validate({"require_interval": True, "margin": 0.01})
+    tie = {"mean_diff": -3.7e-19, "ci_low": -0.03, "ci_high": 0.03}  # a rounding error below 0
+    better = {"mean_diff": -0.02, "ci_low": -0.05, "ci_high": 0.01}
+    clearly = {"mean_diff": -0.04, "ci_low": -0.06, "ci_high": -0.02}
+    assert not passes(tie, plain) and passes(better, plain) and passes(clearly, plain)
+    assert not passes(better, strict) and passes(clearly, strict)
+    assert not passes({"mean_diff": -0.04, "ci_low": None, "ci_high": None}, strict)
