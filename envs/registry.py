@@ -59,6 +59,7 @@ PIECES: dict[str, tuple[str, bool]] = {
     "observation_size": ("observation size by table size", False),
     "size_adapter": ("table size adapter for trained models", False),
     "open_hand_analysis": ("open-hand analysis of a record's play", False),
+    "open_hand_solver": ("open-hand solver that scores a deal without play", False),
     "endgame_search": ("endgame search of the distilled player", False),
     "learned_calls": ("learned calls of the distilled player", False),
     "unsure_search": ("search where the distilled player's network is unsure", False),
@@ -116,6 +117,8 @@ class GameSpec:
     expert_agent: str | None = None  # agents: the `expert` factory (game, seat, seed, arg)
     # evaluate: (record) -> per deal, each card's and the contract's open-hand loss
     open_hand_analysis: str | None = None
+    # search: the open-hand solver class the env scores its deals with (no card play)
+    open_hand_solver: str | None = None
     observation_size: str | None = None  # envs: num_players -> observation length
     size_adapter: str | None = None  # agents: a trained model's table-size adapter
     feature_sets: tuple[str, ...] = ()  # agents: "module:attr" of each FeatureSet it offers
@@ -360,6 +363,7 @@ GAMES: dict[str, GameSpec] = {
         base_game="paston",
         batched_engine="folkcards.envs.paston_bidding_v0:vector_env",
         open_hand_analysis=None,  # no card is played: the solver scores the tricks
+        open_hand_solver="folkcards.search.paston_solver:PastonSolver",
         endgame_search=None,
         # ppo plays the committed bidder trained on open-hand tables (paston_bidding_ppo.zip);
         # ppo:paston and rllib:paston play Paston's committed models (the same observations)

@@ -340,7 +340,7 @@ def test_declaring_score_counts_an_automatic_win_when_both_would_pass():
     """defence_model=1: where the heuristic defenders both pass, declaring is the automatic win
     (+10 x factor) whatever the open-hand result; defence_model=0 solves two defenders."""
     from folkcards.agents.paston_heuristic import defence_call
-    from folkcards.envs.paston.solver import Position, solve
+    from folkcards.search.paston_solver import Position, solve
 
     rng = np.random.default_rng(3)
     modelled = make_agent("pimc", "paston").__class__(params=parse_spec("defence_model=1")[0])

@@ -22,7 +22,7 @@ from folkcards.envs.paston.rules import (
     PastonDeal,
     random_deal,
 )
-from folkcards.envs.paston.solver import (
+from folkcards.search.paston_solver import (
     PastonSolver,
     Position,
     best_moves,
