@@ -103,6 +103,8 @@ from numba import njit
 
 from ..envs.cards import PASTON_CARDS, SUIT_LETTERS, mask_to_cards
 from ..envs.compile_notice import install as _announce_compiles
+from ..envs.paston.kernels import card_key as _winner_key
+from ..envs.paston.kernels import legal_cards as _legal
 from ..envs.paston.rules import LEVEL_NAMES, LEVEL_TRUMP, PLAY, trick_winner
 
 __all__ = [
@@ -332,15 +334,8 @@ class Position:
 
     def legal_mask(self) -> int:
         """The legal cards of the seat to act, as a bitmask."""
-        hand = self.hands[self.to_act]
-        if self.trick:
-            follow = hand & (_SUIT_MASK << (8 * _suit_of(self.trick[0])))
-            if follow:
-                return follow
-            trumps = hand & (_SUIT_MASK << (8 * self.trump))
-            if trumps:
-                return trumps
-        return hand
+        led = _suit_of(self.trick[0]) if self.trick else -1
+        return int(_legal(self.hands[self.to_act], led, self.trump))
 
     def play(self, card: Any) -> Position:
         """The position after the seat to act plays ``card`` (a legal card)."""
@@ -484,29 +479,6 @@ def _popcount(x):
     x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
     x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
     return (x * 0x0101010101010101) >> 56 & 0xFF
-
-
-@njit(cache=True, inline="always")
-def _winner_key(card, led, trump):
-    suit = card >> 3
-    if suit == trump:
-        return 16 + (card & 7)
-    if suit == led:
-        return 8 + (card & 7)
-    return 0
-
-
-@njit(cache=True, inline="always")
-def _legal(hand, led, trump):
-    """Legal cards of ``hand``; ``led`` is the led suit or -1 when leading."""
-    if led >= 0:
-        follow = hand & (0xFF << (8 * led))
-        if follow != 0:
-            return follow
-        trumps = hand & (0xFF << (8 * trump))
-        if trumps != 0:
-            return trumps
-    return hand
 
 
 @njit(cache=True)

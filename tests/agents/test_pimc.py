@@ -411,7 +411,7 @@ def test_building_a_pimc_agent_loads_its_compiled_kernels():
 
     code = (
         "from folkcards.agents import paston_heuristic_core as core\n"
-        "from folkcards.envs.paston import solver\n"
+        "from folkcards.search import paston_solver as solver\n"
         "kernels = (core.defence_call, solver._solve_root, solver._move_values,"
         " solver._can_make_root)\n"
         "print(*[len(k.signatures) for k in kernels])\n"
