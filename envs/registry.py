@@ -66,6 +66,35 @@ PIECES: dict[str, tuple[str, bool]] = {
 }
 
 
+# The layer (top-level subpackage) each hook of a GameSpec must point into: a hook is an import
+# written as a string, which the import contracts of pyproject.toml cannot see, so
+# tests/test_registry_layers.py checks every game's hooks against this table.
+HOOK_LAYERS: dict[str, str] = {
+    "module": "envs",
+    "heuristic": "agents",
+    "observation_offsets": "envs",
+    "text_format": "envs",
+    "score_sheet": "envs",
+    "terminal_view": "play",
+    "spectator": "play",
+    "web_view": "web",
+    "tournament_scorer": "evaluate",
+    "statistics": "evaluate",
+    "batched_engine": "envs",
+    "batched_heuristic": "agents",
+    "search_agent": "agents",
+    "expert_agent": "agents",
+    "open_hand_analysis": "evaluate",
+    "open_hand_solver": "search",
+    "observation_size": "envs",
+    "size_adapter": "agents",
+    "feature_sets": "agents",
+    "endgame_search": "agents",
+    "learned_calls": "agents",
+    "unsure_search": "agents",
+}
+
+
 class UnsupportedError(ValueError):
     """A game does not have the piece a command needs (one line: "x has no batched engine")."""
 
@@ -432,6 +461,7 @@ __all__ = [
     "GAMES",
     "GAMES_HELP",
     "GAME_NAMES",
+    "HOOK_LAYERS",
     "PIECES",
     "EpisodeMode",
     "GameSpec",
