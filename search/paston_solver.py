@@ -1010,7 +1010,12 @@ class PastonSolver:
     deal solve much faster (the open-hand analysis and pimc keep their tables).
     """
 
-    Position = Position  # the positions it solves (for callers that reach it as a hook)
+    @staticmethod
+    def first_lead(
+        hands: Sequence[Any], trump: Any, declarer: int, defenders: Sequence[int]
+    ) -> Position:
+        """:meth:`Position.first_lead`, for callers that reach the solver as a registry hook."""
+        return Position.first_lead(hands, trump, declarer, defenders)
 
     def __init__(self, tt_bits: int = 18, *, keep_table: bool = False):
         if isinstance(tt_bits, bool) or not isinstance(tt_bits, int) or not 8 <= tt_bits <= 26:

@@ -50,7 +50,7 @@ class OpenHandResult:
 def solver_class() -> Any:
     """The open-hand solver class (the registry's ``open_hand_solver`` hook of
     ``paston_bidding``): ``cls(tt_bits=...)`` with ``.solve(position)`` and
-    ``cls.Position.first_lead(hands, trump, declarer, defenders)``."""
+    ``cls.first_lead(hands, trump, declarer, defenders)`` (a position)."""
     from ..registry import game_spec
 
     return game_spec("paston_bidding").piece("open_hand_solver")
@@ -132,9 +132,7 @@ def first_lead_result(
     solve: Solve | None = None,
 ) -> OpenHandResult:
     """:func:`credit_tricks` of a full deal: ten cards in each playing hand, the discards out."""
-    return credit_tricks(
-        solver_class().Position.first_lead(hands, trump, declarer, defenders), solve
-    )
+    return credit_tricks(solver_class().first_lead(hands, trump, declarer, defenders), solve)
 
 
 def table_scores(
