@@ -59,7 +59,7 @@ PIECES: dict[str, tuple[str, bool]] = {
     "observation_size": ("observation size by table size", False),
     "size_adapter": ("table size adapter for trained models", False),
     "open_hand_analysis": ("open-hand analysis of a record's play", False),
-    "open_hand_solver": ("open-hand solver that scores a deal without play", False),
+    "open_hand_solver": ("open-hand solver of the card play", False),
     "endgame_search": ("endgame search of the distilled player", False),
     "learned_calls": ("learned calls of the distilled player", False),
     "unsure_search": ("search where the distilled player's network is unsure", False),
@@ -146,7 +146,8 @@ class GameSpec:
     expert_agent: str | None = None  # agents: the `expert` factory (game, seat, seed, arg)
     # evaluate: (record) -> per deal, each card's and the contract's open-hand loss
     open_hand_analysis: str | None = None
-    # search: the open-hand solver class the env scores its deals with (no card play)
+    # search: the open-hand solver class of the card play (the bidding variant scores its deals
+    # with it instead of playing them)
     open_hand_solver: str | None = None
     observation_size: str | None = None  # envs: num_players -> observation length
     size_adapter: str | None = None  # agents: a trained model's table-size adapter
@@ -332,6 +333,7 @@ PASTON = GameSpec(
     search_agent="folkcards.agents.pimc:make_pimc_agent",
     expert_agent="folkcards.agents.paston_expert:make_expert_agent",
     open_hand_analysis="folkcards.evaluate.open_hand:analyse_record",
+    open_hand_solver="folkcards.search.paston_solver:PastonSolver",
     feature_sets=("folkcards.agents.paston_features:PASTON_CARDS",),
     endgame_search="folkcards.agents.pimc:PastonEndgameSearch",
     learned_calls="folkcards.agents.paston_expert:PastonLearnedCalls",
@@ -392,7 +394,6 @@ GAMES: dict[str, GameSpec] = {
         base_game="paston",
         batched_engine="folkcards.envs.paston_bidding_v0:vector_env",
         open_hand_analysis=None,  # no card is played: the solver scores the tricks
-        open_hand_solver="folkcards.search.paston_solver:PastonSolver",
         endgame_search=None,
         # ppo plays the committed bidder trained on open-hand tables (paston_bidding_ppo.zip);
         # ppo:paston and rllib:paston play Paston's committed models (the same observations)
