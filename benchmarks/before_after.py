@@ -162,14 +162,28 @@ def main(argv: list[str] | None = None) -> None:
         default=[0, 1, 4096],
         help="batch sizes M of the heuristics (0: the per-game agent)",
     )
+    parser.add_argument(
+        "--solver-cases",
+        type=int,
+        nargs="*",
+        default=[0, 1],
+        help="open-hand solves to time: 0 two defenders, 1 a sole defender",
+    )
+    parser.add_argument(
+        "--belief-turns",
+        type=int,
+        nargs="*",
+        default=[0, 12],
+        help="Tri Palki belief positions to time, by the actions played before",
+    )
     args = parser.parse_args(argv)
     if args.repeats < 1 or args.seconds <= 0:
         parser.error("--repeats must be positive and --seconds above 0")
     cases = [("engine", game, n) for game in ("paston", "tri_palki") for n in args.engine_sizes]
     cases += [("heuristic", "paston", m) for m in args.heuristic_sizes]
     cases += [("heuristic", "tri_palki", m) for m in args.heuristic_sizes]
-    cases += [("solver", "paston", sole) for sole in (0, 1)]
-    cases += [("belief", "tri_palki", turns) for turns in (0, 12)]
+    cases += [("solver", "paston", sole) for sole in args.solver_cases]
+    cases += [("belief", "tri_palki", turns) for turns in args.belief_turns]
     work = Path(tempfile.mkdtemp(prefix="folkcards-before-after-"))
     try:
         before = _layout(_export(args.ref, work / "before"), work / "before" / "path")
@@ -184,6 +198,9 @@ def main(argv: list[str] | None = None) -> None:
             for kind, game, size in cases:
                 for side in order:
                     rate = _measure(sides[side], kind, game, size, args.seconds)
+                    print(
+                        f"{kind} {game} {size} {side} repeat {repeat}: {rate:,.1f}", file=sys.stderr
+                    )
                     runs.setdefault((kind, game, size, side), []).append(rate)
         load = os.getloadavg()
     finally:
