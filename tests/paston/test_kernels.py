@@ -46,7 +46,6 @@ def _random_play(seed: int):
 
 @pytest.mark.parametrize("seed", range(40))
 def test_kernels_agree_with_the_reference_rules(seed: int) -> None:
-
     for kind, deal, card in _random_play(1000 + seed):
         if kind == "play":
             led = deal.trick[0][1] >> 3 if deal.trick else -1
@@ -61,7 +60,6 @@ def test_kernels_agree_with_the_reference_rules(seed: int) -> None:
                 if kernels.beats(c, best, deal.trump):
                     best = c
             assert dict((c, s) for s, c in trick)[best] == trick_winner(trick, deal.trump)
-
         elif deal.outcome == "played":
             sole = len(deal.active) == 2
             for seat in range(NUM_SEATS):
@@ -74,9 +72,12 @@ def test_kernels_agree_with_the_reference_rules(seed: int) -> None:
                 assert deal.scores[seat] == expected
 
 
-def test_random_play_reaches_card_play() -> None:
-    plays = sum(kind == "play" for seed in range(40) for kind, *_ in _random_play(1000 + seed))
-    assert plays > 200
+def test_random_play_reaches_card_play_and_scored_deals() -> None:
+    steps = [
+        (kind, deal.outcome) for seed in range(40) for kind, deal, _ in _random_play(1000 + seed)
+    ]
+    assert sum(kind == "play" for kind, _ in steps) > 200
+    assert sum(kind == "over" and outcome == "played" for kind, outcome in steps) > 5
 
 
 def test_kernel_trick_winner_on_every_small_trick() -> None:
