@@ -90,20 +90,16 @@ def one_suit(mask: int) -> bool:
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def nth_card(mask: int, k: int) -> int:
-    """The ``1 << card`` of the ``k``-th lowest card of ``mask`` (0 if it has fewer)."""
-    for s in range(4):
-        ranks = (mask >> (NUM_RANKS * s)) & RANK_BITS
-        while ranks:
-            if k == 0:
-                return 1 << (NUM_RANKS * s + LOW_BIT[ranks])
-            k -= 1
-            ranks &= ranks - 1
-    return 0
+    """The ``1 << card`` of the ``k``-th lowest card of ``mask`` (0 if it has fewer): card ids
+    ``9 * suit + rank`` order the cards by suit, then rank."""
+    for _ in range(k):
+        mask &= mask - 1  # without its lowest card
+    return mask & -mask
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def swap(hand: int, centre: int, action: int) -> tuple[int, int, int, int]:
     """(hand, centre, given, taken) after the swap ``action`` (``SWAP_BASE + 3 * h + c``: the
     hand's ``h``-th lowest card for the centre's ``c``-th lowest; ``SWAP_ALL``: all three)."""
