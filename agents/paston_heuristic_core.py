@@ -33,6 +33,7 @@ import numpy as np
 from numba import njit
 
 from ..envs.compile_notice import install as _announce_compiles
+from ..envs.paston.kernels import beats, card_key
 from ..envs.paston.observation import OFFSETS
 from ..envs.paston.rules import (
     DECLARER_NEED,
@@ -749,13 +750,6 @@ def _may_hold(seat: int, suit: int, voids: np.ndarray, unknown: int) -> bool:
 
 
 @njit(cache=True)
-def _beats(card: int, best: int, trump: int) -> bool:
-    if card >> 3 == best >> 3:
-        return (card & 7) > (best & 7)
-    return card >> 3 == trump
-
-
-@njit(cache=True)
 def _safe_against(
     card: int, seat: int, led: int, trump: int, voids: np.ndarray, unknown: int
 ) -> bool:
@@ -856,7 +850,7 @@ def _follow(
     played = 1 << t_seat[0]
     for j in range(1, n_trick):
         played |= 1 << t_seat[j]
-        if _beats(t_card[j], best, trump):
+        if beats(t_card[j], best, trump):
             best_seat, best = t_seat[j], t_card[j]
     later_opps = active & ~played & ~1 & opponents
     partner_winning = partner >= 0 and best_seat == partner
@@ -867,9 +861,9 @@ def _follow(
     s_strength = 99
     for j in range(n_legal):
         c = legal[j]
-        if not _beats(c, best, trump):
+        if not beats(c, best, trump):
             continue
-        strength = (c & 7) + (16 if c >> 3 == trump else 0)
+        strength = card_key(c, led, trump)
         if strength < w_strength:
             first_winner, w_strength = c, strength
         if strength < s_strength and _safe_against_all(c, later_opps, led, trump, voids, unknown):

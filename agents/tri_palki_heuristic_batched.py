@@ -38,7 +38,7 @@ from numba import njit
 
 from ..envs._batched import run_in_chunks
 from ..envs.compile_notice import install as _announce_compiles
-from ..envs.tri_palki.batched import _key, _kind
+from ..envs.tri_palki.kernels import hand_key, hand_kind
 from ..envs.tri_palki.observation import (
     VALUE_SCALE,
     observation_offsets,
@@ -197,7 +197,7 @@ def _decide_range(
             out[i] = fallback
             continue
         choice = PASS
-        if popcount(hand) == 3 and popcount(centre) == 3 and _kind(hand) == NORMAL:
+        if popcount(hand) == 3 and popcount(centre) == 3 and hand_kind(hand) == NORMAL:
             announced = obs[i, off[O_ANNOUNCED]] != 0
             keep = _assess(
                 hand, centre, washed, known, flags, n, announced, _reserve_low(obs, i, off),
@@ -248,8 +248,8 @@ def _features_range(
         announced = obs[i, off[O_ANNOUNCED]] != 0
         pass_ends = obs[i, off[O_PASS_ENDS]] != 0
         reserve_low = _reserve_low(obs, i, off)
-        hand_value = _key(hand) >> KEY_VALUE_SHIFT
-        special = _kind(hand) != NORMAL
+        hand_value = hand_key(hand) >> KEY_VALUE_SHIFT
+        special = hand_kind(hand) != NORMAL
         x = out[i, dim:]
         x[0] = hand_value / VALUE_SCALE
         x[1] = special

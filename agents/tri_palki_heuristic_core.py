@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit
 
 from ..envs.compile_notice import install as _announce_compiles
-from ..envs.tri_palki.batched import SUIT_POINTS, _key, _kind, _one_suit
+from ..envs.tri_palki.kernels import SUIT_POINTS, hand_key, hand_kind, one_suit, swap
 from ..envs.tri_palki.rules import NUM_RANKS, POINTS
 from ..envs.tri_palki.vocabulary import (
     KEY_VALUE_SHIFT,
@@ -120,7 +120,7 @@ def suit_value_of(cards: int) -> int:
 @njit(cache=True)
 def hand_value_of(hand: int) -> int:
     """The value of a three-card hand (the high part of its comparison key)."""
-    return _key(hand) >> KEY_VALUE_SHIFT
+    return hand_key(hand) >> KEY_VALUE_SHIFT
 
 
 @njit(cache=True)
@@ -245,33 +245,18 @@ def assess_moves(
     centre (hand and centre share a card): not a real table. ``pool`` and the feeding tables
     come from :func:`prepare`."""
     potential = params[P_POTENTIAL]
-    keep = hand_score(hand, _kind(hand), _key(hand), pool, announced, potential)
-    low = hand & -hand
-    mid = (hand ^ low) & -(hand ^ low)
-    hand_bits = (low, mid, hand ^ low ^ mid)  # the hand's cards, ascending
-    low = centre & -centre
-    mid = (centre ^ low) & -(centre ^ low)
-    centre_bits = (low, mid, centre ^ low ^ mid)
+    keep = hand_score(hand, hand_kind(hand), hand_key(hand), pool, announced, potential)
     for a in range(SWAP_BASE, SWAP_ALL + 1):
-        if a == SWAP_ALL:
-            new_hand = centre
-            new_centre = hand
-            given = hand
-        else:
-            gave = hand_bits[(a - SWAP_BASE) // 3]
-            took = centre_bits[(a - SWAP_BASE) % 3]
-            new_hand = (hand & ~gave) | took
-            new_centre = (centre & ~took) | gave
-            given = gave
+        new_hand, new_centre, given, _ = swap(hand, centre, a)
         bad = popcount(new_hand) != 3 or popcount(new_centre) != 3
         facts[F_BAD, a] = bad
         if bad:
             continue
-        kind = _kind(new_hand)
-        key = _key(new_hand)
+        kind = hand_kind(new_hand)
+        key = hand_key(new_hand)
         value = key >> KEY_VALUE_SHIFT
         s = hand_score(new_hand, kind, key, pool, announced, potential)
-        washes = _one_suit(new_centre)
+        washes = one_suit(new_centre)
         ends = washes and reserve_low
         if washes:
             if ends:
@@ -320,7 +305,7 @@ def choose_move(
         return PASS
     if announced:  # final turn: only the final hand matters
         return best if score[0, best] > keep else PASS
-    value = _key(hand) >> KEY_VALUE_SHIFT
+    value = hand_key(hand) >> KEY_VALUE_SHIFT
     reaches_top = facts[F_KIND, best] != NORMAL or facts[F_VALUE, best] >= 31
     hold = value >= 31 or (
         not reaches_top
@@ -363,7 +348,7 @@ def core_move_into(
     facts: np.ndarray,
 ) -> int:
     """:func:`core_move` with the caller's ``score`` and ``facts`` work arrays."""
-    if _kind(hand) != NORMAL:
+    if hand_kind(hand) != NORMAL:
         return PASS  # never break a special hand
     keep = assess_moves(
         hand, centre, announced, reserve_low, CORE_PARAMS, _CORE_POOL, 0, _CORE_SEATS,

@@ -1,11 +1,12 @@
-"""Engine and heuristic speed of a git commit against the working tree, side by side.
+"""Engine, heuristic, solver and belief speed of a git commit against the working tree, side by side.
 
 For a change that must leave the speed as it was (a refactor such as the batched engines and the
 Paston heuristic importing their vocabularies and sharing their compiled rules). The commit is exported
 with ``git archive`` to a temporary folder laid out as the ``folkcards`` package (the mapping of
 ``package-dir`` in ``pyproject.toml``); the working tree is laid out the same way. Each
 measurement runs in a fresh process from the *current* benchmark scripts
-(``batched_speed.run_batched`` and ``heuristic_batched``'s rates), so both sides are timed by
+(``batched_speed.run_batched``, the heuristics' rates, ``solver_speed``'s deals, ``belief_speed``'s
+positions), so both sides are timed by
 the same code; the two sides alternate within every repeat (before, after, then after, before)
 so that a change in the machine's load falls on both. A first untimed round compiles and caches
 each side's numba code.
@@ -44,6 +45,45 @@ kind, game, size, seconds = {kind!r}, {game!r}, {size!r}, {seconds!r}
 if kind == "engine":
     import batched_speed
     rate = batched_speed.run_batched(game, size, 4, seconds, 0)["steps_per_s"]
+elif kind == "solver":
+    import time
+    import numpy as np
+    import solver_speed
+    rng = np.random.default_rng([0, size])
+    deals = [solver_speed.random_first_lead(rng, sole=bool(size)) for _ in range(40)]
+    solver = solver_speed.PastonSolver()
+    solver.solve(deals[0])  # compiled code loaded
+    count, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        solver.solve(deals[count % len(deals)])
+        count += 1
+    rate = count / (time.perf_counter() - start)
+elif kind == "belief":
+    import time
+    import numpy as np
+    import belief_speed
+    env, observer = belief_speed.tri_palki_position(0, 4, size)
+    belief_speed.measure(game, env, observer, 50, 1, 0)  # compiled code loaded
+    count, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        belief_speed.measure(game, env, observer, 500, 1, count)
+        count += 500
+    rate = count / (time.perf_counter() - start)
+elif game == "tri_palki":
+    import heuristic_batched_tri_palki as ht
+    obs, mask = ht.sample_decisions(4, 4096, 0)
+    if size == 0:
+        agent = ht.TriPalkiHeuristicAgent()
+        dicts = [{{"observation": o, "action_mask": m}} for o, m in zip(obs[:500], mask[:500])]
+        def run():
+            for observation in dicts:
+                agent.act(observation)
+            return len(dicts)
+    else:
+        heuristic = ht.BatchedTriPalkiHeuristic(4)
+        def run():
+            return len(heuristic.act(obs[:size], mask[:size]))
+    rate = ht.rate(run, seconds, 1)[0]
 else:
     import heuristic_batched as hb
     obs, mask = hb.decision_pool(4096, 0)
@@ -120,13 +160,30 @@ def main(argv: list[str] | None = None) -> None:
         type=int,
         nargs="*",
         default=[0, 1, 4096],
-        help="batch sizes M of the Paston heuristic (0: the per-game agent)",
+        help="batch sizes M of the heuristics (0: the per-game agent)",
+    )
+    parser.add_argument(
+        "--solver-cases",
+        type=int,
+        nargs="*",
+        default=[0, 1],
+        help="open-hand solves to time: 0 two defenders, 1 a sole defender",
+    )
+    parser.add_argument(
+        "--belief-turns",
+        type=int,
+        nargs="*",
+        default=[0, 12],
+        help="Tri Palki belief positions to time, by the actions played before",
     )
     args = parser.parse_args(argv)
     if args.repeats < 1 or args.seconds <= 0:
         parser.error("--repeats must be positive and --seconds above 0")
     cases = [("engine", game, n) for game in ("paston", "tri_palki") for n in args.engine_sizes]
     cases += [("heuristic", "paston", m) for m in args.heuristic_sizes]
+    cases += [("heuristic", "tri_palki", m) for m in args.heuristic_sizes]
+    cases += [("solver", "paston", sole) for sole in args.solver_cases]
+    cases += [("belief", "tri_palki", turns) for turns in args.belief_turns]
     work = Path(tempfile.mkdtemp(prefix="folkcards-before-after-"))
     try:
         before = _layout(_export(args.ref, work / "before"), work / "before" / "path")
@@ -141,6 +198,9 @@ def main(argv: list[str] | None = None) -> None:
             for kind, game, size in cases:
                 for side in order:
                     rate = _measure(sides[side], kind, game, size, args.seconds)
+                    print(
+                        f"{kind} {game} {size} {side} repeat {repeat}: {rate:,.1f}", file=sys.stderr
+                    )
                     runs.setdefault((kind, game, size, side), []).append(rate)
         load = os.getloadavg()
     finally:
@@ -152,12 +212,17 @@ def main(argv: list[str] | None = None) -> None:
     for kind, game, size in cases:
         b = runs[(kind, game, size, "before")]
         a = runs[(kind, game, size, "after")]
-        label = (
-            f"{game} batched engine, steps/s"
-            if kind == "engine"
-            else ("paston heuristic, decisions/s")
-        )
-        n = "per game" if kind == "heuristic" and size == 0 else str(size)
+        label = {
+            "engine": f"{game} batched engine, steps/s",
+            "heuristic": f"{game} heuristic, decisions/s",
+            "solver": "paston open-hand solve at the first lead, deals/s",
+            "belief": "tri_palki belief (4 players), worlds/s with to_engine",
+        }[kind]
+        n = {
+            "heuristic": "per game" if size == 0 else str(size),
+            "solver": "sole defender" if size else "two defenders",
+            "belief": f"after {size} actions",
+        }.get(kind, str(size))
         ratio = statistics.median(a) / statistics.median(b)
         print(f"| {label} | {n} | {_cell(b)} | {_cell(a)} | {ratio:.2f} |")
     print(f"\nload average at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")

@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 import numpy as np
 from folkcards.envs.paston.rules import random_deal
-from folkcards.envs.paston.solver import PastonSolver, Position
+from folkcards.search.paston_solver import PastonSolver, Position
 
 
 def random_first_lead(rng: np.random.Generator, sole: bool) -> Position:

@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from folkcards.envs.paston_bidding import tables
+from folkcards.search import paston_table_maker as tables
 
 
 def one_run(deals: int, seed: int, workers: int, folder: Path) -> tuple[float, float]:

@@ -4,7 +4,7 @@ The first use of the solver, a batched engine or a numba heuristic compiles its 
 10-25 s; later processes load them from the disk cache in a second or two. Every module that
 defines cached kernels calls :func:`install`, so a process that has to compile says so once::
 
-    folkcards: compiling numba kernels (first use of folkcards.envs.paston.solver, cached
+    folkcards: compiling numba kernels (first use of folkcards.search.paston_solver, cached
     afterwards in ~/.cache/folkcards/numba) ...
 
 Nothing is printed when the kernels load from the cache, nor for kernels without a disk cache,

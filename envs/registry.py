@@ -61,10 +61,40 @@ PIECES: dict[str, tuple[str, bool]] = {
     "observation_size": ("observation size by table size", False),
     "size_adapter": ("table size adapter for trained models", False),
     "open_hand_analysis": ("open-hand analysis of a record's play", False),
+    "open_hand_solver": ("open-hand solver of the card play", False),
     "endgame_search": ("endgame search of the distilled player", False),
     "learned_calls": ("learned calls of the distilled player", False),
     "unsure_search": ("search where the distilled player's network is unsure", False),
     "explicit_chance": ("explicit chance events of a deal (OpenSpiel binding)", False),
+}
+
+
+# The layer (top-level subpackage) each hook of a GameSpec must point into: a hook is an import
+# written as a string, which the import contracts of pyproject.toml cannot see, so
+# tests/test_registry_layers.py checks every game's hooks against this table.
+HOOK_LAYERS: dict[str, str] = {
+    "module": "envs",
+    "heuristic": "agents",
+    "observation_offsets": "envs",
+    "text_format": "envs",
+    "score_sheet": "envs",
+    "terminal_view": "play",
+    "spectator": "play",
+    "web_view": "web",
+    "tournament_scorer": "evaluate",
+    "statistics": "evaluate",
+    "batched_engine": "envs",
+    "batched_heuristic": "agents",
+    "search_agent": "agents",
+    "expert_agent": "agents",
+    "open_hand_analysis": "evaluate",
+    "open_hand_solver": "search",
+    "observation_size": "envs",
+    "size_adapter": "agents",
+    "feature_sets": "agents",
+    "endgame_search": "agents",
+    "learned_calls": "agents",
+    "unsure_search": "agents",
 }
 
 
@@ -121,6 +151,9 @@ class GameSpec:
     deal_options: str | None = None  # evaluate: (record) -> reset options of its first deal
     # evaluate: (record) -> per deal, each card's and the contract's open-hand loss
     open_hand_analysis: str | None = None
+    # search: the open-hand solver class of the card play (the bidding variant scores its deals
+    # with it instead of playing them)
+    open_hand_solver: str | None = None
     observation_size: str | None = None  # envs: num_players -> observation length
     size_adapter: str | None = None  # agents: a trained model's table-size adapter
     feature_sets: tuple[str, ...] = ()  # agents: "module:attr" of each FeatureSet it offers
@@ -311,6 +344,7 @@ PASTON = GameSpec(
     montecarlo_agent="folkcards.agents.montecarlo:make_paston_montecarlo",
     deal_options="folkcards.evaluate.deal_sets:paston_deal",
     open_hand_analysis="folkcards.evaluate.open_hand:analyse_record",
+    open_hand_solver="folkcards.search.paston_solver:PastonSolver",
     feature_sets=("folkcards.agents.paston_features:PASTON_CARDS",),
     endgame_search="folkcards.agents.pimc:PastonEndgameSearch",
     learned_calls="folkcards.agents.paston_expert:PastonLearnedCalls",
@@ -479,6 +513,7 @@ __all__ = [
     "GAMES",
     "GAMES_HELP",
     "GAME_NAMES",
+    "HOOK_LAYERS",
     "PIECES",
     "EpisodeMode",
     "GameSpec",

@@ -1,7 +1,7 @@
 """Open-hand accuracy of Paston play: what each card and each contract cost against the solver.
 
 For every card decision of a played Paston deal (a seat with more than one legal card), the
-open-hand solver (:func:`folkcards.envs.paston.solver.move_values`, every hand visible) gives
+open-hand solver (:func:`folkcards.search.paston_solver.move_values`, every hand visible) gives
 the declarer's final trick count after each legal card, with best play from there on. A card
 *loses tricks* when another card would have given its side more: the declarer's tricks for the
 declarer, fewer declarer tricks for a defender (the defenders are one side, as the solver plays
@@ -36,8 +36,8 @@ from folkcards.envs.paston.rules import (
     PLAY,
     declarer_score,
 )
-from folkcards.envs.paston.solver import PastonSolver, Position
 from folkcards.envs.paston.vocabulary import LEVEL_TRUMP
+from folkcards.search.paston_solver import PastonSolver, Position
 
 SURRENDER_SCORE = -10  # the declarer's score after a surrender (rules §7.2)
 

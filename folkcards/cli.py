@@ -206,16 +206,16 @@ def _add_tables(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_train_evaluator(sub: argparse._SubParsersAction) -> None:
-    from folkcards.train import paston_evaluator
+    from folkcards.train import paston_evaluator_training
 
     p = sub.add_parser(
         "train-evaluator",
         help="train the Paston evaluator (learned bidding/contract/whist values) on open-hand "
         "tables (needs folkcards[train])",
-        description=paston_evaluator.DESCRIPTION,
+        description=paston_evaluator_training.DESCRIPTION,
     )
-    paston_evaluator.add_arguments(p)
-    p.set_defaults(func=paston_evaluator.run)
+    paston_evaluator_training.add_arguments(p)
+    p.set_defaults(func=paston_evaluator_training.run)
 
 
 def _add_train_opponent_model(sub: argparse._SubParsersAction) -> None:

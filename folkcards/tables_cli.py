@@ -32,6 +32,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def tables_from_args(args: argparse.Namespace) -> int:
     """Run ``folkcards tables``; bad input is one line on stderr and exit code 2."""
     from folkcards.envs.paston_bidding import tables
+    from folkcards.search import paston_table_maker
 
     start = time.perf_counter()
     bar = None
@@ -46,7 +47,7 @@ def tables_from_args(args: argparse.Namespace) -> int:
             bar.refresh()
 
     try:
-        path = tables.generate(
+        path = paston_table_maker.generate(
             args.out,
             args.deals,
             args.seed,

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 from folkcards.envs.cards import TRI_PALKI_CARDS
 from folkcards.envs.tri_palki import rules
+from folkcards.envs.tri_palki.kernels import swapped_cards
 from folkcards.envs.tri_palki.observation import decode
 
 from .base import MoveError, SeatView, normalize, plural
@@ -212,9 +213,8 @@ class TriPalkiTable(SeatView):
                 f"{who} {'swap' if mine else 'swaps'} all three cards: "
                 f"{give_verb} {given}, {take_verb} {self.cards_text(before['view'].centre)}"
             )
-        # a single swap (public): positions in the hand and the centre before the step
-        give = sorted(before["hand"])[(action - rules.SWAP_BASE) // 3]
-        take = sorted(before["view"].centre)[(action - rules.SWAP_BASE) % 3]
+        # a single swap (public): the cards it exchanged, from the hand and centre before the step
+        give, take = swapped_cards(before["hand"], before["view"].centre, action)
         return f"{who} {give_verb} {self.sym(give)}, {take_verb} {self.sym(take)}"
 
     def events(self, before: dict[str, Any], seat: int, action: int) -> list[str]:

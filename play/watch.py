@@ -21,6 +21,7 @@ from folkcards.envs.cards import PASTON_CARDS, TRI_PALKI_CARDS, mask_to_cards
 from folkcards.envs.paston import rules as paston
 from folkcards.envs.registry import GameSpec, game_spec
 from folkcards.envs.tri_palki import rules as tri_palki
+from folkcards.envs.tri_palki.kernels import swapped_cards
 
 from .base import Announced, InputFn, WriteFn, normalize, plural, signed
 from .explain import paston_explanations, tri_palki_explanations
@@ -249,8 +250,7 @@ class TriPalkiSpectator(Spectator):
         if action == tri_palki.SWAP_ALL:
             what = f"swaps all: gives {self.cards(before['hand'])}, takes {self.cards(before['centre'])}"
         else:
-            index = action - tri_palki.SWAP_BASE
-            give, take = before["hand"][index // 3], before["centre"][index % 3]
+            give, take = swapped_cards(before["hand"], before["centre"], action)
             what = f"gives {self.cards([give])}, takes {self.cards([take])}"
         if rnd is not before["round"]:  # the round ended and the next one began
             return [f"  {who} {what}"]

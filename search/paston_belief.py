@@ -170,10 +170,10 @@ class PastonWorld:
         return options
 
     def solver_position(self) -> Any:
-        """The open-hand solver's ``folkcards.envs.paston.solver.Position`` of this world
+        """The open-hand solver's ``folkcards.search.paston_solver.Position`` of this world
         (play phase only): current hands, trump, declarer, active seats, leader, trick so far
         and the declarer's tricks. Built from the world's fields, without a replay."""
-        from ..envs.paston.solver import Position
+        from .paston_solver import Position
 
         if self.phase != "play" or self.declarer is None or self.trump is None:
             raise ValueError(f"a solver position needs the play phase, not {self.phase!r}")
@@ -660,7 +660,7 @@ class PastonWorldArrays:
 
     def solver_positions(self) -> list[Any]:
         """Every world's solver position (play phase), for ``solve_many``/``move_values_many``."""
-        from ..envs.paston.solver import Position
+        from .paston_solver import Position
 
         shared = self.shared
         if shared["phase"] != "play" or shared["declarer"] is None:

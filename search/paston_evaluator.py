@@ -2,7 +2,7 @@
 
 Three small multilayer perceptrons, trained on outcomes the open-hand solver scored (the
 open-hand tables of :mod:`folkcards.envs.paston_bidding.tables`; the training code is
-:mod:`folkcards.train.paston_evaluator`), each answering one question a player asks before a
+:mod:`folkcards.train.paston_evaluator_training`), each answering one question a player asks before a
 card is played. Values are table scores (``docs/rules/paston.md`` §7) of the seat that asks,
 averaged over what it cannot see, which is what least-squares regression over many deals gives.
 

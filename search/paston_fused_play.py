@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..envs.paston.solver import PastonSolver, Position, legal_cards
+from .paston_solver import PastonSolver, Position, legal_cards
 
 __all__ = ["FusedValues", "fused_card_values"]
 

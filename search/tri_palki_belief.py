@@ -83,7 +83,7 @@ from numba import njit
 from ..envs.cards import TRI_PALKI_CARDS, mask_to_cards
 from ..envs.compile_notice import install as _announce_compiles
 from ..envs.tri_palki import observation as obs_mod
-from ..envs.tri_palki.batched import _key, _kind
+from ..envs.tri_palki.kernels import may_announce
 from ..envs.tri_palki.rules import (
     ALL_CARDS,
     ANNOUNCE,
@@ -91,7 +91,6 @@ from ..envs.tri_palki.rules import (
     MAX_PLAYERS,
     MIN_PLAYERS,
     NO_ANNOUNCE,
-    NORMAL,
     NUM_ACTIONS,
     OVER,
     PASS,
@@ -102,7 +101,6 @@ from ..envs.tri_palki.rules import (
     TriPalkiRound,
     deal_order,
 )
-from ..envs.tri_palki.vocabulary import KEY_VALUE_SHIFT
 from .belief import (
     check_count,
     check_epsilon,
@@ -1288,9 +1286,7 @@ def _group_logs(
                 i = i0 + j
                 if steps[k, 0] == _K_OFFER:
                     hand = held[w, i]
-                    if steps[k, 5] or not (
-                        _kind(hand) == NORMAL and (_key(hand) >> KEY_VALUE_SHIFT) == 31
-                    ):
+                    if steps[k, 5] or not may_announce(hand):
                         continue  # no offer: nothing to explain
                     agrees = (steps[k, 1] != 0) == announces
                     total += np.log((1 - epsilon) * (1.0 if agrees else 0.0) + epsilon / 2)

@@ -62,6 +62,7 @@ from .._batched import (
 from ..cards import mask_to_cards
 from ..compile_notice import install as _announce_compiles
 from .env import SHAPING_POINTS_PER_TRICK
+from .kernels import LEVEL_FACTOR_ARRAY, beats, declarer_points, defender_points, legal_cards
 from .observation import OBSERVATION_SIZE, OFFSETS
 from .rules import (
     AUCTION,
@@ -71,12 +72,10 @@ from .rules import (
     CONTRACT_BASE,
     DEAL_TARGETS,
     DECLARER_NEED,
-    DECLARER_POINTS,
     DEFENCE,
     DEFENDER_NEED,
     DISCARD,
     JACK_OF_SPADES,
-    LEVEL_FACTOR,
     LEVEL_NAMES,
     LEVEL_TRUMP,
     NUM_ACTIONS,
@@ -91,13 +90,10 @@ from .rules import (
     SEVEN_OF_SPADES,
     SIX_SPADES_RUN,
     SOLE_DEFENDER_NEED,
-    SOLE_DEFENDER_POINTS,
     SPADE_HONOURS,
-    SUIT_MASKS,
     SURRENDER,
     SURRENDER_OPPONENT_SCORE,
     SURRENDER_SCORE,
-    TWO_DEFENDER_POINTS,
     WHIST,
     parse_deal,
     redeal_reason,
@@ -110,13 +106,7 @@ PLAYED, AUTO_WIN, SURRENDERED_OUT, REDEAL = (
     OUTCOMES.index(name) for name in ("played", "auto_win", "surrender", "redeal")
 )
 LEVEL_TRUMP_ARRAY = np.array(LEVEL_TRUMP, dtype=np.int64)
-LEVEL_FACTOR_ARRAY = np.array(LEVEL_FACTOR, dtype=np.int64)
-SUIT_MASK = np.array(SUIT_MASKS, dtype=np.int64)
 DEAL_TARGETS_ARRAY = np.array(DEAL_TARGETS, dtype=np.int64)  # 3: the prikup (rules §2.3)
-DECLARER_POINTS_ARRAY = np.array(DECLARER_POINTS, dtype=np.int64)  # [level, tricks]
-DEFENDER_POINTS_ARRAY = np.array(  # [sole, tricks], before the level's factor
-    [TWO_DEFENDER_POINTS, SOLE_DEFENDER_POINTS], dtype=np.int64
-)
 PRIKUP_TARGET = NUM_SEATS  # the deal target after the seats' offsets 0..2
 ALL_SEATS = (1 << NUM_SEATS) - 1  # a bitmask of seats: all three
 LOW_BIT = np.array([(r & -r).bit_length() - 1 if r else 0 for r in range(256)], dtype=np.int64)
@@ -233,15 +223,8 @@ def _legal_bits(seat: np.ndarray, st: np.ndarray, i: int) -> int:
     if phase == AUCTION:
         return (1 << PASS) | (1 << (BID_BASE + st[i, HIGH_BID] + 1))
     if phase == PLAY:
-        hand = seat[i, HANDS, st[i, TO_ACT]]
-        if st[i, TRICK_LEN]:
-            follow = hand & SUIT_MASK[seat[i, TRICK_CARD, st[i, LEADER]] >> 3]
-            if follow:
-                return follow
-            trumps = hand & SUIT_MASK[st[i, TRUMP]]
-            if trumps:
-                return trumps
-        return hand
+        led = seat[i, TRICK_CARD, st[i, LEADER]] >> 3 if st[i, TRICK_LEN] else -1
+        return legal_cards(seat[i, HANDS, st[i, TO_ACT]], led, st[i, TRUMP])
     if phase == DISCARD:
         return seat[i, HANDS, st[i, TO_ACT]]
     if phase == CONTRACT:
@@ -308,16 +291,6 @@ def _auction(seat: np.ndarray, st: np.ndarray, i: int, who: int, action: int) ->
 
 
 @njit(cache=True)
-def _declarer_score(tricks: int, level: int) -> int:
-    return DECLARER_POINTS_ARRAY[level, tricks]
-
-
-@njit(cache=True)
-def _defender_score(tricks: int, sole: bool) -> int:
-    return DEFENDER_POINTS_ARRAY[1 if sole else 0, tricks]
-
-
-@njit(cache=True)
 def _defence(seat: np.ndarray, st: np.ndarray, i: int, who: int, action: int) -> None:
     seat[i, DEFENCE_SAID, who] = 1 if action == WHIST else 0
     declarer = st[i, DECLARER]
@@ -331,7 +304,7 @@ def _defence(seat: np.ndarray, st: np.ndarray, i: int, who: int, action: int) ->
     if active == 1 << declarer:
         for s in range(NUM_SEATS):
             seat[i, SCORES, s] = 0
-        seat[i, SCORES, declarer] = _declarer_score(NUM_TRICKS, st[i, LEVEL])
+        seat[i, SCORES, declarer] = declarer_points(NUM_TRICKS, st[i, LEVEL])
         _over(st, i, AUTO_WIN)
         return
     st[i, ACTIVE] = active
@@ -368,24 +341,14 @@ def _play(seat: np.ndarray, st: np.ndarray, i: int, who: int, card: int) -> None
     if st[i, TRICK_LEN] < num_active:
         st[i, TO_ACT] = _next_active(st, i, who)
         return
-    # rules.py trick_winner, in play order from the leader
-    leader = st[i, LEADER]
-    first = seat[i, TRICK_CARD, leader]
-    led = first >> 3
-    best_seat = leader
-    best_key = (1 if led == trump else 0) * 16 + (first & 7) + 8
-    s = leader
+    # the trick's winner, in play order from the leader
+    best_seat = st[i, LEADER]
+    best = seat[i, TRICK_CARD, best_seat]
+    s = best_seat
     for _ in range(num_active - 1):
         s = _next_active(st, i, s)
-        c = seat[i, TRICK_CARD, s]
-        if c >> 3 == trump:
-            key = 16 + (c & 7) + 8
-        elif c >> 3 == led:
-            key = (c & 7) + 8
-        else:
-            key = 0
-        if key > best_key:
-            best_seat, best_key = s, key
+        if beats(seat[i, TRICK_CARD, s], best, trump):
+            best_seat, best = s, seat[i, TRICK_CARD, s]
     seat[i, TRICKS, best_seat] += 1
     st[i, TRICK_COUNT] += 1
     st[i, TRICK_LEN] = 0
@@ -397,12 +360,10 @@ def _play(seat: np.ndarray, st: np.ndarray, i: int, who: int, card: int) -> None
         sole = num_active == 2
         for s in range(NUM_SEATS):
             seat[i, SCORES, s] = 0
-        seat[i, SCORES, declarer] = _declarer_score(seat[i, TRICKS, declarer], level)
+        seat[i, SCORES, declarer] = declarer_points(seat[i, TRICKS, declarer], level)
         for s in range(NUM_SEATS):
             if s != declarer and (active >> s) & 1:
-                seat[i, SCORES, s] = (
-                    _defender_score(seat[i, TRICKS, s], sole) * LEVEL_FACTOR_ARRAY[level]
-                )
+                seat[i, SCORES, s] = defender_points(seat[i, TRICKS, s], sole, level)
         _over(st, i, PLAYED)
         return
     st[i, LEADER] = best_seat

@@ -63,7 +63,6 @@ from ..paston.batched import (
     HIGH_BID,
     LEGAL,
     LEVEL,
-    LEVEL_FACTOR,
     NUM_FIELDS,
     NUM_FIN,
     NUM_SEAT_FIELDS,
@@ -78,6 +77,7 @@ from ..paston.batched import (
     TRICKS,
     TRUMP,
 )
+from ..paston.kernels import declarer_points, defender_points
 from ..paston.observation import OBSERVATION_SIZE
 from ..paston.rules import NUM_ACTIONS
 from .tables import OpenHandTable, load_table, shipped_table_path
@@ -85,8 +85,6 @@ from .tables import OpenHandTable, load_table, shipped_table_path
 _apply = pb._apply
 _observe = pb._observe
 _start_deal = pb._start_deal
-_declarer_score = pb._declarer_score
-_defender_score = pb._defender_score
 
 
 @njit(cache=True)
@@ -136,7 +134,6 @@ def _settle(seat, st, i, k, t_discards, t_results, guar) -> None:  # fmt: skip
         guar[i, s] = -1
     seat[i, TRICKS, declarer] = d_tricks
     guar[i, declarer] = d_tricks
-    factor = LEVEL_FACTOR[level]
     if defence == 0:
         g_left = int(t_results[k, declarer, m, trump, 0, 1])
         g_right = int(t_results[k, declarer, m, trump, 0, 2])
@@ -153,15 +150,15 @@ def _settle(seat, st, i, k, t_discards, t_results, guar) -> None:  # fmt: skip
         guar[i, left] = g_left
         guar[i, right] = g_right
         guar[i, 3] = contested
-        seat[i, SCORES, left] = _defender_score(t_left, False) * factor
-        seat[i, SCORES, right] = _defender_score(t_right, False) * factor
+        seat[i, SCORES, left] = defender_points(t_left, False, level)
+        seat[i, SCORES, right] = defender_points(t_right, False, level)
     else:
         sole = left if defence == 1 else right
         seat[i, TRICKS, sole] = 10 - d_tricks
         guar[i, sole] = 10 - d_tricks
         guar[i, 3] = 0
-        seat[i, SCORES, sole] = _defender_score(10 - d_tricks, True) * factor
-    seat[i, SCORES, declarer] = _declarer_score(d_tricks, level)
+        seat[i, SCORES, sole] = defender_points(10 - d_tricks, True, level)
+    seat[i, SCORES, declarer] = declarer_points(d_tricks, level)
     st[i, OUTCOME] = PLAYED
     st[i, PHASE] = OVER
     st[i, TO_ACT] = -1

@@ -13,15 +13,16 @@ PettingZoo-free. Used by :mod:`folkcards.envs.paston_bidding_v0`, whose page exp
   an odd one going to the defender with the larger guarantee, on equal guarantees to the
   declarer's left.
 
-The solver (:mod:`folkcards.envs.paston.solver`) is imported at the first call; the rules of the
-score table are in ``docs/rules/paston.md`` §7.
+The solver is a layer above (:mod:`folkcards.search.paston_solver`): this module reaches it only
+through the registry's ``open_hand_solver`` hook of ``paston_bidding``, at the first call. The
+rules of the score table are in ``docs/rules/paston.md`` §7.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..paston.rules import (
     LEVEL_FACTOR,
@@ -32,10 +33,8 @@ from ..paston.rules import (
     left_of,
 )
 
-if TYPE_CHECKING:
-    from ..paston.solver import Position
-
-Solve = Callable[["Position"], int]
+Position = Any  # the solver's position type (``folkcards.search.paston_solver.Position``)
+Solve = Callable[[Position], int]
 
 
 @dataclass(frozen=True)
@@ -48,11 +47,18 @@ class OpenHandResult:
     contested: int  # tricks no player secures alone, shared by two defenders (0 otherwise)
 
 
+def solver_class() -> Any:
+    """The open-hand solver class (the registry's ``open_hand_solver`` hook of
+    ``paston_bidding``): ``cls(tt_bits=...)`` with ``.solve(position)`` and
+    ``cls.first_lead(hands, trump, declarer, defenders)`` (a position)."""
+    from ..registry import game_spec
+
+    return game_spec("paston_bidding").piece("open_hand_solver")
+
+
 def new_solver() -> Solve:
     """A fresh solver's ``solve`` (one per env: a solver object is not thread-safe)."""
-    from ..paston.solver import PastonSolver
-
-    return PastonSolver(tt_bits=16).solve
+    return solver_class()(tt_bits=16).solve
 
 
 def credit_tricks(position: Position, solve: Solve | None = None) -> OpenHandResult:
@@ -63,8 +69,7 @@ def credit_tricks(position: Position, solve: Solve | None = None) -> OpenHandRes
     """
     if position.trick or position.declarer_tricks or position.leader != position.declarer:
         raise ValueError("credit_tricks needs a position before its first lead by the declarer")
-    from ..paston.solver import Position
-
+    position_type = type(position)
     solve = solve or new_solver()
     declarer = position.declarer
     total = position.tricks_left
@@ -76,11 +81,11 @@ def credit_tricks(position: Position, solve: Solve | None = None) -> OpenHandRes
         return sole_defender_result(declarer, defenders[0], total, declarer_tricks)
     defence = total - declarer_tricks
     left, right = defenders
-    g_left = solve(Position(position.hands, position.trump, left, position.active, declarer))
+    g_left = solve(position_type(position.hands, position.trump, left, position.active, declarer))
     # The guarantees add up to at most the tricks in play, so the right's is 0 when the left
     # alone secures all of the defence's tricks: no second search then.
     g_right = (
-        solve(Position(position.hands, position.trump, right, position.active, declarer))
+        solve(position_type(position.hands, position.trump, right, position.active, declarer))
         if g_left < defence
         else 0
     )
@@ -127,9 +132,7 @@ def first_lead_result(
     solve: Solve | None = None,
 ) -> OpenHandResult:
     """:func:`credit_tricks` of a full deal: ten cards in each playing hand, the discards out."""
-    from ..paston.solver import Position
-
-    return credit_tricks(Position.first_lead(hands, trump, declarer, defenders), solve)
+    return credit_tricks(solver_class().first_lead(hands, trump, declarer, defenders), solve)
 
 
 def table_scores(

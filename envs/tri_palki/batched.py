@@ -61,6 +61,15 @@ from .._batched import (
 )
 from ..cards import TRI_PALKI_CARDS
 from ..compile_notice import install as _announce_compiles
+from .kernels import (
+    LOW_BIT,
+    hand_key,
+    hand_kind,
+    may_announce,
+    one_suit,
+    stick_receivers,
+    swap,
+)
 from .observation import MAX_PLAYERS as _OBS_MAX_PLAYERS
 from .observation import (
     TURNS_HORIZON,
@@ -70,22 +79,18 @@ from .observation import (
     observation_size,
 )
 from .rules import (
-    ACES,
     ACTION,
     ACTION_BITS,
     ANNOUNCE,
     ANNOUNCE_BITS,
     ANNOUNCE_DECISION,
-    ANNOUNCE_VALUE,
     ELIMINATED_STICKS,
-    KEY_RANKS_SHIFT,
     KEY_VALUE_SHIFT,
     KIND_NAMES,
     MAX_PLAYERS,
     MAX_RESERVE,
     MAX_STICKS,
     MIN_PLAYERS,
-    NORMAL,
     NUM_ACTIONS,
     NUM_CARDS,
     NUM_RANKS,
@@ -93,18 +98,11 @@ from .rules import (
     OVER,
     PASS,
     RANK_BITS,
-    SAFE,
-    SIX_SEVEN_EIGHT,
-    SIXES,
-    SUIT_MASKS,
     SWAP_ALL,
-    SWAP_BASE,
-    THREE_ACES,
     TRIPLES,
     parse_deck,
 )
 from .rules import POINTS as _RULES_POINTS
-from .rules import SUIT_POINTS as _RULES_SUIT_POINTS
 
 # The vocabulary and the rules' constants come from vocabulary.py and rules.py (imported above);
 # numba reads module-level ints and arrays as compile-time constants, so the tables below are
@@ -137,66 +135,10 @@ PIECES = (
 ) = range(len(PIECES))  # fmt: skip
 
 POINTS = np.array(_RULES_POINTS, dtype=np.int64)
-SUIT_POINTS = np.array(_RULES_SUIT_POINTS, dtype=np.int64)  # value of each 9-bit rank mask
-LOW_BIT = np.array(
-    [(r & -r).bit_length() - 1 if r else 0 for r in range(1 << NUM_RANKS)], dtype=np.int64
-)
-SUIT_MASK = np.array(SUIT_MASKS, dtype=np.int64)
-SIX_SEVEN_EIGHT_ARRAY = np.array(SIX_SEVEN_EIGHT, dtype=np.int64)
 PASSES_SCALE = float(_OBS_MAX_PLAYERS)
 
 
 # --- three-card masks (rules.py §2 / Triple) ---------------------------------------------------
-
-
-@njit(cache=True)
-def _key(mask: int) -> int:
-    best = -1
-    for s in range(4):
-        ranks = (mask >> (NUM_RANKS * s)) & RANK_BITS
-        if ranks:
-            key = (SUIT_POINTS[ranks] << KEY_VALUE_SHIFT) | (ranks << KEY_RANKS_SHIFT) | s
-            if key > best:
-                best = key
-    return best
-
-
-@njit(cache=True)
-def _kind(mask: int) -> int:
-    if mask & SIXES == mask:
-        return SAFE
-    for s in range(4):
-        if mask == SIX_SEVEN_EIGHT_ARRAY[s]:
-            return SAFE
-    if mask & ACES == mask:
-        return THREE_ACES
-    return NORMAL
-
-
-@njit(cache=True)
-def _one_suit(mask: int) -> bool:
-    for s in range(4):  # noqa: SIM110 - numba compiles the loop, not any() over a generator
-        if mask & ~SUIT_MASK[s] == 0:
-            return True
-    return False
-
-
-@njit(cache=True)
-def _nth_bit(mask: int, k: int) -> int:
-    """The ``1 << card`` of the ``k``-th lowest card of ``mask``."""
-    for s in range(4):
-        ranks = (mask >> (NUM_RANKS * s)) & RANK_BITS
-        while ranks:
-            if k == 0:
-                return 1 << (NUM_RANKS * s + LOW_BIT[ranks])
-            k -= 1
-            ranks &= ranks - 1
-    return 0
-
-
-@njit(cache=True)
-def _normal_31(mask: int) -> bool:
-    return _kind(mask) == NORMAL and (_key(mask) >> KEY_VALUE_SHIFT) == ANNOUNCE_VALUE
 
 
 # --- the round (rules.py TriPalkiRound) ---------------------------------------------------------
@@ -204,7 +146,7 @@ def _normal_31(mask: int) -> bool:
 
 @njit(cache=True)
 def _wash(st: np.ndarray, deck: np.ndarray, i: int) -> bool:
-    while _one_suit(st[i, CENTRE]):
+    while one_suit(st[i, CENTRE]):
         top = st[i, TOP]
         if NUM_CARDS - top < 3:
             return False
@@ -240,7 +182,7 @@ def _deal(st: np.ndarray, hands: np.ndarray, known: np.ndarray, deck: np.ndarray
     st[i, FINAL_LEFT] = 0
     st[i, TURNS] = 0
     st[i, OUTCOME] = -1
-    if _one_suit(centre) and not _wash(st, deck, i):
+    if one_suit(centre) and not _wash(st, deck, i):
         _finish(st, i, RESERVE_EMPTY)
         return True
     return False
@@ -289,23 +231,15 @@ def _apply(
         st[i, PASSES] = 0
         hand = hands[i, seat]
         centre = st[i, CENTRE]
-        if action == SWAP_ALL:
-            hands[i, seat] = centre
-            st[i, CENTRE] = hand
-            known[i, seat] = centre
-        else:
-            h = (action - SWAP_BASE) // 3
-            c = (action - SWAP_BASE) % 3
-            gave = _nth_bit(hand, h)
-            took = _nth_bit(centre, c)
-            hands[i, seat] = hand ^ gave ^ took
-            st[i, CENTRE] = centre ^ took ^ gave
-            known[i, seat] = (known[i, seat] & ~gave) | took
-        if _one_suit(st[i, CENTRE]):
+        new_hand, new_centre, gave, took = swap(hand, centre, action)
+        hands[i, seat] = new_hand
+        st[i, CENTRE] = new_centre
+        known[i, seat] = (known[i, seat] & ~gave) | took
+        if one_suit(st[i, CENTRE]):
             if not _wash(st, deck, i):
                 _finish(st, i, RESERVE_EMPTY)
             return  # §4: the same player acts again after the replacement
-    if st[i, ANNOUNCER] < 0 and _normal_31(hands[i, seat]):
+    if st[i, ANNOUNCER] < 0 and may_announce(hands[i, seat]):
         st[i, PHASE] = ANNOUNCE_DECISION
         return
     _end_turn(st, i, n, seat, False)
@@ -326,33 +260,13 @@ def _settle(
     """Sticks and the next dealer (rules.py ``settle``, every seat alive), into row ``i`` of the
     result tables; ``rewards[i]`` gets −1 per stick."""
     n = hands.shape[1]
-    any_aces = False
-    low_seat = -1
-    low_key = 0
-    high_seat = -1
-    high_key = 0
+    receivers, high_seat = stick_receivers(hands[i])
     for seat in range(n):
-        hand = hands[i, seat]
-        kind = _kind(hand)
-        fin_hands[i, seat] = hand
-        fin_stick[i, seat] = False
-        if kind == THREE_ACES:
-            any_aces = True
-        elif kind == NORMAL:
-            key = _key(hand)
-            if low_seat < 0 or key < low_key:
-                low_seat, low_key = seat, key
-            if high_seat < 0 or key > high_key:
-                high_seat, high_key = seat, key
-    for seat in range(n):
-        receives = False
-        if any_aces:
-            receives = _kind(hands[i, seat]) == NORMAL
-        elif seat == low_seat:
-            receives = True
+        fin_hands[i, seat] = hands[i, seat]
+        receives = (receivers >> seat) & 1 == 1
+        fin_stick[i, seat] = receives
         count = sticks[i, seat]
         if receives:
-            fin_stick[i, seat] = True
             rewards[i, seat] -= 1.0
             count = ELIMINATED_STICKS if count >= MAX_STICKS else count + 1
         fin_sticks[i, seat] = count
@@ -454,8 +368,8 @@ def _observe(
     obs[i, off[O_PHASE] + phase] = 1.0
     obs[i, off[O_TURNS]] = min(1.0, st[i, TURNS] / min(max_turns, TURNS_HORIZON))
     hand = hands[i, me]
-    obs[i, off[O_HAND_VALUE]] = (_key(hand) >> KEY_VALUE_SHIFT) / VALUE_SCALE
-    obs[i, off[O_HAND_KIND] + _kind(hand)] = 1.0
+    obs[i, off[O_HAND_VALUE]] = (hand_key(hand) >> KEY_VALUE_SHIFT) / VALUE_SCALE
+    obs[i, off[O_HAND_KIND] + hand_kind(hand)] = 1.0
     legal = ANNOUNCE_BITS if phase == ANNOUNCE_DECISION else ACTION_BITS
     for a in range(NUM_ACTIONS):
         mask[i, a] = (legal >> a) & 1

@@ -340,7 +340,7 @@ def test_declaring_score_counts_an_automatic_win_when_both_would_pass():
     """defence_model=1: where the heuristic defenders both pass, declaring is the automatic win
     (+10 x factor) whatever the open-hand result; defence_model=0 solves two defenders."""
     from folkcards.agents.paston_heuristic import defence_call
-    from folkcards.envs.paston.solver import Position, solve
+    from folkcards.search.paston_solver import Position, solve
 
     rng = np.random.default_rng(3)
     modelled = make_agent("pimc", "paston").__class__(params=parse_spec("defence_model=1")[0])
@@ -411,7 +411,7 @@ def test_building_a_pimc_agent_loads_its_compiled_kernels():
 
     code = (
         "from folkcards.agents import paston_heuristic_core as core\n"
-        "from folkcards.envs.paston import solver\n"
+        "from folkcards.search import paston_solver as solver\n"
         "kernels = (core.defence_call, solver._solve_root, solver._move_values,"
         " solver._can_make_root)\n"
         "print(*[len(k.signatures) for k in kernels])\n"

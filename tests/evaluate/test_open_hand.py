@@ -9,8 +9,8 @@ import pytest
 from folkcards.agents import make_agent
 from folkcards.envs import paston_v0
 from folkcards.envs.paston.rules import PLAY, declarer_score
-from folkcards.envs.paston.solver import Position, move_values
 from folkcards.evaluate.open_hand import analyse_record, reachable_levels
+from folkcards.search.paston_solver import Position, move_values
 
 from tests.paston.solver_reference import reference_move_values
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from folkcards.envs.cards import mask_to_cards
 from folkcards.envs.paston.rules import trick_winner
-from folkcards.envs.paston.solver import Position
+from folkcards.search.paston_solver import Position
 
 _SUIT = 0xFF
 

@@ -10,6 +10,7 @@ import pytest
 from folkcards.envs import paston_bidding_v0
 from folkcards.envs.paston.rules import DISCARD
 from folkcards.envs.paston_bidding import tables as T
+from folkcards.search import paston_table_maker as maker
 
 SHIPPED = T.shipped_table_path()
 
@@ -19,7 +20,7 @@ def table_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if SHIPPED.exists():
         return SHIPPED
     out = tmp_path_factory.mktemp("bidding") / "t.table"  # pragma: no cover - before shipping
-    T.generate(out, 40, seed=3)
+    maker.generate(out, 40, seed=3)
     return out
 
 

@@ -17,10 +17,10 @@ import pettingzoo
 import pytest
 from folkcards.envs import paston_bidding_v0, paston_v0
 from folkcards.envs.paston.rules import DEFENCE, PASS, PLAY, SURRENDER, WHIST
-from folkcards.envs.paston.solver import Position, solve
 from folkcards.envs.paston_bidding import env as bidding_env_module
 from folkcards.envs.paston_bidding.open_hand import credit_tricks, table_scores
 from folkcards.envs.registry import game_spec
+from folkcards.search.paston_solver import Position, solve
 from pettingzoo.test import api_test, render_test, seed_test
 
 from tests.helpers import play_random_episode

@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 from folkcards.envs.cards import mask_to_cards
 from folkcards.envs.paston.rules import NUM_SEATS, left_of, right_of
-from folkcards.envs.paston.solver import PastonSolver, Position
 from folkcards.envs.paston_bidding import tables as T
 from folkcards.envs.paston_bidding.open_hand import first_lead_result
+from folkcards.search import paston_table_maker as maker
+from folkcards.search.paston_solver import PastonSolver, Position
 
 from folkcards.cli import main as cli_main
 
@@ -23,7 +24,7 @@ SHIPPED = Path(T.__file__).parent / "data" / T.SHIPPED_NAME
 @pytest.fixture(scope="module")
 def small(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("tables") / "small.table"
-    T.generate(out, 6, seed=11, chunk=4)
+    maker.generate(out, 6, seed=11, chunk=4)
     return out
 
 
@@ -66,7 +67,7 @@ def test_the_chosen_pair_is_the_best_of_all_66_pairs():
     brute-forced over every pair of the 12 cards: the candidate set loses nothing."""
     solver = PastonSolver()
     dealer, hands, prikup = T.table_deal(11, 0)
-    discards, results = T.solve_deal(hands, prikup)
+    discards, results = maker.solve_deal(hands, prikup)
     for d in range(NUM_SEATS):
         twelve = hands[d] | prikup
         values = {}
@@ -92,10 +93,10 @@ def test_candidates_are_the_lowest_of_suit_pairs():
 
 def test_same_command_same_bytes_whatever_the_workers(small: Path, tmp_path: Path):
     other = tmp_path / "again.table"
-    T.generate(other, 6, seed=11, workers=2, chunk=1)
+    maker.generate(other, 6, seed=11, workers=2, chunk=1)
     assert other.read_bytes() == small.read_bytes()
     first = tmp_path / "first4.table"
-    T.generate(first, 4, seed=11, chunk=3)
+    maker.generate(first, 4, seed=11, chunk=3)
     a, b = T.load_table(first), T.load_table(small)
     assert (a.results == b.results[:4]).all() and (a.hands == b.hands[:4]).all()
 
@@ -111,13 +112,13 @@ def test_an_interrupted_run_resumes_to_the_same_file(small: Path, tmp_path: Path
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        T.generate(out, 6, seed=11, chunk=2, workers=workers, progress=stop_after_two)
+        maker.generate(out, 6, seed=11, chunk=2, workers=workers, progress=stop_after_two)
     assert not out.exists()
-    parts = T.parts_dir(out)
+    parts = maker.parts_dir(out)
     saved = len(list(parts.glob("chunk_*.npz")))
     assert saved == 2
     resumed = []
-    T.generate(out, 6, seed=11, chunk=2, progress=lambda done, total: resumed.append(done))
+    maker.generate(out, 6, seed=11, chunk=2, progress=lambda done, total: resumed.append(done))
     assert resumed == [4, 6]  # only the missing chunk was solved
     assert out.read_bytes() == small.read_bytes()
     assert not parts.exists()
@@ -125,10 +126,10 @@ def test_an_interrupted_run_resumes_to_the_same_file(small: Path, tmp_path: Path
 
 def test_a_resume_with_other_parameters_is_refused(tmp_path: Path):
     out = tmp_path / "x.table"
-    T.parts_dir(out).mkdir()
-    (T.parts_dir(out) / "manifest.json").write_text(json.dumps({"format": 1}))
+    maker.parts_dir(out).mkdir()
+    (maker.parts_dir(out) / "manifest.json").write_text(json.dumps({"format": 1}))
     with pytest.raises(ValueError, match="unfinished run with other parameters"):
-        T.generate(out, 2, seed=1)
+        maker.generate(out, 2, seed=1)
 
 
 def test_damaged_files_are_refused(small: Path, tmp_path: Path):
@@ -207,7 +208,7 @@ def test_the_shipped_table_loads_and_spot_checks():
 def test_the_shipped_table_is_regenerated_bit_for_bit(tmp_path: Path):
     """The documented command: folkcards tables --deals 3000 --seed 2025 --out FILE."""
     out = tmp_path / "regen.table"
-    T.generate(out, T.SHIPPED_DEALS, T.SHIPPED_SEED, workers=2)
+    maker.generate(out, T.SHIPPED_DEALS, T.SHIPPED_SEED, workers=2)
     assert out.read_bytes() == SHIPPED.read_bytes()
 
 
@@ -231,5 +232,5 @@ def test_ray_backend_without_ray_is_one_line(monkeypatch, tmp_path: Path, capsys
 def test_ray_backend_gives_the_same_file(small: Path, tmp_path: Path):
     pytest.importorskip("ray")
     out = tmp_path / "ray.table"
-    T.generate(out, 6, seed=11, backend="ray", chunk=2)
+    maker.generate(out, 6, seed=11, backend="ray", chunk=2)
     assert out.read_bytes() == small.read_bytes()

@@ -346,7 +346,7 @@ def test_paston_no_leak_of_hidden_cards():
 
 
 def test_paston_world_gives_the_solver_position_and_engine_state():
-    from folkcards.envs.paston.solver import Position
+    from folkcards.search.paston_solver import Position
 
     env, observer = find_paston(lambda e, o: _late(e, 4) and e.state_deal().trick != [])
     context = pb.public_context(env, observer)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from folkcards.envs.paston.solver import PastonSolver, Position, legal_cards
 from folkcards.search.paston_fused_play import fused_card_values
+from folkcards.search.paston_solver import PastonSolver, Position, legal_cards
 
 
 def minimax(position: Position) -> int:

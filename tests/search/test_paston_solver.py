@@ -22,7 +22,7 @@ from folkcards.envs.paston.rules import (
     PastonDeal,
     random_deal,
 )
-from folkcards.envs.paston.solver import (
+from folkcards.search.paston_solver import (
     PastonSolver,
     Position,
     best_moves,
@@ -477,7 +477,7 @@ def test_load_kernels_loads_every_search_kernel_before_the_first_search():
     from tests.helpers import run_in_fresh_process
 
     code = (
-        "from folkcards.envs.paston import solver\n"
+        "from folkcards.search import paston_solver as solver\n"
         "kernels = (solver._solve_root, solver._move_values, solver._can_make_root)\n"
         "print(*[len(k.signatures) for k in kernels])\n"
         "from folkcards.search.paston_solver import load_kernels\n"

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from folkcards.envs import paston_v0
 from folkcards.envs.paston.rules import PLAY
-from folkcards.envs.paston.solver import (
+from folkcards.search import paston_belief as pb
+from folkcards.search.paston_solver import (
     PastonSolver,
     Position,
     can_make,
@@ -16,7 +17,6 @@ from folkcards.envs.paston.solver import (
     solve,
     solve_many,
 )
-from folkcards.search import paston_belief as pb
 
 from .test_belief import find_paston
 from .test_paston_solver import random_ending

@@ -18,7 +18,8 @@ import httpx
 import numpy as np
 import pytest
 from folkcards.envs.registry import GAMES
-from folkcards.web.app import ECHO, MAX_BODY, MAX_MESSAGE, create_app
+from folkcards.web.app import create_app
+from folkcards.web.validation import ECHO, MAX_BODY, MAX_MESSAGE
 from starlette.testclient import TestClient
 
 from .conftest import play, running_server, settle

@@ -10,8 +10,9 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from folkcards.web.app import RequestError, check_web_agent, create_app
+from folkcards.web.app import create_app
 from folkcards.web.cli import add_arguments
+from folkcards.web.validation import RequestError, check_web_agent
 from starlette.testclient import TestClient
 
 from .conftest import hidden_cards, play, settle

@@ -1,4 +1,4 @@
-"""Training the Paston evaluator (``folkcards.train.paston_evaluator``): targets follow the
+"""Training the Paston evaluator (``folkcards.train.paston_evaluator_training``): targets follow the
 score table of ``paston.md`` §7 on open-hand table entries, training beats the training mean
 on other deals, it is deterministic given its seed, and bad configs are one line."""
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from folkcards.agents.paston_heuristic import defence_call
 from folkcards.envs.paston_bidding.tables import load_table, shipped_table_path
-from folkcards.train.paston_evaluator import (
+from folkcards.train.paston_evaluator_training import (
     EvaluatorConfig,
     constant_mse,
     contract_data,
