@@ -48,10 +48,9 @@ from ..envs.tri_palki.batched import (
     TOP,
     WASHED,
     _apply,
-    _key,
-    _kind,
     _settle,
 )
+from ..envs.tri_palki.kernels import hand_key, hand_kind
 from ..envs.tri_palki.rules import (
     ACTION,
     ANNOUNCE,
@@ -301,8 +300,8 @@ def world_features(batch: Batch, rows: np.ndarray) -> np.ndarray:
 def _hand_facts_kernel(hands, value, kind):  # type: ignore[no-untyped-def]
     for i in range(hands.shape[0]):
         for s in range(hands.shape[1]):
-            value[i, s] = _key(hands[i, s]) >> KEY_VALUE_SHIFT
-            kind[i, s] = _kind(hands[i, s])
+            value[i, s] = hand_key(hands[i, s]) >> KEY_VALUE_SHIFT
+            kind[i, s] = hand_kind(hands[i, s])
 
 
 def _hand_facts(hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

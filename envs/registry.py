@@ -95,6 +95,9 @@ HOOK_LAYERS: dict[str, str] = {
     "endgame_search": "agents",
     "learned_calls": "agents",
     "unsure_search": "agents",
+    "explicit_chance": "envs",
+    "montecarlo_agent": "agents",
+    "deal_options": "evaluate",
 }
 
 
