@@ -49,3 +49,7 @@ def _expert(game: str, seat: str, seed: int | None, arg: str | None, **kw: Any) 
 
 
 register_agent("expert", _expert)
+
+from .exploit_agent import make_exploit_agent  # noqa: E402
+
+register_agent("exploit", make_exploit_agent)

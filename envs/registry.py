@@ -62,6 +62,7 @@ PIECES: dict[str, tuple[str, bool]] = {
     "endgame_search": ("endgame search of the distilled player", False),
     "learned_calls": ("learned calls of the distilled player", False),
     "unsure_search": ("search where the distilled player's network is unsure", False),
+    "belief": ("belief sampler (hidden cards consistent with a seat's view)", False),
 }
 
 
@@ -130,6 +131,8 @@ class GameSpec:
     # (``takes(observation, probabilities)``, ``observe(observation, action)`` for the
     # decisions it does not take, ``act(observation) -> action``, ``reset()``, ``reseed(seed)``)
     unsure_search: str | None = None
+    # search: a belief.BeliefSampler (public_context(env, seat), sample_worlds(obs, n, rng, ...))
+    belief: str | None = None
     # the agent specs this game offers, each playable as written (tests/test_every_game.py
     # plays every one); other kinds are refused for this game in one line
     agents: tuple[str, ...] = ("random", "heuristic")
@@ -303,6 +306,7 @@ PASTON = GameSpec(
     feature_sets=("folkcards.agents.paston_features:PASTON_CARDS",),
     endgame_search="folkcards.agents.pimc:PastonEndgameSearch",
     learned_calls="folkcards.agents.paston_expert:PastonLearnedCalls",
+    belief="folkcards.search.paston_belief:SAMPLER",
     agents=("random", "heuristic", "pimc", "expert", "ppo", "rllib:paston", "distilled"),
     table_opponent="distilled",
 )
@@ -342,6 +346,7 @@ GAMES: dict[str, GameSpec] = {
         size_adapter="folkcards.agents.size_adapter:SIZE_ADAPTER",
         feature_sets=("folkcards.agents.features:TRI_PALKI_ACTIONS",),
         unsure_search="folkcards.agents.tri_palki_search:TriPalkiUnsureSearch",
+        belief="folkcards.search.tri_palki_belief:SAMPLER",
         agents=("random", "heuristic", "pimc", "expert", "ppo", "distilled"),
         table_opponent="distilled",
     ),
@@ -361,6 +366,7 @@ GAMES: dict[str, GameSpec] = {
         batched_engine="folkcards.envs.paston_bidding_v0:vector_env",
         open_hand_analysis=None,  # no card is played: the solver scores the tricks
         endgame_search=None,
+        belief=None,  # its worlds are Paston deals, but its env is not Paston's
         # ppo plays the committed bidder trained on open-hand tables (paston_bidding_ppo.zip);
         # ppo:paston and rllib:paston play Paston's committed models (the same observations)
         agents=("random", "heuristic", "pimc", "expert", "ppo", "rllib:paston", "distilled"),

@@ -84,6 +84,7 @@ from ..envs.paston.rules import (
     right_of,
 )
 from .belief import (
+    BeliefSampler,
     PartitionSampler,
     check_attempts,
     check_count,
@@ -766,3 +767,7 @@ def weight_worlds(
     ``policy`` (see the module docstring). ``policy``: an ``action_probabilities`` object, a
     callable ``observation -> probabilities``, or an agent with ``act``."""
     return normalise_log_weights(log_likelihoods(worlds, policy, epsilon=epsilon, history=history))
+
+
+SAMPLER = BeliefSampler(public_context, sample_worlds)
+"""This game's belief sampler (the registry's ``belief`` piece)."""

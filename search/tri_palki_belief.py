@@ -104,6 +104,7 @@ from ..envs.tri_palki.rules import (
 )
 from ..envs.tri_palki.vocabulary import KEY_VALUE_SHIFT
 from .belief import (
+    BeliefSampler,
     check_count,
     check_epsilon,
     check_rng,
@@ -1441,3 +1442,7 @@ def steps_log_likelihood(
 
 
 _announce_compiles()  # one stderr line if this process has to compile (a cache miss)
+
+
+SAMPLER = BeliefSampler(public_context, sample_worlds)
+"""This game's belief sampler (the registry's ``belief`` piece)."""
