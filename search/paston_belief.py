@@ -769,5 +769,10 @@ def weight_worlds(
     return normalise_log_weights(log_likelihoods(worlds, policy, epsilon=epsilon, history=history))
 
 
-SAMPLER = BeliefSampler(public_context, sample_worlds)
+def world_start(world: PastonWorld) -> tuple[dict[str, Any], list[int]]:
+    """``(reset options, actions)`` that lead a raw env to ``world`` (as :meth:`PastonWorld.to_env`)."""
+    return world.reset_options(), world.actions()
+
+
+SAMPLER = BeliefSampler(public_context, sample_worlds, world_start)
 """This game's belief sampler (the registry's ``belief`` piece)."""
