@@ -183,16 +183,6 @@ def unbiasedness_check(
     }
 
 
-__all__ = [
-    "Corrected",
-    "control_variate",
-    "folds_of",
-    "pair_differences",
-    "reference_features",
-    "unbiasedness_check",
-]
-
-
 # --- a tournament database -------------------------------------------------------------------
 
 
@@ -203,9 +193,12 @@ def tournament_control_variates(
     seed: int = 0,
     folds: int = 2,
     progress: Callable[[str, int, int], None] | None = None,
+    check_repeats: int = 1000,
 ) -> dict[str, Any]:
     """Every head-to-head pair of a stored tournament, plainly and with the control variate:
-    ``{"reference", "fresh_deals", "pairs": [{a, b, deals, plain, ..., effective_gain}]}``.
+    ``{"reference", "fresh_deals", "pairs": [{a, b, deals, plain, ..., effective_gain,
+    unbiasedness_check}]}`` (:func:`unbiasedness_check` on the pair's deals, a quarter of them
+    per sample, ``check_repeats`` samples).
     The expectation of the features comes from ``fresh_deals`` deals dealt by the same env with
     seeds from ``seed`` (never the tournament's)."""
     from .storage import Store
@@ -236,7 +229,7 @@ def tournament_control_variates(
     rng = np.random.default_rng(seed)
     fresh = [(int(s), None) for s in rng.integers(2**62, size=fresh_deals)]
     mu = reference_features(game, fresh, env_kwargs, reference, note("fresh deals")).mean(axis=0)
-    names = [a["name"] for a in config.agents]
+    names = [entrant.name for entrant in config.agents]
     pairs = []
     index = {d: i for i, d in enumerate(deals)}
     for i, a in enumerate(names):
@@ -245,8 +238,17 @@ def tournament_control_variates(
             if len(by_deal) < 2 * folds:
                 continue
             rows = [index[d] for d in by_deal]
-            est = control_variate(list(by_deal.values()), x[rows], mu, folds=folds, seed=seed)
-            pairs.append({"a": a, "b": b, **est.as_dict()})
+            values = np.array(list(by_deal.values()))
+            est = control_variate(values, x[rows], mu, folds=folds, seed=seed)
+            check = unbiasedness_check(
+                values,
+                x[rows],
+                sample=max(2 * folds, len(values) // 4),
+                repeats=check_repeats,
+                seed=seed,
+                folds=folds,
+            )
+            pairs.append({"a": a, "b": b, **est.as_dict(), "unbiasedness_check": check})
     return {
         "db": str(db),
         "game": game,
@@ -283,3 +285,46 @@ def write_control_variates(
                 f"{p['variance_ratio']:.3f} | ×{p['effective_gain']:.2f}"
             )
     return path
+
+
+TABLE_BEGIN = "<!--control-variate-table-->"
+TABLE_END = "<!--/control-variate-table-->"
+
+
+def markdown_table(files: Sequence[str | Path]) -> str:
+    """The page's table of stored ``control_variate.json`` files (one row per pair)."""
+    import json
+
+    rows = [
+        "| tournament | A − B | deals | plain (95% interval) | corrected (95% interval) | "
+        "variance ratio | effective deals per deal | unbiasedness check: plain / corrected "
+        "mean of the subsample estimates vs the population mean |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for file in files:
+        data = json.loads(Path(file).read_text())
+        for p in data["pairs"]:
+            c = p["unbiasedness_check"]
+            rows.append(
+                f"| {Path(file).parent.name} | {p['a']} − {p['b']} | {p['deals']} | "
+                f"{p['plain']:+.3f} ± {p['plain_ci95']:.3f} | "
+                f"{p['corrected']:+.3f} ± {p['corrected_ci95']:.3f} | "
+                f"{p['variance_ratio']:.3f} | {p['effective_gain']:.2f} | "
+                f"{c['plain_mean']:+.3f} ± {c['plain_mean_ci95']:.3f} / "
+                f"{c['corrected_mean']:+.3f} ± {c['corrected_mean_ci95']:.3f} vs "
+                f"{c['population_mean']:+.3f} ({c['repeats']} samples of {c['sample']}) |"
+            )
+    return "\n".join(rows)
+
+
+__all__ = [
+    "Corrected",
+    "markdown_table",
+    "tournament_control_variates",
+    "write_control_variates",
+    "control_variate",
+    "folds_of",
+    "pair_differences",
+    "reference_features",
+    "unbiasedness_check",
+]
