@@ -317,8 +317,25 @@ def markdown_table(files: Sequence[str | Path]) -> str:
     return "\n".join(rows)
 
 
+def stored_files(folder: str | Path) -> list[Path]:
+    """The ``control_variate.json`` files stored one directory deep under ``folder``."""
+    return sorted(Path(folder).glob("*/control_variate.json"))
+
+
+def refresh_table(page: str | Path, folder: str | Path) -> bool:
+    """Rewrite the table between the markers of ``page`` from ``folder``; whether it changed."""
+    text = Path(page).read_text()
+    start, end = text.index(TABLE_BEGIN) + len(TABLE_BEGIN), text.index(TABLE_END)
+    new = text[:start] + "\n" + markdown_table(stored_files(folder)) + "\n" + text[end:]
+    if new != text:
+        Path(page).write_text(new)
+    return new != text
+
+
 __all__ = [
     "Corrected",
+    "refresh_table",
+    "stored_files",
     "markdown_table",
     "tournament_control_variates",
     "write_control_variates",

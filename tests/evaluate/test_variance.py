@@ -87,3 +87,17 @@ def test_reference_features_depend_on_the_deal_alone() -> None:
     x = reference_features("tri_palki", deals, kwargs)
     assert x.shape == (3, 6)
     assert np.array_equal(x[0], x[2]) and np.array_equal(np.abs(x[:, :3]), x[:, 3:])
+
+
+def test_the_page_table_is_the_stored_files() -> None:
+    """docs/variance_reduction.md's table is generated from docs/tournaments/variance."""
+    from pathlib import Path
+
+    from folkcards.evaluate.variance import TABLE_BEGIN, TABLE_END, markdown_table, stored_files
+
+    root = Path(__file__).resolve().parents[2]
+    text = (root / "docs" / "variance_reduction.md").read_text()
+    shown = text[text.index(TABLE_BEGIN) + len(TABLE_BEGIN) : text.index(TABLE_END)].strip()
+    files = stored_files(root / "docs" / "tournaments" / "variance")
+    assert files, "no stored control-variate measurement"
+    assert shown == markdown_table(files).strip()
