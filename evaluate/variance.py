@@ -11,12 +11,12 @@ before the evaluation data are seen) is
 
 - ``x_i``: features of deal ``i`` that no agent's action touches. Here (:func:`reference_features`)
   the results of a fixed **reference table** (the game's heuristic in every seat, fixed seeds)
-  on the same cards, and their absolute values: how much this deal is worth to each seat when
-  played plainly, and how far it swings;
+  on the same cards, and the sum of their absolute values: how much this deal is worth to each
+  seat when played plainly, and how far it swings;
 - ``μ``: their exact expectation over the deal distribution, estimated on fresh deals drawn
   independently of the tournament (so it adds variance, not bias);
 - ``β_(−k)``: the least-squares slope of ``d`` on ``x`` fitted on the *other* folds of deals
-  (cross-fitting), so that ``β`` is independent of the deals it corrects.
+  (cross-fitting, 5 folds), so that ``β`` is independent of the deals it corrects.
 
 ``E[β_(−k) (x_i − μ)] = E[β_(−k)] · E[x_i − μ] = 0``: the estimate is unbiased for any
 features, whether they help or not; the interval is the t interval of the ``c_i``. The
@@ -70,7 +70,7 @@ def _half_width(values: np.ndarray) -> float:
 def folds_of(n: int, folds: int, seed: int) -> np.ndarray:
     """A seeded assignment of ``n`` deals to ``folds`` folds of (nearly) equal size."""
     if folds < 2 or n < 2 * folds:
-        raise ValueError(f"cross-fitting needs at least 2 folds of 2 deals, got {n} deals")
+        raise ValueError(f"cross-fitting in {folds} folds needs {2 * max(folds, 2)} deals, got {n}")
     order = np.random.default_rng(seed).permutation(n)
     fold = np.empty(n, dtype=np.int64)
     fold[order] = np.arange(n) % folds
@@ -130,9 +130,9 @@ def reference_features(
     reference: str = "heuristic",
     progress: Callable[[int], None] | None = None,
 ) -> np.ndarray:
-    """Per deal (``(seed, reset options)``): the reference table's result in each seat and
-    their absolute values, ``(deals, 2 × seats)``; the reference agents' seeds are fixed, so
-    the features are a function of the deal alone."""
+    """Per deal (``(seed, reset options)``): the reference table's result in each seat and the
+    sum of their absolute values, ``(deals, seats + 1)``; the reference agents' seeds are
+    fixed, so the features are a function of the deal alone."""
     from folkcards.agents import make_agent
     from folkcards.agents.episode import play_episode
     from folkcards.envs.registry import game_spec
@@ -146,7 +146,7 @@ def reference_features(
             table[s].rng = np.random.default_rng(k)
         run = play_episode(env, table, seed=seed, options=options or None)
         values = np.array([run.returns[s] for s in seats])
-        rows.append(np.concatenate([values, np.abs(values)]))
+        rows.append(np.append(values, np.abs(values).sum()))
         if progress is not None:
             progress(index + 1)
     return np.array(rows)
@@ -191,7 +191,7 @@ def tournament_control_variates(
     reference: str = "heuristic",
     fresh_deals: int = 2000,
     seed: int = 0,
-    folds: int = 2,
+    folds: int = 5,
     progress: Callable[[str, int, int], None] | None = None,
     check_repeats: int = 1000,
 ) -> dict[str, Any]:
@@ -256,7 +256,7 @@ def tournament_control_variates(
         "fresh_deals": fresh_deals,
         "seed": seed,
         "folds": folds,
-        "features": "the reference table's result in each seat and its absolute value",
+        "features": "the reference table's result in each seat and the sum of their absolute values",
         "pairs": pairs,
     }
 
