@@ -366,7 +366,6 @@ GAMES: dict[str, GameSpec] = {
         batched_engine="folkcards.envs.paston_bidding_v0:vector_env",
         open_hand_analysis=None,  # no card is played: the solver scores the tricks
         endgame_search=None,
-        belief=None,  # its worlds are Paston deals, but its env is not Paston's
         # ppo plays the committed bidder trained on open-hand tables (paston_bidding_ppo.zip);
         # ppo:paston and rllib:paston play Paston's committed models (the same observations)
         agents=("random", "heuristic", "pimc", "expert", "ppo", "rllib:paston", "distilled"),
