@@ -66,3 +66,8 @@ def _iterated(game: str, seat: str, seed: int | None, arg: str | None, **kw: Any
 
 
 register_agent("iterated", _iterated)
+
+
+from .exploit_agent import make_exploit_agent  # noqa: E402
+
+register_agent("exploit", make_exploit_agent)

@@ -66,6 +66,7 @@ PIECES: dict[str, tuple[str, bool]] = {
     "learned_calls": ("learned calls of the distilled player", False),
     "unsure_search": ("search where the distilled player's network is unsure", False),
     "explicit_chance": ("explicit chance events of a deal (OpenSpiel binding)", False),
+    "belief": ("belief sampler (hidden cards consistent with a seat's view)", False),
 }
 
 
@@ -98,6 +99,7 @@ HOOK_LAYERS: dict[str, str] = {
     "explicit_chance": "envs",
     "montecarlo_agent": "agents",
     "deal_options": "evaluate",
+    "belief": "search",
 }
 
 
@@ -175,6 +177,8 @@ class GameSpec:
     # for the single-deal episode (``outcomes()``, ``apply(outcome)``, ``ready(env, action)``,
     # ``reset(env)``; folkcards.openspiel makes the game an OpenSpiel game from it)
     explicit_chance: str | None = None
+    # search: a belief.BeliefSampler (public_context(env, seat), sample_worlds(obs, n, rng, ...))
+    belief: str | None = None
     # the agent specs this game offers, each playable as written (tests/test_every_game.py
     # plays every one); other kinds are refused for this game in one line
     agents: tuple[str, ...] = ("random", "heuristic")
@@ -351,6 +355,7 @@ PASTON = GameSpec(
     feature_sets=("folkcards.agents.paston_features:PASTON_CARDS",),
     endgame_search="folkcards.agents.pimc:PastonEndgameSearch",
     learned_calls="folkcards.agents.paston_expert:PastonLearnedCalls",
+    belief="folkcards.search.paston_belief:SAMPLER",
     explicit_chance="folkcards.envs.paston.chance:PastonChance",
     agents=(
         "random",
@@ -402,6 +407,7 @@ GAMES: dict[str, GameSpec] = {
         size_adapter="folkcards.agents.size_adapter:SIZE_ADAPTER",
         feature_sets=("folkcards.agents.features:TRI_PALKI_ACTIONS",),
         unsure_search="folkcards.agents.tri_palki_search:TriPalkiUnsureSearch",
+        belief="folkcards.search.tri_palki_belief:SAMPLER",
         explicit_chance="folkcards.envs.tri_palki.chance:TriPalkiChance",
         agents=("random", "heuristic", "pimc", "expert", "ppo", "distilled", "montecarlo"),
         table_opponent="distilled",
@@ -449,6 +455,7 @@ GAMES["tri_palki_tiny"] = replace(
     expert_agent=None,
     unsure_search=None,
     montecarlo_agent=None,
+    belief=None,  # the samplers deal from the full deck
     deal_options=None,  # its nine-card deals are not the full game's held-out deal sets
     explicit_chance="folkcards.envs.tri_palki.chance:TriPalkiTinyChance",
     agents=("random", "heuristic"),

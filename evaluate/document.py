@@ -258,6 +258,22 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     )
     parser.add_argument("--no-plot", action="store_true", help="do not draw the PNG plots")
     parser.add_argument("--quiet", action="store_true", help="do not print the tables")
+    parser.add_argument(
+        "--control-variate",
+        nargs="?",
+        const="heuristic",
+        metavar="REFERENCE",
+        help="also estimate every head-to-head difference with a cross-fitted control variate "
+        "(features: a REFERENCE table's results on the same cards, default the heuristic; "
+        "unbiased; see folkcards.evaluate.variance): writes control_variate.json",
+    )
+    parser.add_argument(
+        "--cv-deals",
+        type=int,
+        default=2000,
+        metavar="N",
+        help="fresh deals for the features' expectation (default 2000)",
+    )
     return parser
 
 
@@ -305,5 +321,21 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
         from . import report
 
         report.print_report(results)
+    if getattr(args, "control_variate", None):
+        from .variance import write_control_variates
+
+        try:
+            paths.append(
+                write_control_variates(
+                    args.db,
+                    Path(args.out or Path(args.db).parent),
+                    args.control_variate,
+                    args.cv_deals,
+                    quiet=args.quiet,
+                )
+            )
+        except ValueError as exc:
+            print(f"{prog}: error: {exc}", file=sys.stderr)
+            return 2
     print("wrote " + ", ".join(str(p) for p in paths))
     return 0

@@ -15,11 +15,25 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from math import factorial, log
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 
 T = TypeVar("T")
+
+
+class BeliefSampler(NamedTuple):
+    """A game's belief sampler, as its registry entry names it (piece ``belief``):
+    ``public_context(env, seat)`` is what that seat knows of the history at the table (keyword
+    arguments of ``sample_worlds``); ``sample_worlds(observation, n, rng, **context)`` draws
+    complete hidden states, each with ``to_env(**env_kwargs)`` (a raw env at the same decision);
+    ``start(world)`` is ``(reset options, actions)``: ``reset(seed=0, options=...)`` deals the
+    world's cards, the actions then lead to the decision (``to_env`` without building an env)."""
+
+    public_context: Callable[..., dict[str, Any]]
+    sample_worlds: Callable[..., list[Any]]
+    start: Callable[[Any], tuple[dict[str, Any], list[int]]]
+
 
 Policy = Callable[[dict[str, np.ndarray]], Any]
 

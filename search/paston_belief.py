@@ -89,6 +89,7 @@ from ..envs.paston.rules import (
     right_of,
 )
 from .belief import (
+    BeliefSampler,
     PartitionSampler,
     check_attempts,
     check_count,
@@ -818,3 +819,12 @@ def public_prefix(view: obs_mod.PastonView) -> list[int | None]:
         else:
             break
     return actions
+
+
+def world_start(world: PastonWorld) -> tuple[dict[str, Any], list[int]]:
+    """``(reset options, actions)`` that lead a raw env to ``world`` (as :meth:`PastonWorld.to_env`)."""
+    return world.reset_options(), world.actions()
+
+
+SAMPLER = BeliefSampler(public_context, sample_worlds, world_start)
+"""This game's belief sampler (the registry's ``belief`` piece)."""

@@ -102,6 +102,7 @@ from ..envs.tri_palki.rules import (
     deal_order,
 )
 from .belief import (
+    BeliefSampler,
     check_count,
     check_epsilon,
     check_rng,
@@ -1437,3 +1438,18 @@ def steps_log_likelihood(
 
 
 _announce_compiles()  # one stderr line if this process has to compile (a cache miss)
+
+
+def world_start(world: TriPalkiWorld) -> tuple[dict[str, Any], list[int]]:
+    """``(reset options, actions)`` that lead a raw env to ``world`` (as
+    :meth:`TriPalkiWorld.to_env`, which refuses eliminated players likewise)."""
+    if not all(world.alive):
+        raise ValueError("a world with eliminated players cannot be loaded into the env")
+    history = world._history(None)
+    deck = _rebuild_deck(world, history)
+    options = {"deck": deck, "dealer": world.dealer, "sticks": list(world.sticks)}
+    return options, _replay(world, history, deck)[1]
+
+
+SAMPLER = BeliefSampler(public_context, sample_worlds, world_start)
+"""This game's belief sampler (the registry's ``belief`` piece)."""
