@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from ..envs.compile_notice import install as _announce_compiles
 from ..envs.tri_palki import observation as obs_mod
 from ..envs.tri_palki.batched import (
     ANNOUNCER,
@@ -485,3 +486,6 @@ def make_net_search_agent(
 def with_samples(params: TriPalkiSearchParams, samples: int) -> TriPalkiSearchParams:
     """``params`` with another number of worlds."""
     return replace(params, samples=samples)
+
+
+_announce_compiles()  # one stderr line if this process has to compile (a cache miss)

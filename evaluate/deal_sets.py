@@ -34,8 +34,6 @@ DEAL_SETS = ("gauntlet-v1",)
 CURRENT = "gauntlet-v1"
 SEED = 20261204  # the seed gauntlet-v1 was drawn with
 COUNT = 2000  # deals per game family and table size in gauntlet-v1
-# table sizes per game family in gauntlet-v1 (a fixed-size game: its one size)
-SIZES = {"paston": (3,), "tri_palki": (3, 4, 6)}
 COMMAND = "python scripts/make_deal_set.py"
 _PACKAGE = "folkcards.evaluate.gauntlet_data"
 
@@ -55,7 +53,22 @@ def deal_set_sizes(version: str, game: str) -> tuple[int, ...]:
     spec = game_spec(game)
     if spec.deal_options is None:  # a game whose deals the set cannot hold (another deck)
         return ()
-    return tuple(n for n in SIZES.get(spec.family, ()) if spec.min_players <= n <= spec.max_players)
+    return tuple(
+        n for n in shipped_sizes(version, spec.family) if spec.min_players <= n <= spec.max_players
+    )
+
+
+@functools.lru_cache(maxsize=16)
+def shipped_sizes(version: str, family: str) -> tuple[int, ...]:
+    """The table sizes whose deal file of ``version`` and game ``family`` ships with the package."""
+    suffix = ".json.gz"
+    prefix = file_name(version, family, 0).removesuffix(f"0{suffix}")
+    sizes = []
+    for entry in resources.files(_PACKAGE).iterdir():
+        middle = entry.name.removeprefix(prefix).removesuffix(suffix)
+        if entry.name.startswith(prefix) and entry.name.endswith(suffix) and middle.isdigit():
+            sizes.append(int(middle))
+    return tuple(sorted(sizes))
 
 
 @functools.lru_cache(maxsize=16)

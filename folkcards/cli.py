@@ -232,7 +232,7 @@ def _add_train_opponent_model(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_iterate(sub: argparse._SubParsersAction) -> None:
-    from folkcards.train import iterate
+    from folkcards.train import tri_palki_iterate as iterate
 
     p = sub.add_parser(
         "iterate",

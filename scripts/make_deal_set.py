@@ -16,11 +16,13 @@ from pathlib import Path
 from folkcards.evaluate import deal_sets
 
 OUT = Path(__file__).resolve().parent.parent / "evaluate" / "gauntlet_data"
+# table sizes per game family drawn for gauntlet-v1 (a fixed-size game: its one size)
+SIZES = {"paston": (3,), "tri_palki": (3, 4, 6)}
 
 
 def main() -> None:
     version = deal_sets.CURRENT
-    for family, sizes in deal_sets.SIZES.items():
+    for family, sizes in SIZES.items():
         for n in sizes:
             content = deal_sets.generate(version, family, n, deal_sets.COUNT, deal_sets.SEED)
             text = json.dumps(content, separators=(",", ":"), sort_keys=True).encode()

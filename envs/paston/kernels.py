@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..compile_notice import install as _announce_compiles
 from .rules import DECLARER_POINTS, LEVEL_FACTOR, SOLE_DEFENDER_POINTS, TWO_DEFENDER_POINTS
 
 DECLARER_POINTS_ARRAY = np.array(DECLARER_POINTS, dtype=np.int64)  # [level, tricks]
@@ -89,3 +90,5 @@ __all__ = [
     "legal_cards",
     "trick_winner",
 ]
+
+_announce_compiles()  # one stderr line if this process has to compile (a cache miss)

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
+from ..compile_notice import install as _announce_compiles
 from .rules import (
     ACES,
     ANNOUNCE_VALUE,
@@ -155,3 +156,5 @@ __all__ = [
     "swap",
     "swapped_cards",
 ]
+
+_announce_compiles()  # one stderr line if this process has to compile (a cache miss)

@@ -205,8 +205,8 @@ def test_tri_palki_hidden_cards_change_nothing(kind):
 def test_heuristic_modules_read_only_the_observation(module):
     """The heuristics (and their shared compiled rules) read the observation through its decoder
     (or its layout) and may use the game's vocabulary, the card helpers, the rules' pure helpers
-    and tables and the batched engine's compiled hand helpers, but never a rules engine state (a
-    deal or round), an env, or an env's state accessors."""
+    and tables and the compiled rules kernels, but never a rules engine state (a deal or round),
+    an env, or an env's state accessors."""
     source = inspect.getsource(module)
     tree = ast.parse(source)
     allowed = {"__future__", "dataclasses", "functools", "itertools", "math", "numpy", "numba"}
@@ -234,7 +234,7 @@ def test_heuristic_modules_read_only_the_observation(module):
                 assert names <= hand_helpers, names - hand_helpers
             elif not name:  # from . import module
                 assert names <= allowed, names
-            elif name.endswith((".vocabulary", "envs.cards", ".rules")):
+            elif name.endswith((".vocabulary", "envs.cards", ".rules", ".kernels")):
                 assert not names & engine_states, names & engine_states
             else:
                 assert name in allowed, name

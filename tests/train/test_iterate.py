@@ -13,7 +13,7 @@ from folkcards.errors import ConfigError
 
 pytest.importorskip("torch")
 
-from folkcards.train.iterate import IterateConfig, load_iterate_config, run_iteration  # noqa: E402
+from folkcards.train.tri_palki_iterate import IterateConfig, load_iterate_config, run_iteration  # noqa: E402
 
 TINY = Path(__file__).parents[2] / "configs" / "tri_palki" / "iterate_tiny.yaml"
 
@@ -112,7 +112,7 @@ def test_a_bad_config_is_refused_in_one_line(
 
 
 def test_soft_targets_follow_the_search_values_over_the_actions_it_rolled_out() -> None:
-    from folkcards.train.iterate import soft_targets
+    from folkcards.train.tri_palki_iterate import soft_targets
 
     values = np.full((2, 11), np.nan, dtype=np.float32)
     values[0, [0, 3]] = [-0.2, -0.1]  # minus sticks: action 3 is better
@@ -123,7 +123,7 @@ def test_soft_targets_follow_the_search_values_over_the_actions_it_rolled_out() 
 
 
 def test_the_gate_needs_fewer_sticks_than_the_teacher_and_a_tie_does_not_pass() -> None:
-    from folkcards.train.iterate import GateSettings, passes
+    from folkcards.train.tri_palki_iterate import GateSettings, passes
 
     plain = GateSettings.model_validate({})
     strict = GateSettings.model_validate({"require_interval": True, "margin": 0.01})
