@@ -1,6 +1,6 @@
-"""Every shell command of the README runs as written.
+"""Every shell command of the README and the getting-started page runs as written.
 
-The commands are read from README.md's ```bash / ```sh / ```console blocks (a ``console`` block's
+The commands are read from those pages' ```bash / ```sh / ```console blocks (a ``console`` block's
 commands are its ``$`` lines; ``#`` starts a comment). Each is run from a scratch folder holding
 the repository's ``configs/`` (the README's commands are typed at the repository's root):
 
@@ -69,7 +69,11 @@ def _plain(command: str) -> str:
     return command.removeprefix(".venv/bin/")
 
 
-COMMANDS = readme_commands(README.read_text(encoding="utf-8"))
+# the pages a new user runs commands from first: the front page and the getting-started page
+PAGES = (README, ROOT / "docs" / "getting_started.md")
+COMMANDS = list(
+    dict.fromkeys(c for page in PAGES for c in readme_commands(page.read_text(encoding="utf-8")))
+)
 QUICK = [c for c in COMMANDS if _plain(c) not in LONG]
 
 
@@ -151,7 +155,7 @@ def run_command(command: str, monkeypatch: pytest.MonkeyPatch, capsys) -> str:
 
 def test_the_readme_has_the_commands_this_test_knows() -> None:
     plain = {_plain(c) for c in COMMANDS}
-    assert set(LONG) <= plain, "a long command of this test is no longer in README.md"
+    assert set(LONG) <= plain, "a long command of this test is no longer in the pages"
     assert len(QUICK) >= 7 and all(c.split()[0].endswith("folkcards") for c in QUICK)
 
 
