@@ -365,7 +365,6 @@ PASTON = GameSpec(
         "ppo",
         "rllib:paston",
         "distilled",
-        "montecarlo",
     ),
     table_opponent="distilled",
 )
@@ -409,7 +408,7 @@ GAMES: dict[str, GameSpec] = {
         unsure_search="folkcards.agents.tri_palki_search:TriPalkiUnsureSearch",
         belief="folkcards.search.tri_palki_belief:SAMPLER",
         explicit_chance="folkcards.envs.tri_palki.chance:TriPalkiChance",
-        agents=("random", "heuristic", "pimc", "expert", "ppo", "distilled", "montecarlo"),
+        agents=("random", "heuristic", "pimc", "expert", "ppo", "distilled"),
         table_opponent="distilled",
     ),
     # A research variant: Paston's decisions before the play, the tricks from the open-hand

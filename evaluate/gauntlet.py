@@ -63,7 +63,8 @@ from .stats import Interval, mean_ci
 from .storage import Store
 
 POOL_VERSION = "pool-v1"
-# the references of pool-v1, in order; a game's pool is those of them it offers (GameSpec.agents)
+# the references of pool-v1, in order; a game's pool is those of them it offers (GameSpec.agents,
+# and the montecarlo baseline where the game has its piece)
 POOL = ("random", "heuristic", "ppo", "distilled", "expert", "pimc", "montecarlo")
 ANCHORS = {"random": 0.0, "heuristic": 1000.0}  # the rating scale's two fixed points
 AGENT = "agent"
@@ -76,7 +77,9 @@ _ROWS_PACKAGE = "folkcards.evaluate.gauntlet_data"
 
 def pool(game: str) -> tuple[str, ...]:
     """The references of the current pool that ``game`` offers."""
-    offered = set(game_spec(game).agents)
+    spec = game_spec(game)
+    # the shipped agents, and the independent baseline where the game has one
+    offered = set(spec.agents) | ({"montecarlo"} if spec.montecarlo_agent else set())
     return tuple(r for r in POOL if r in offered)
 
 
