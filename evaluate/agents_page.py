@@ -32,7 +32,7 @@ from typing import Any
 
 from folkcards.envs.registry import GAMES, GameSpec, canonical_game, game_spec
 
-from .arguments import ArgumentLineError, OneLineParser
+from .arguments import parse_line
 from .config import counted
 from .formatting import format_seconds, interval, md_table, num, score_digits, signed
 
@@ -571,10 +571,8 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
     """``folkcards agents-page``: 0 written, 1 a failure while playing, 2 bad input."""
     prog = "folkcards agents-page"
     if args is None:
-        try:
-            args = build_parser(OneLineParser(prog=prog)).parse_args(argv)
-        except ArgumentLineError as exc:
-            print(f"{prog}: error: {exc}", file=sys.stderr)
+        args = parse_line(prog, build_parser, argv)
+        if args is None:
             return 2
     try:
         page = generate(args)

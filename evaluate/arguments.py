@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Callable, Sequence
 
 
 class ArgumentLineError(Exception):
@@ -16,4 +18,18 @@ class OneLineParser(argparse.ArgumentParser):
         raise ArgumentLineError(message)
 
 
-__all__ = ["ArgumentLineError", "OneLineParser"]
+def parse_line(
+    prog: str,
+    build_parser: Callable[[argparse.ArgumentParser], argparse.ArgumentParser],
+    argv: Sequence[str] | None,
+) -> argparse.Namespace | None:
+    """``argv`` parsed by ``build_parser``'s parser; ``None`` after printing a bad command line as
+    one line (``prog: error: ...``), for the command to exit with code 2."""
+    try:
+        return build_parser(OneLineParser(prog=prog)).parse_args(argv)
+    except ArgumentLineError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return None
+
+
+__all__ = ["ArgumentLineError", "OneLineParser", "parse_line"]

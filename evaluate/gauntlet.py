@@ -57,7 +57,7 @@ from folkcards.envs.registry import GAMES_HELP, game_spec
 from folkcards.errors import ConfigError
 
 from . import deal_sets
-from .arguments import ArgumentLineError, OneLineParser
+from .arguments import parse_line
 from .config import Entrant, TournamentConfig, default_workers
 from .stats import Interval, mean_ci
 from .storage import Store
@@ -524,10 +524,8 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
     """``folkcards gauntlet``: 0 ok, 1 failure, 2 bad input, 130 interrupted."""
     prog = "folkcards gauntlet"
     if args is None:
-        try:
-            args = build_parser(OneLineParser(prog=prog)).parse_args(argv)
-        except ArgumentLineError as exc:
-            print(f"{prog}: error: {exc}", file=sys.stderr)
+        args = parse_line(prog, build_parser, argv)
+        if args is None:
             return 2
     try:
         gauntlet = make_gauntlet(
