@@ -6,7 +6,7 @@ The likelihood asks an :class:`~folkcards.search.tri_palki_belief.OpponentModel`
 holding ``hand`` facing ``centre`` does, given three public flags. The package's first model is
 the heuristic's rules (``CORE_MODEL``); this module's is a trained policy: a small multilayer
 perceptron fitted to the decisions players actually made in recorded tournaments (the training
-code is :mod:`folkcards.train.tri_palki_opponent_model`; the committed model is
+code is :mod:`folkcards.train.tri_palki_opponent_model_training`; the committed model is
 ``agents/models/tri_palki_opponents.npz``).
 
 Input (:func:`opponent_features`, 86 numbers): the hand's 36 card bits, the centre's 36 card

@@ -219,7 +219,7 @@ def _add_train_evaluator(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_train_opponent_model(sub: argparse._SubParsersAction) -> None:
-    from folkcards.train import tri_palki_opponent_model
+    from folkcards.train import tri_palki_opponent_model_training as tri_palki_opponent_model
 
     p = sub.add_parser(
         "train-opponent-model",

@@ -138,7 +138,7 @@ def _tournament(tmp_path, agents: list[str]) -> str:
 
 
 def test_recorded_decisions_replay_every_action_phase_decision(tmp_path):
-    from folkcards.train.tri_palki_opponent_model import recorded_decisions
+    from folkcards.train.tri_palki_opponent_model_training import recorded_decisions
 
     db = _tournament(tmp_path, ["heuristic", "random", "random"])
     data = recorded_decisions([db])
