@@ -461,6 +461,33 @@ GAMES["tri_palki_tiny"] = replace(
     table_opponent="heuristic",
 )
 
+# Paston with eight cards and two tricks, small enough for exact computation
+# (folkcards.envs.paston_tiny_v0): Paston's actions, observation, records and views; the
+# batched engine, the solver and the search players are full-size only.
+GAMES["paston_tiny"] = replace(
+    PASTON,
+    name="paston_tiny",
+    title="Paston tiny (8 cards, 2 tricks)",
+    aliases=("paston_tiny", "paston-tiny"),
+    module="folkcards.envs.paston_tiny_v0",
+    env_id="folkcards/paston_tiny-v0",
+    base_game="paston",
+    batched_engine=None,
+    batched_heuristic=None,
+    search_agent=None,
+    expert_agent=None,
+    montecarlo_agent=None,
+    deal_options=None,  # its eight-card deals are not the full game's held-out deal sets
+    open_hand_analysis=None,
+    open_hand_solver=None,
+    endgame_search=None,
+    learned_calls=None,
+    belief=None,  # the samplers deal from the full deck
+    explicit_chance="folkcards.envs.paston.chance:PastonTinyChance",
+    agents=("random", "heuristic"),
+    table_opponent="heuristic",
+)
+
 GAME_NAMES: tuple[str, ...] = tuple(GAMES)
 
 _ALIASES = {alias: spec.name for spec in GAMES.values() for alias in (spec.name, *spec.aliases)}

@@ -1,13 +1,14 @@
 """A Paston deal as explicit chance events, with the exact probabilities of the env's deal.
 
-The env shuffles a 32-card deck (again while its bottom card is 7♠, §2.2), deals it by
-:data:`~.rules.DEAL_TARGETS` and deals again while a hand holds the six spades 7-Q without K or
-A (§2.4). Only the hands and the prikup matter to the game, so the deal is written here card by
-card in card-id order (7♠ 8♠ … A♠, then clubs, diamonds, hearts): each chance event places the
-next card with the seat that receives it (0, 1, 2) or the prikup (3). Its probability is that
-place's share of the places left, 7♠ counting one place fewer in the dealer's hand (it is never
-the bottom card, which is the dealer's), conditioned on the deal standing: the six-spade redeal
-is folded into the probabilities, so no event leads to a deal that would be dealt again.
+The env shuffles its variant's deck (again while its bottom card is 7♠, §2.2), deals it by the
+variant's ``deal_targets`` and, in the full game, deals again while a hand holds the six spades
+7-Q without K or A (§2.4). Only the hands and the prikup matter to the game, so the deal is
+written here card by card in card-id order (7♠ 8♠ … A♠, then clubs, diamonds, hearts; the
+variant's cards only): each chance event places the next card with the seat that receives it
+(0, 1, 2) or the prikup (3). Its probability is that place's share of the places left, 7♠
+counting one place fewer in the dealer's hand (it is never the bottom card, which is the
+dealer's), conditioned on the deal standing: the six-spade redeal is folded into the
+probabilities, so no event leads to a deal that would be dealt again.
 
 :class:`PastonChance` is the registry's ``explicit_chance`` piece of Paston (and of its variants
 played with Paston's deal); ``folkcards.openspiel`` builds its chance nodes from it.
@@ -19,21 +20,10 @@ from functools import cache
 from typing import Any
 
 from ..cards import PASTON_CARDS
-from .rules import (
-    DECLARER_POINTS,
-    HAND_SIZE,
-    LEVEL_FACTOR,
-    NUM_CARDS,
-    NUM_SEATS,
-    SEVEN_OF_SPADES,
-    SOLE_DEFENDER_POINTS,
-    SURRENDER_OPPONENT_SCORE,
-    SURRENDER_SCORE,
-    TWO_DEFENDER_POINTS,
-)
+from .rules import LEVEL_FACTOR, NUM_SEATS, declarer_score, defender_score
+from .variant import PASTON, PASTON_TINY, PastonVariant
 
 PRIKUP = NUM_SEATS  # the place index of the prikup
-PLACES = (HAND_SIZE, HAND_SIZE, HAND_SIZE, NUM_CARDS - NUM_SEATS * HAND_SIZE)  # seats, prikup
 LOW_SPADES = 6  # 7♠..Q♠: card ids 0..5; K♠ and A♠ are ids 6 and 7
 SPADES = 8
 
@@ -64,10 +54,15 @@ def _next_holder(card: int, place: int, holder: int) -> int:
     return holder if place != holder else -1  # K♠ or A♠ in the holder's hand: no six spades
 
 
-def _deal_weights(card: int, places: tuple[int, ...], dealer: int) -> list[int]:
+def _places(variant: PastonVariant) -> tuple[int, ...]:
+    """The cards each seat and the prikup receive."""
+    return (variant.hand_size,) * NUM_SEATS + (variant.prikup_size,)
+
+
+def _deal_weights(card: int, places: tuple[int, ...], dealer: int, banned: int | None) -> list[int]:
     """Each place's weight for ``card``: the places left there."""
     weights = list(places)
-    if card == SEVEN_OF_SPADES:
+    if card == banned:
         weights[dealer] -= 1  # §2.2: 7♠ is never the bottom card, the dealer's last
     return weights
 
@@ -80,34 +75,48 @@ class PastonChance:
     dealt, and ``reset(env)`` then starts the env's deal with these hands and prikup.
     """
 
-    max_outcomes = len(PLACES)
+    max_outcomes = NUM_SEATS + 1  # a seat or the prikup
+    variant: PastonVariant = PASTON  # the variant whose deal this is
 
     def __init__(self, env: Any, dealer: int):
+        if env.variant is not self.variant:
+            raise ValueError(
+                f"{type(self).__name__} deals {self.variant.name}, not {env.variant.name}"
+            )
         self.num_players = NUM_SEATS
         self.dealer = dealer
-        self.places: list[int] = []  # the place of card 0, 1, ... so far
+        self.places: list[int] = []  # the place of the deck's first, second ... card so far
 
-    @staticmethod
-    def max_events(num_players: int, env: Any) -> int:
-        """The most chance events one deal holds."""
-        return NUM_CARDS
+    @classmethod
+    def max_events(cls, num_players: int, env: Any) -> int:
+        """The most chance events one deal holds: one per card."""
+        return cls.variant.num_cards
 
-    @staticmethod
-    def max_decisions(num_players: int, env: Any) -> int:
-        """The most player decisions one deal holds: the auction, two discards, the contract,
-        the defence and the 30 cards of the play."""
-        return 2 * 6 + 2 + 1 + 2 + NUM_SEATS * HAND_SIZE
+    @classmethod
+    def max_decisions(cls, num_players: int, env: Any) -> int:
+        """The most player decisions one deal holds: the auction, the discards, the contract,
+        the defence and the cards of the play."""
+        variant = cls.variant
+        auction = 2 * (len(variant.ladder) + 1)
+        return auction + variant.prikup_size + 1 + 2 + NUM_SEATS * variant.hand_size
 
-    @staticmethod
-    def utility_range(num_players: int) -> tuple[float, float]:
+    @classmethod
+    def utility_range(cls, num_players: int) -> tuple[float, float]:
         """The lowest and highest table points a seat can score in one deal."""
-        scores = [p for row in DECLARER_POINTS for p in row]
-        scores += [p * f for p in TWO_DEFENDER_POINTS + SOLE_DEFENDER_POINTS for f in LEVEL_FACTOR]
-        scores += [SURRENDER_SCORE, SURRENDER_OPPONENT_SCORE, 0]
+        variant = cls.variant
+        tricks = range(variant.num_tricks + 1)
+        scores = [declarer_score(t, level, variant) for t in tricks for level in variant.ladder]
+        scores += [
+            defender_score(t, sole, variant) * LEVEL_FACTOR[level]
+            for t in tricks
+            for sole in (False, True)
+            for level in variant.ladder
+        ]
+        scores += [variant.surrender_score, variant.surrender_opponent_score, 0]
         return float(min(scores)), float(max(scores))
 
     def _left(self) -> tuple[int, ...]:
-        left = list(PLACES)
+        left = list(_places(self.variant))
         for place in self.places:
             left[place] -= 1
         return tuple(left)
@@ -119,13 +128,15 @@ class PastonChance:
         return holder
 
     def outcomes(self) -> list[tuple[int, float]]:
-        card = len(self.places)
-        if card == NUM_CARDS:
+        variant = self.variant
+        index = len(self.places)
+        if index == variant.num_cards:
             return []
+        card = variant.deck[index]
         left = self._left()
-        weights = _deal_weights(card, left, self.dealer)
+        weights = _deal_weights(card, left, self.dealer, variant.bottom_card_banned)
         whole = sum(weights)
-        if card >= SPADES:
+        if card >= SPADES or not variant.six_spade_redeal:
             return [(p, w / whole) for p, w in enumerate(weights) if w]
         holder = self._holder()
         shares = []
@@ -146,18 +157,18 @@ class PastonChance:
         self.places.append(int(outcome))
 
     def outcome_to_string(self, outcome: int) -> str:
-        card = PASTON_CARDS.name(len(self.places))
+        card = PASTON_CARDS.name(self.variant.deck[len(self.places)])
         return f"{card} to the prikup" if outcome == PRIKUP else f"{card} to player_{outcome}"
 
     def ready(self, env: Any, action: int | None) -> bool:
         """Whether the env can start the deal (``action`` None) or take ``action`` now."""
-        return len(self.places) == NUM_CARDS
+        return len(self.places) == self.variant.num_cards
 
     def reset(self, env: Any) -> None:
         """Start the env's deal with the dealt hands and prikup."""
         hands: list[list[str]] = [[] for _ in range(NUM_SEATS)]
         prikup: list[str] = []
-        for card, place in enumerate(self.places):
+        for card, place in zip(self.variant.deck, self.places, strict=True):
             (prikup if place == PRIKUP else hands[place]).append(PASTON_CARDS.name(card))
         env.reset(
             seed=0, options={"deal": {"hands": hands, "prikup": prikup}, "dealer": self.dealer}
@@ -168,8 +179,15 @@ class PastonChance:
         """The chance outcomes that deal what ``env`` (after its reset) dealt, in order."""
         deal = env.state_deal()
         places = []
-        for card in range(NUM_CARDS):
+        for card in env.variant.deck:
             bit = 1 << card
             seats = [s for s in range(NUM_SEATS) if deal.hands[s] >> card & 1]
             places.append(seats[0] if seats else PRIKUP if deal.prikup & bit else -1)
         return places
+
+
+class PastonTinyChance(PastonChance):
+    """The chance events of one Paston tiny deal (``docs/rules/paston_tiny.md``): its eight
+    cards placed one by one, as :class:`PastonChance` places the full game's 32."""
+
+    variant = PASTON_TINY

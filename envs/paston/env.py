@@ -44,6 +44,7 @@ from .rules import (
     redeal_reason,
     spade_designee,
 )
+from .variant import PASTON, PastonVariant
 from .vocabulary import ACTION_NAMES
 
 SHAPING_POINTS_PER_TRICK = 2.0
@@ -60,6 +61,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
     metadata = {**CardGameAECEnv.metadata, "name": "paston_v0"}
     game_name = "paston"
     num_actions = NUM_ACTIONS
+    variant: PastonVariant = PASTON  # the deck, deal, ladder and trick needs it plays
 
     def __init__(
         self,
@@ -163,8 +165,8 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
                 )
             plan["totals"] = [int(t) for t in totals]
         if options.get("deal") is not None:
-            hands, prikup = parse_deal(options["deal"])
-            reason = redeal_reason(hands, game and plan["first_deal"])
+            hands, prikup = parse_deal(options["deal"], self.variant)
+            reason = redeal_reason(hands, game and plan["first_deal"], self.variant)
             if reason:
                 raise ValueError(f"deal would be dealt again at once: {reason}")
             plan["deal"] = (hands, prikup)
@@ -173,9 +175,12 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
     def _start_deal(
         self, dealer: int, first_deal: bool, given: tuple[list[int], int] | None
     ) -> None:
-        hands, prikup = given if given is not None else random_deal(self._rng, dealer, first_deal)
-        first_bidder = spade_designee(hands) if first_deal else left_of(dealer)
-        self._deal = PastonDeal(hands, prikup, dealer, first_bidder)
+        variant = self.variant
+        hands, prikup = (
+            given if given is not None else random_deal(self._rng, dealer, first_deal, variant)
+        )
+        first_bidder = spade_designee(hands, variant) if first_deal else left_of(dealer)
+        self._deal = PastonDeal(hands, prikup, dealer, first_bidder, variant)
         self._first_deal = first_deal
         self._potential = [0.0, 0.0, 0.0]
         self._deal_records.append(
@@ -215,7 +220,7 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
             self.agent_selection = self.possible_agents[deal.to_act]
 
     def _shape(self, deal: PastonDeal) -> None:
-        """Potential-based shaping: Φ = 2·f·(tricks − need·tricks_played/10) during play, 0 after."""
+        """Potential-based shaping: Φ = 2·f·(tricks − need·tricks_played/tricks) during play, 0 after."""
         new = [0.0, 0.0, 0.0]
         if deal.phase == PLAY:
             factor = LEVEL_FACTOR[deal.level]
@@ -224,7 +229,10 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
                 new[seat] = (
                     SHAPING_POINTS_PER_TRICK
                     * factor
-                    * (deal.tricks[seat] - deal.need(seat) * played / 10.0)
+                    * (
+                        deal.tricks[seat]
+                        - deal.need(seat) * played / float(self.variant.num_tricks)
+                    )
                 )
         for seat in range(NUM_SEATS):
             self.rewards[self.possible_agents[seat]] += (

@@ -2,7 +2,9 @@
 
 Free of PettingZoo and gymnasium: seats are ints 0..2 (clockwise), cards are ids
 ``8 * suit + rank`` (see ``folkcards.envs.cards``) and hands are 32-bit masks. Legal actions are
-returned as a 45-bit mask over the action ids of :mod:`.vocabulary`.
+returned as a 45-bit mask over the action ids of :mod:`.vocabulary`. Every size (deck, hand,
+ladder, trick needs, special cards) is read from a :class:`~.variant.PastonVariant`: the full
+game (:data:`~.variant.PASTON`) unless a deal is given another.
 
 The rules are explained in ``docs/rules/paston.md``; the ``§`` marks in comments number them as
 the original specification did.
@@ -15,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from ..cards import PASTON_CARDS, check_full_deck, mask_to_cards
+from ..cards import PASTON_CARDS, check_no_repeats, mask_to_cards
+from .variant import JACK_OF_SPADES, PASTON, SEVEN_OF_SPADES, PastonVariant  # noqa: F401
 from .vocabulary import (  # noqa: F401  (the vocabulary is re-exported: rules.PASS etc.)
     AUCTION,
     BEST_SPADES,
@@ -44,25 +47,25 @@ from .vocabulary import (  # noqa: F401  (the vocabulary is re-exported: rules.P
     Phase,
 )
 
-NUM_CARDS = 32
-HAND_SIZE = 10
-NUM_TRICKS = 10
+# The full game's sizes (envs/paston/variant.py writes them once; these names are the full
+# game's, for the batched engine, the solver and the agents, which are full-size only).
+NUM_CARDS = PASTON.num_cards
+HAND_SIZE = PASTON.hand_size
+NUM_TRICKS = PASTON.num_tricks
 
-DECLARER_NEED = 6  # tricks the declarer needs to score (§7)
-DEFENDER_NEED = 2  # tricks each of two defenders needs to avoid a loss
-SOLE_DEFENDER_NEED = 4  # tricks a sole defender needs to avoid a loss
-SURRENDER_SCORE = -10  # the declarer who surrenders
-SURRENDER_OPPONENT_SCORE = 2  # each other seat, when the declarer surrenders
+DECLARER_NEED = PASTON.declarer_need  # tricks the declarer needs to score (§7)
+DEFENDER_NEED = PASTON.defender_need  # tricks each of two defenders needs to avoid a loss
+SOLE_DEFENDER_NEED = PASTON.sole_defender_need  # tricks a sole defender needs to avoid a loss
+SURRENDER_SCORE = PASTON.surrender_score  # the declarer who surrenders
+SURRENDER_OPPONENT_SCORE = PASTON.surrender_opponent_score  # each other seat, on a surrender
 
-SEVEN_OF_SPADES = 0
-JACK_OF_SPADES = 4
 SIX_SPADES_RUN = 0b00111111  # 7♠..Q♠
 SPADE_HONOURS = 0b11000000  # K♠ A♠
 SUIT_MASKS = tuple(0xFF << (8 * suit) for suit in range(4))
-ALL_CARDS = (1 << NUM_CARDS) - 1
+ALL_CARDS = PASTON.all_cards
 
 # deck positions dealt to (dealer + 1, dealer + 2, dealer, prikup) as offsets; §2.3
-DEAL_TARGETS: tuple[int, ...] = tuple([1, 1, 2, 2, 0, 0, 3, 3] + [1, 1, 2, 2, 0, 0] * 4)
+DEAL_TARGETS: tuple[int, ...] = PASTON.deal_targets
 
 
 def left_of(seat: int) -> int:
@@ -73,12 +76,15 @@ def right_of(seat: int) -> int:
     return (seat + 2) % NUM_SEATS
 
 
-def deal_deck(deck: Sequence[int], dealer: int) -> tuple[list[int], int]:
-    """Split a 32-card deck order into three hand masks and the prikup mask (§2.3)."""
+def deal_deck(
+    deck: Sequence[int], dealer: int, variant: PastonVariant = PASTON
+) -> tuple[list[int], int]:
+    """Split a deck order into three hand masks and the prikup mask (§2.3)."""
     hands = [0, 0, 0]
     prikup = 0
+    targets = variant.deal_targets
     for position, card in enumerate(deck):
-        target = DEAL_TARGETS[position]
+        target = targets[position]
         if target == 3:
             prikup |= 1 << card
         else:
@@ -92,37 +98,45 @@ def has_six_spades(hand: int) -> bool:
     return spades & SIX_SPADES_RUN == SIX_SPADES_RUN and not spades & SPADE_HONOURS
 
 
-def spade_designee(hands: Sequence[int]) -> int:
+def spade_designee(hands: Sequence[int], variant: PastonVariant = PASTON) -> int:
     """The holder of J♠, else of 7♠; -1 if both are in the prikup (§2.5, §3 all-pass)."""
-    for card in (JACK_OF_SPADES, SEVEN_OF_SPADES):
+    for card in variant.designees:
         for seat in range(NUM_SEATS):
             if hands[seat] >> card & 1:
                 return seat
     return -1
 
 
-def redeal_reason(hands: Sequence[int], first_deal: bool) -> str | None:
+def redeal_reason(
+    hands: Sequence[int], first_deal: bool, variant: PastonVariant = PASTON
+) -> str | None:
     """Why this deal must be dealt again at once, or ``None`` if it stands (§2.4, §2.5)."""
-    for seat in range(NUM_SEATS):
-        if has_six_spades(hands[seat]):
-            return f"player_{seat} holds the six spades 7-Q without K or A (six-spade redeal)"
-    if first_deal and spade_designee(hands) < 0:
-        return "J♠ and 7♠ are both in the prikup on a first deal (first-deal redeal)"
+    if variant.six_spade_redeal:
+        for seat in range(NUM_SEATS):
+            if has_six_spades(hands[seat]):
+                return f"player_{seat} holds the six spades 7-Q without K or A (six-spade redeal)"
+    if first_deal and spade_designee(hands, variant) < 0:
+        names = " and ".join(PASTON_CARDS.symbol(card) for card in variant.designees)
+        return f"{names} are both in the prikup on a first deal (first-deal redeal)"
     return None
 
 
-def random_deal(rng: np.random.Generator, dealer: int, first_deal: bool) -> tuple[list[int], int]:
+def random_deal(
+    rng: np.random.Generator, dealer: int, first_deal: bool, variant: PastonVariant = PASTON
+) -> tuple[list[int], int]:
     """Shuffle and deal until the deal stands: bottom card not 7♠, no six spades, §2.5 on deal 1."""
+    cards = np.asarray(variant.deck)
+    banned = variant.bottom_card_banned
     while True:
-        deck = rng.permutation(NUM_CARDS)
-        while deck[-1] == SEVEN_OF_SPADES:  # §2.2: reshuffle while the bottom card is 7♠
-            deck = rng.permutation(NUM_CARDS)
-        hands, prikup = deal_deck(deck.tolist(), dealer)
-        if redeal_reason(hands, first_deal) is None:
+        deck = cards[rng.permutation(len(cards))]
+        while deck[-1] == banned:  # §2.2: reshuffle while the bottom card is 7♠
+            deck = cards[rng.permutation(len(cards))]
+        hands, prikup = deal_deck(deck.tolist(), dealer, variant)
+        if redeal_reason(hands, first_deal, variant) is None:
             return hands, prikup
 
 
-def parse_deal(deal: Any) -> tuple[list[int], int]:
+def parse_deal(deal: Any, variant: PastonVariant = PASTON) -> tuple[list[int], int]:
     """Validate a user-given ``{"hands": [[10 cards] x 3], "prikup": [2 cards]}``."""
     if not isinstance(deal, dict):
         raise ValueError(f"option 'deal' must be a dict with 'hands' and 'prikup', got {deal!r}")
@@ -135,15 +149,33 @@ def parse_deal(deal: Any) -> tuple[list[int], int]:
     if not isinstance(hands_in, (list, tuple)) or len(hands_in) != NUM_SEATS:
         raise ValueError(f"deal 'hands' must be a list of 3 hands, got {hands_in!r}")
     hands_cards = [
-        PASTON_CARDS.parse_cards(hand, f"hand of player_{seat}", HAND_SIZE)
+        PASTON_CARDS.parse_cards(hand, f"hand of player_{seat}", variant.hand_size)
         for seat, hand in enumerate(hands_in)
     ]
-    prikup_cards = PASTON_CARDS.parse_cards(deal["prikup"], "prikup", 2)
+    prikup_cards = PASTON_CARDS.parse_cards(deal["prikup"], "prikup", variant.prikup_size)
     all_cards = [card for hand in hands_cards for card in hand] + prikup_cards
-    check_full_deck(all_cards, PASTON_CARDS, "deal")
+    check_deck(all_cards, variant, "deal")
     hands = [sum(1 << card for card in hand) for hand in hands_cards]
     prikup = sum(1 << card for card in prikup_cards)
     return hands, prikup
+
+
+def check_deck(cards: Sequence[int], variant: PastonVariant, what: str) -> None:
+    """Raise ``ValueError`` unless ``cards`` is every card of the variant's deck once each."""
+    check_no_repeats(cards, PASTON_CARDS, what)
+    strangers = [card for card in cards if not variant.all_cards >> card & 1]
+    if strangers:
+        raise ValueError(
+            f"{what}: {PASTON_CARDS.name(strangers[0])} is not a card of {variant.name}; its "
+            f"deck is {' '.join(variant.card_names)}"
+        )
+    if len(cards) != variant.num_cards:
+        missing = [card for card in variant.deck if card not in cards]
+        names = " ".join(PASTON_CARDS.name(card) for card in missing)
+        raise ValueError(
+            f"{what} must hold all {variant.num_cards} cards once each; "
+            f"got {len(cards)}" + (f", missing {names}" if missing else "")
+        )
 
 
 def trick_winner(trick: Sequence[tuple[int, int]], trump: int) -> int:
@@ -164,23 +196,25 @@ def trick_winner(trick: Sequence[tuple[int, int]], trump: int) -> int:
     return best_seat
 
 
-def defender_score(tricks: int, sole: bool) -> int:
-    """Points before the factor for a defender who played (§7)."""
-    if sole:
-        return (-10, -9, -8, -7, 0)[tricks] if tricks <= 4 else 10 * (tricks - 4)
-    return (-10, -9, 0)[tricks] if tricks <= 2 else 10 * (tricks - 2)
+def defender_score(tricks: int, sole: bool, variant: PastonVariant = PASTON) -> int:
+    """Points before the factor for a defender who played (§7): below the need −10, −9, −8, −7
+    by tricks taken, from the need on +10 a trick above it."""
+    need = variant.sole_defender_need if sole else variant.defender_need
+    if tricks < need:
+        return (-10, -9, -8, -7)[tricks]
+    return 10 * (tricks - need)
 
 
-def declarer_score(tricks: int, level: int) -> int:
+def declarer_score(tricks: int, level: int, variant: PastonVariant = PASTON) -> int:
     """Declarer's points with the factor applied (§7)."""
-    if tricks >= DECLARER_NEED:
+    if tricks >= variant.declarer_need:
         return 10 if level == BEST_SPADES else 10 * LEVEL_FACTOR[level]
     return -10 * LEVEL_FACTOR[level]
 
 
-# The scores as tables by tricks taken (0..10), from the two functions above: a defender's
-# points before the factor (two defenders, a sole defender) and a declarer's, by level. The
-# batched engine and the heuristic read these instead of restating the score rules.
+# The full game's scores as tables by tricks taken (0..10), from the two functions above: a
+# defender's points before the factor (two defenders, a sole defender) and a declarer's, by
+# level. The batched engine and the heuristic read these instead of restating the score rules.
 TWO_DEFENDER_POINTS = tuple(defender_score(t, False) for t in range(NUM_TRICKS + 1))
 SOLE_DEFENDER_POINTS = tuple(defender_score(t, True) for t in range(NUM_TRICKS + 1))
 DECLARER_POINTS = tuple(
@@ -220,9 +254,18 @@ class PastonDeal:
         "scores",
         "history",
         "prikup_taken",
+        "variant",
     )
 
-    def __init__(self, hands: Sequence[int], prikup: int, dealer: int, first_bidder: int):
+    def __init__(
+        self,
+        hands: Sequence[int],
+        prikup: int,
+        dealer: int,
+        first_bidder: int,
+        variant: PastonVariant = PASTON,
+    ):
+        self.variant = variant
         self.dealer = dealer
         self.first_bidder = first_bidder
         self.hands = list(hands)
@@ -258,7 +301,7 @@ class PastonDeal:
         """The legal actions of the seat to act, as a bitmask over the 45 action ids."""
         phase = self.phase
         if phase == AUCTION:
-            next_level = self.high_bid + 1
+            next_level = self.variant.next_bid[self.high_bid + 1]
             return (1 << PASS) | (1 << (BID_BASE + next_level))
         if phase == PLAY:
             hand = self.hands[self.to_act]
@@ -273,14 +316,7 @@ class PastonDeal:
         if phase == DISCARD:
             return self.hands[self.to_act]
         if phase == CONTRACT:
-            if self.high_bid == BEST_SPADES:
-                bits = 1 << (CONTRACT_BASE + BEST_SPADES)
-            else:
-                low = max(self.high_bid, 0)
-                bits = 0
-                for level in range(low, BEST_SPADES):
-                    bits |= 1 << (CONTRACT_BASE + level)
-            return bits | (1 << SURRENDER)
+            return self.variant.contract_bits[self.high_bid + 1] | (1 << SURRENDER)
         if phase == DEFENCE:
             return (1 << PASS) | (1 << WHIST)
         return 0
@@ -299,7 +335,7 @@ class PastonDeal:
         elif phase == DISCARD:
             self.hands[seat] &= ~(1 << action)
             self.discards |= 1 << action
-            if self.discards & (self.discards - 1):  # two discards made
+            if self.discards.bit_count() == self.variant.prikup_size:  # all discards made
                 self.phase = CONTRACT
         elif phase == CONTRACT:
             self._contract(seat, action)
@@ -320,7 +356,7 @@ class PastonDeal:
         remaining = [s for s in range(NUM_SEATS) if not self.passed[s]]
         if not remaining:
             self.all_pass = True
-            designee = spade_designee(self.hands)
+            designee = spade_designee(self.hands, self.variant)
             if designee < 0:
                 self.outcome = "redeal"
                 self.phase = OVER
@@ -347,8 +383,8 @@ class PastonDeal:
         if action == SURRENDER:
             self.surrendered = True
             self.outcome = "surrender"
-            self.scores = [SURRENDER_OPPONENT_SCORE] * NUM_SEATS
-            self.scores[seat] = SURRENDER_SCORE
+            self.scores = [self.variant.surrender_opponent_score] * NUM_SEATS
+            self.scores[seat] = self.variant.surrender_score
             self.phase = OVER
             self.to_act = -1
             return
@@ -367,7 +403,9 @@ class PastonDeal:
         if not whisters:
             self.outcome = "auto_win"
             self.scores = [0, 0, 0]
-            self.scores[declarer] = declarer_score(NUM_TRICKS, self.level)
+            self.scores[declarer] = declarer_score(
+                self.variant.num_tricks, self.level, self.variant
+            )
             self.phase = OVER
             self.to_act = -1
             return
@@ -402,21 +440,21 @@ class PastonDeal:
         self.tricks[winner] += 1
         self.trick_count += 1
         self.trick = []
-        if self.trick_count == NUM_TRICKS:
+        if self.trick_count == self.variant.num_tricks:
             self._score_play()
             return
         self.leader = winner
         self.to_act = winner
 
     def _score_play(self) -> None:
-        declarer, level = self.declarer, self.level
+        declarer, level, variant = self.declarer, self.level, self.variant
         factor = LEVEL_FACTOR[level]
         sole = len(self.active) == 2
         scores = [0, 0, 0]
-        scores[declarer] = declarer_score(self.tricks[declarer], level)
+        scores[declarer] = declarer_score(self.tricks[declarer], level, variant)
         for seat in self.active:
             if seat != declarer:
-                scores[seat] = defender_score(self.tricks[seat], sole) * factor
+                scores[seat] = defender_score(self.tricks[seat], sole, variant) * factor
         self.scores = scores
         self.outcome = "played"
         self.phase = OVER
@@ -439,11 +477,13 @@ class PastonDeal:
         return "none"
 
     def need(self, seat: int) -> int:
-        """Tricks this seat needs to avoid a loss: declarer 6, defenders 2, sole defender 4."""
+        """Tricks this seat needs to avoid a loss (full game: declarer 6, defenders 2, sole
+        defender 4)."""
+        variant = self.variant
         if seat == self.declarer:
-            return DECLARER_NEED
+            return variant.declarer_need
         if self.defence[seat] == 1:
-            return SOLE_DEFENDER_NEED if len(self.active) == 2 else DEFENDER_NEED
+            return variant.sole_defender_need if len(self.active) == 2 else variant.defender_need
         return 0
 
     def contract_name(self) -> str | None:
