@@ -77,6 +77,7 @@ class PastonChance:
 
     max_outcomes = NUM_SEATS + 1  # a seat or the prikup
     variant: PastonVariant = PASTON  # the variant whose deal this is
+    given: dict[int, int] = {}  # cards whose place is given (see given_cards)
 
     def __init__(self, env: Any, dealer: int):
         if env.variant is not self.variant:
@@ -127,6 +128,23 @@ class PastonChance:
             holder = _next_holder(card, place, holder)
         return holder
 
+    @classmethod
+    def given_cards(cls, given: dict[int, int]) -> type[PastonChance]:
+        """This deal with the places of some cards given (card id -> seat, or 3 for the prikup):
+        a smaller game for exact computation, the other cards dealt to the places left as the
+        whole deal deals them. Not offered where the six-spade redeal conditions the deal."""
+        variant = cls.variant
+        if variant.six_spade_redeal:
+            raise ValueError(f"{variant.name}: given cards need a deal without six-spade redeals")
+        places = _places(variant)
+        for card, place in given.items():
+            if card not in variant.deck or place not in range(len(places)):
+                raise ValueError(f"cannot give card {card!r} to place {place!r} in {variant.name}")
+        for place, room in enumerate(places):
+            if sum(1 for p in given.values() if p == place) > room:
+                raise ValueError(f"{variant.name}: place {place} holds only {room} cards")
+        return type(f"{cls.__name__}Given", (cls,), {"given": dict(given)})
+
     def outcomes(self) -> list[tuple[int, float]]:
         variant = self.variant
         index = len(self.places)
@@ -134,6 +152,12 @@ class PastonChance:
             return []
         card = variant.deck[index]
         left = self._left()
+        if self.given:
+            if card in self.given:
+                return [(self.given[card], 1.0)]
+            for later in variant.deck[index + 1 :]:
+                if later in self.given:
+                    left = tuple(n - (p == self.given[later]) for p, n in enumerate(left))
         weights = _deal_weights(card, left, self.dealer, variant.bottom_card_banned)
         whole = sum(weights)
         if card >= SPADES or not variant.six_spade_redeal:

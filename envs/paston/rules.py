@@ -295,6 +295,14 @@ class PastonDeal:
         self.scores = [0, 0, 0]
         self.history: list[tuple[int, int]] = []
 
+    def copy(self) -> PastonDeal:
+        """An independent copy (its lists copied; the tuples and the variant are immutable)."""
+        new = object.__new__(PastonDeal)
+        for name in PastonDeal.__slots__:
+            value = getattr(self, name)
+            setattr(new, name, value.copy() if type(value) is list else value)
+        return new
+
     # --- legal actions ---------------------------------------------------------------------
 
     def legal_bits(self) -> int:
