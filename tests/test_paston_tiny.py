@@ -243,3 +243,37 @@ def test_the_registry_offers_only_what_plays_the_tiny_deck():
     for piece in ("batched_engine", "search_agent", "belief", "open_hand_solver"):
         assert not spec.has(piece), piece
     assert list(product([spec.num_actions], [spec.min_players])) == [(45, 3)]
+
+
+@pytest.mark.parametrize("game", ["paston", "paston_tiny"])
+@pytest.mark.parametrize("episode", ["deal", "game"])
+def test_a_copied_env_plays_on_alone_and_as_the_original(game, episode):
+    """OpenSpiel copies the env at every node: a copy must be independent of the original and
+    play on exactly as it would."""
+    import copy
+
+    env = game_spec(game).raw_env(episode=episode)
+    env.reset(seed=4)
+    rng = np.random.default_rng(4)
+
+    def step(e, a):
+        e.step(a)
+        return (e.agent_selection, dict(e.rewards), e.record(), e.observe(e.agent_selection))
+
+    for _ in range(3):
+        env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
+    before = env.record()
+    twin = copy.deepcopy(env)
+    assert twin.totals == env.totals and twin.state_deal() is not env.state_deal()
+    for _ in range(200):
+        if any(env.terminations.values()) or any(env.truncations.values()):
+            break
+        action = int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])))
+        mine, theirs = step(twin, action), step(copy.deepcopy(env), action)
+        assert mine[:3] == theirs[:3]
+        assert all(np.array_equal(mine[3][k], theirs[3][k]) for k in mine[3])
+        env.step(action)
+        assert env.record() == twin.record()
+    alone = copy.deepcopy(env)
+    assert before != env.record() and alone.record() == env.record()
+    assert int(alone._rng.integers(1 << 30)) == int(env._rng.integers(1 << 30))
