@@ -5,9 +5,10 @@
     python benchmarks/paston_tiny_exact.py --given none --out runs/all.json --plot runs/all.png
 
 The game is ``folkcards_paston_tiny`` (dealer seat 0). Its whole tree, every one of the 2,520
-deals with its auction, discards, contract, defence and play, has about 23 million histories:
-the last command walks it, but OpenSpiel's Python game walks a few hundred to a thousand
-histories a second, so it takes most of a day and more memory than a laptop has. ``--given``
+deals with its auction, discards, contract, defence and play, has well over ten million
+histories: the last command walks it, but OpenSpiel walks a Python game a few hundred
+histories a second and keeps every state of the walk in memory (about 17 KB each), so it takes
+most of a day and far more memory than a laptop has. ``--given``
 fixes the hands of some seats (``SEAT=CARD,CARD``; by default ``player_1=AS,KC`` and
 ``player_2=7S,JC``): the other cards are dealt as the whole deal deals them, which leaves a
 smaller game of the same rules (6 deals by default, 90 with one hand given). The game is
