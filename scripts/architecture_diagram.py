@@ -26,7 +26,7 @@ HOLDS = {
     "envs": "rules.py (reference), kernels.py (compiled rules), env, batched engine; registry",
     "search": "open-hand solver, table maker, belief samplers, evaluators",
     "agents": "heuristics, pimc, expert, ppo, distilled; agent registry",
-    "evaluate": "tournament runner, storage, statistics, reports",
+    "evaluate": "running, storage, statistics, reports, pages, benchmarks",
     "train | play | web": "training; terminal play and watch; the web table",
     "errors": "ConfigError, load_yaml",
 }
