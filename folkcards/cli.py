@@ -136,7 +136,7 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _add_exploit(sub: argparse._SubParsersAction) -> None:
-    from folkcards.train import exploit_cli
+    from folkcards.train.exploit import cli as exploit_cli
 
     p = sub.add_parser(
         "exploit",
