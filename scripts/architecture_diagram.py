@@ -35,7 +35,11 @@ HOLDS = {
 def contract_layers() -> list[str]:
     """The layers contract's layers, highest first, as written in pyproject.toml."""
     config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
-    (contract,) = [c for c in config["tool"]["importlinter"]["contracts"] if c["type"] == "layers"]
+    (contract,) = [
+        c
+        for c in config["tool"]["importlinter"]["contracts"]
+        if c["type"] == "layers" and c["containers"] == ["folkcards"]
+    ]
     return list(contract["layers"])
 
 

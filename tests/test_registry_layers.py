@@ -23,7 +23,11 @@ CONFIG = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
 def contract_layers() -> list[str]:
     """The top-level subpackages of the layers contract, highest first (``a : b`` and ``a | b``
     split)."""
-    (contract,) = [c for c in CONFIG["tool"]["importlinter"]["contracts"] if c["type"] == "layers"]
+    (contract,) = [
+        c
+        for c in CONFIG["tool"]["importlinter"]["contracts"]
+        if c["type"] == "layers" and c["containers"] == ["folkcards"]
+    ]
     names = []
     for layer in contract["layers"]:
         names += [n.strip() for part in layer.split("|") for n in part.split(":")]
