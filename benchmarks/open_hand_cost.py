@@ -29,7 +29,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from folkcards.evaluate.config import load_config
-from folkcards.evaluate.runner import run
+from folkcards.evaluate.running.runner import run
 
 LINEUPS = {  # line-up -> deals per run (each deal is 6 seatings of the 3 agents)
     "heuristic,random,random": 30,

@@ -25,7 +25,7 @@ from folkcards.agents.base import Agent
 from folkcards.agents.ppo_agent import PPOAgent
 from folkcards.envs.paston.observation import OFFSETS
 from folkcards.envs.paston.rules import PLAY
-from folkcards.evaluate.stats import mean_ci
+from folkcards.evaluate.statistics.intervals import mean_ci
 from folkcards.train.evaluation import evaluate_duplicate
 
 PLAY_INDEX = OFFSETS["phase"] + PLAY

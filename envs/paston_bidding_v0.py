@@ -12,7 +12,7 @@ from .paston.observation import OBSERVATION_SIZE, decode, layout_table
 from .paston.rules import NUM_ACTIONS
 from .paston.vocabulary import ACTION_NAMES
 from .paston_bidding.env import raw_env
-from .paston_bidding.open_hand import (
+from .paston_bidding.solved_scores import (
     OpenHandResult,
     credit_tricks,
     first_lead_result,

@@ -83,7 +83,7 @@ class TournamentConfig:
     # a run option like workers (not part of identity()): analyse the play open-handed as the
     # units are played; off, `folkcards report --db` computes it later from the records
     open_hand: bool = True
-    # deal ``d`` is deal ``d`` of this shipped deal set (:mod:`.deal_sets`, e.g. "gauntlet-v1")
+    # deal ``d`` is deal ``d`` of this shipped deal set (:mod:`.storage.deal_sets`, e.g. "gauntlet-v1")
     # instead of the one its seed deals; None: dealt from the seed
     deal_set: str | None = None
 

@@ -129,10 +129,10 @@ def _interval_bars(
 def plot_behaviour(results: dict[str, Any], path: str | Path) -> Path:
     """The headline behaviour rates of every agent (bars, 95% bootstrap intervals), and for a
     game with a split statistic (Paston: the whist rate by who declares) a second panel."""
-    from .behaviour import statistics_of
+    from folkcards.envs.registry import game_spec
 
     game = results["config"]["game"]
-    statistics = statistics_of(game)
+    statistics = game_spec(game).piece("statistics")
     behaviour = results["behaviour"]
     names = [a["name"] for a in results["agents"] if a["name"] in behaviour]
     picked = [(k, lab) for k, lab in statistics.plot if k in behaviour[names[0]]]
@@ -163,9 +163,9 @@ def plot_seat_effects(results: dict[str, Any], path: str | Path) -> Path:
     positions = [r["position"] for r in effects[names[0]]]
     fig, axes = new_figure(6.0, 1.2 + 0.4 * len(positions) * max(1, len(names)) ** 0.5)
     rows = [[effects[n][p] for n in names] for p in range(len(positions))]
-    from .behaviour import statistics_of
+    from folkcards.envs.registry import game_spec
 
-    statistics = statistics_of(results["config"]["game"])
+    statistics = game_spec(results["config"]["game"]).piece("statistics")
     _interval_bars(axes[0], rows, names, positions, scale=statistics.seat_effect_scale)
     what = statistics.seat_effect_label
     axes[0].set_xlabel(f"{what}, 95% t interval over {results['unit_plural']}")

@@ -17,17 +17,18 @@ order). One *unit* is (deal, line-up, seating): one episode.
 for every unit, so a unit's result depends only on the config and its key, never on which worker
 ran it or in which order: results are identical for any number of workers.
 
-**Storage** (:mod:`.storage`): every unit is committed to SQLite as it finishes, with its full
+**Storage** (:mod:`.storage.database`): every unit is committed to SQLite as it finishes, with its full
 ``record()``. Rerunning the same command resumes: only missing units are played. A different
 config for the same database is refused with the differences named.
 
 **Statistics** (:mod:`.statistics`): computed from the database in canonical order (deal,
 line-up, seating), over complete deals only (all units of the deal stored).
 
-This module is the command line; the work is done, one job per module, by :mod:`.units` (seeds
-and units), :mod:`.workers` (processes or Ray), :mod:`.runner` (run and store),
-:mod:`.statistics` (the registered statistics), :mod:`.method` (the method text) and
-:mod:`.verify` (replaying a stored tournament). Their public names are re-exported here.
+This module is the command line; the work is done, one job per module, by
+:mod:`.running.units` (seeds and units), :mod:`.running.workers` (processes or Ray),
+:mod:`.running.runner` (run and store), :mod:`.statistics` (the registered statistics),
+:mod:`.running.method` (the method text) and :mod:`.running.verify` (replaying a stored
+tournament).
 """
 
 from __future__ import annotations
@@ -54,23 +55,11 @@ from .config import (
     plural,
     with_run_options,
 )
-from .games import make_runner
-from .progress import LOG_EVERY
-from .ray_backend import RayMissingError
-from .runner import BOOTSTRAP, complete_deals, deterministic, results_of_store, run
-from .units import (
-    AGENT_TAG,
-    DEAL_TAG,
-    agent_seed,
-    deal_seed,
-    play_unit,
-    reproducible_unit,
-    seat_entrants,
-    unit_header,
-    unit_keys,
-)
-from .verify import config_from_db, verify_records
-from .workers import BACKENDS
+from .running.progress import LOG_EVERY
+from .running.ray_backend import RayMissingError
+from .running.runner import BOOTSTRAP, run
+from .running.verify import config_from_db, verify_records
+from .running.workers import BACKENDS
 
 VARIABLE_TABLES = [spec.name for spec in GAMES.values() if not spec.fixed_players]
 
@@ -288,7 +277,8 @@ def _verify(config: TournamentConfig, prog: str) -> int:
 
 def _play(config: TournamentConfig, args: argparse.Namespace, prog: str) -> int:
     """Run (or resume) the tournament, print the report and write the files."""
-    from . import document, report
+    from .reports import document
+    from .reports import export as report
 
     played: list[int] = []
     try:
@@ -358,30 +348,3 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
     if code == 0 and args.verify:
         return _verify(config, prog)
     return code
-
-
-__all__ = [
-    "AGENT_TAG",
-    "BACKENDS",
-    "BOOTSTRAP",
-    "DEAL_TAG",
-    "ArgumentLineError",
-    "OneLineParser",
-    "agent_seed",
-    "build_parser",
-    "complete_deals",
-    "config_from_args",
-    "config_from_db",
-    "deal_seed",
-    "deterministic",
-    "main",
-    "make_runner",
-    "play_unit",
-    "reproducible_unit",
-    "results_of_store",
-    "run",
-    "seat_entrants",
-    "unit_header",
-    "unit_keys",
-    "verify_records",
-]

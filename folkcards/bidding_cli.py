@@ -1,9 +1,9 @@
 """``folkcards bidding``: the Paston bidding benchmark (docs/bidding_benchmark.md).
 
 ``folkcards bidding evaluate --agent SPEC`` prints an agent's benchmark row on the held-out
-table deals (:mod:`folkcards.evaluate.bidding`); ``folkcards bidding information`` prints how
+table deals (:mod:`folkcards.evaluate.benchmarks.bidding`); ``folkcards bidding information`` prints how
 much a model of the bidder improves the belief sampler's worlds
-(:mod:`folkcards.evaluate.bidding_information`).
+(:mod:`folkcards.evaluate.benchmarks.bidding_information`).
 """
 
 from __future__ import annotations
@@ -90,12 +90,12 @@ def bidding_from_args(args: argparse.Namespace) -> int:
 @contextlib.contextmanager
 def _deal_progress(quiet: bool) -> Iterator[Callable[[int, int], None] | None]:
     """The ``(done, total)`` callback a bidding measurement reports to: the package's progress
-    bar on a terminal, progress lines off one (:func:`folkcards.evaluate.progress.progress`),
+    bar on a terminal, progress lines off one (:func:`folkcards.evaluate.running.progress.progress`),
     opened at the first report, when the number of deals is known; ``None`` when ``quiet``."""
     if quiet:
         yield None
         return
-    from folkcards.evaluate.progress import progress
+    from folkcards.evaluate.running.progress import progress
 
     with contextlib.ExitStack() as stack:
         advance: list[Callable[[int], None]] = []
@@ -112,7 +112,7 @@ def _deal_progress(quiet: bool) -> Iterator[Callable[[int, int], None] | None]:
 
 def evaluate_from_args(args: argparse.Namespace) -> int:
     """Run ``folkcards bidding evaluate``; bad input is one line on stderr and exit code 2."""
-    from folkcards.evaluate.bidding import (
+    from folkcards.evaluate.benchmarks.bidding import (
         HEADER,
         evaluate_bidding,
         paired_difference,
@@ -164,7 +164,10 @@ def evaluate_from_args(args: argparse.Namespace) -> int:
 
 def information_from_args(args: argparse.Namespace) -> int:
     """Run ``folkcards bidding information``; bad input is one line and exit code 2."""
-    from folkcards.evaluate.bidding_information import measure_information, write_information
+    from folkcards.evaluate.benchmarks.bidding_information import (
+        measure_information,
+        write_information,
+    )
 
     try:
         with _deal_progress(args.quiet) as report:

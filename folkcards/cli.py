@@ -75,7 +75,7 @@ def _add_tournament(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_report(sub: argparse._SubParsersAction) -> None:
-    from folkcards.evaluate import document
+    from folkcards.evaluate.reports import document
 
     p = sub.add_parser("report", help="rebuild a tournament's report from its database")
     document.build_parser(p)
@@ -83,7 +83,7 @@ def _add_report(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_agents_page(sub: argparse._SubParsersAction) -> None:
-    from folkcards.evaluate import agents_page
+    from folkcards.evaluate.pages import agents as agents_page
 
     p = sub.add_parser(
         "agents-page",
@@ -94,7 +94,8 @@ def _add_agents_page(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_gauntlet(sub: argparse._SubParsersAction) -> None:
-    from folkcards.evaluate import gauntlet, leaderboard
+    from folkcards.evaluate.benchmarks import gauntlet
+    from folkcards.evaluate.pages import leaderboard
 
     p = sub.add_parser("gauntlet", help="rate an agent against the standard pool on held-out deals")
     gauntlet.build_parser(p)
@@ -135,7 +136,7 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _add_exploit(sub: argparse._SubParsersAction) -> None:
-    from folkcards.train import exploit_cli
+    from folkcards.train.exploit import cli as exploit_cli
 
     p = sub.add_parser(
         "exploit",

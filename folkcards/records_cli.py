@@ -66,7 +66,7 @@ class _Error(Exception):
 
 def _records_from_db(path: Path, units: list[int] | None) -> list[Recorded]:
     from folkcards.evaluate.config import ConfigError
-    from folkcards.evaluate.storage import Store
+    from folkcards.evaluate.storage.database import Store
 
     if not path.is_file():
         raise _Error(f"{path}: no such database")

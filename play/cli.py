@@ -225,7 +225,7 @@ def _read_record(path: str, unit: int | None) -> tuple[dict[str, Any], list[str]
 
 def _watch_db(path: str, unit: int | None, pacer: Any) -> int:
     from folkcards.evaluate.config import ConfigError
-    from folkcards.evaluate.storage import Store
+    from folkcards.evaluate.storage.database import Store
 
     from .watch import watch_record
 

@@ -2,8 +2,8 @@
 
     python scripts/make_deal_set.py            # gauntlet-v1: the recorded seed and sizes
 
-Writes ``evaluate/gauntlet_data/<version>-<game>-<players>.json.gz`` for every game family and
-table size of the version (:mod:`folkcards.evaluate.deal_sets`). Run once per version: a shipped
+Writes ``evaluate/storage/gauntlet_data/<version>-<game>-<players>.json.gz`` for every game family and
+table size of the version (:mod:`folkcards.evaluate.storage.deal_sets`). Run once per version: a shipped
 version is never redrawn (a new set is a new version).
 """
 
@@ -13,9 +13,9 @@ import gzip
 import json
 from pathlib import Path
 
-from folkcards.evaluate import deal_sets
+from folkcards.evaluate.storage import deal_sets
 
-OUT = Path(__file__).resolve().parent.parent / "evaluate" / "gauntlet_data"
+OUT = Path(__file__).resolve().parent.parent / "evaluate" / "storage" / "gauntlet_data"
 # table sizes per game family drawn for gauntlet-v1 (a fixed-size game: its one size)
 SIZES = {"paston": (3,), "tri_palki": (3, 4, 6)}
 

@@ -25,7 +25,7 @@ from folkcards.agents.episode import play_episode
 from folkcards.envs import registry
 from folkcards.envs.notation import from_text, to_text
 from folkcards.envs.registry import GAME_NAMES, GAMES, PIECES, UnsupportedError, game_spec
-from folkcards.evaluate.storage import Store
+from folkcards.evaluate.storage.database import Store
 
 from folkcards.cli import main
 
@@ -343,7 +343,7 @@ def test_a_hook_that_does_not_resolve_is_named(fake_game):
 
 
 def test_commands_refuse_a_missing_piece_in_one_line(fake_game, tmp_path):
-    from folkcards.evaluate.games import make_runner
+    from folkcards.evaluate.scoring import make_runner
     from folkcards.play.session import Session
     from folkcards.web.views import seat_view
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from folkcards.evaluate.storage import Store
+from folkcards.evaluate.storage.database import Store
 
 from folkcards.cli import main
 

@@ -3,10 +3,10 @@
 Two methods, both duplicate (the same deals for everybody), reported as an :class:`EvalResult`
 whose ``score`` is **higher-is-better** for every game (Paston: table points per deal;
 Tri Palki: minus the sticks per round), with 95% Student t intervals over the deals
-(:func:`folkcards.evaluate.stats.mean_ci`):
+(:func:`folkcards.evaluate.statistics.intervals.mean_ci`):
 
 ``tournament`` (default, :func:`evaluate_tournament`)
-    the project's tournament (``folkcards.evaluate.runner``): the learner (saved as a
+    the project's tournament (``folkcards.evaluate.running.runner``): the learner (saved as a
     ``ppo:PATH`` model) and ``n - 1`` copies of the opponent play every deal in every seat
     assignment. ``score`` is the learner's mean, ``baseline_score`` the opponents' mean at the
     same tables, ``advantage`` the tournament's head-to-head learner − opponent (paired by deal).
@@ -40,7 +40,7 @@ from folkcards.agents import make_agent
 from folkcards.agents.episode import play_episode
 from folkcards.envs.registry import game_spec
 from folkcards.evaluate.config import counted
-from folkcards.evaluate.stats import mean_ci
+from folkcards.evaluate.statistics.intervals import mean_ci
 
 KEPT_ARGUMENTS = ("num_players", "max_turns")
 METHODS = ("tournament", "duplicate")
@@ -168,7 +168,7 @@ def evaluate_tournament(
     MaskablePPO model, ``rllib`` for an RLlib policy file) in a tournament against the
     opponent."""
     from folkcards.evaluate.config import Entrant, TournamentConfig
-    from folkcards.evaluate.runner import run
+    from folkcards.evaluate.running.runner import run
 
     if deals < 1:
         raise ValueError(f"deals must be >= 1, got {deals}")

@@ -17,7 +17,7 @@ From them, for every seat of every deal:
 The **defence model** (``heuristic``): each defender whists or passes as the Paston heuristic
 would with its hand (:func:`folkcards.agents.paston_heuristic.defence_call`, the left first),
 both passing is the declarer's automatic win; ``both``: both always whist. Tricks are credited
-as ``paston_bidding_v0`` credits them (:mod:`folkcards.envs.paston_bidding.open_hand`).
+as ``paston_bidding_v0`` credits them (:mod:`folkcards.envs.paston_bidding.solved_scores`).
 
 Training is least-squares regression (torch, Adam) with early stopping on the last
 ``holdout_fraction`` of the training table's deals; deterministic given ``seed`` (one torch
@@ -48,7 +48,7 @@ from ..envs.paston.rules import (
     left_of,
     right_of,
 )
-from ..envs.paston_bidding.open_hand import two_defender_result
+from ..envs.paston_bidding.solved_scores import two_defender_result
 from ..envs.paston_bidding.tables import (
     OpenHandTable,
     load_table,

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from folkcards.evaluate.progress import LOG_EVERY, ProgressLines
+from folkcards.evaluate.running.progress import LOG_EVERY, ProgressLines
 from folkcards.train.single_seat import SingleSeatEnvFactory
 
 from .config import TrainConfig

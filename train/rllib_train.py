@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 from folkcards.agents.rllib_agent import POLICY_FILE, save_policy_file
 from folkcards.envs.registry import game_spec
-from folkcards.evaluate.ray_backend import require_ray
+from folkcards.evaluate.running.ray_backend import require_ray
 
 from .rllib_config import RLlibTrainConfig, load_rllib_config
 from .run_files import EVAL_FIELDS, TRAIN_FIELDS, append_csv, plot_learning_curve, truncate_csv
@@ -158,7 +158,7 @@ def ppo_config(config: RLlibTrainConfig, run_dir: Path, episodes_to_numpy: bool 
 
 def init_ray(config: RLlibTrainConfig) -> None:
     """Start (or join) Ray unless it is running already in this process."""
-    from folkcards.evaluate.ray_backend import init_ray as start_ray
+    from folkcards.evaluate.running.ray_backend import init_ray as start_ray
 
     start_ray(config.resources.address, config.resources.num_cpus)
 
@@ -472,7 +472,7 @@ def main_rllib(args: Any, prog: str = "folkcards train") -> int:
     (``config``/``resume``, ``total_steps``, ``run_dir``, ``seed``, ``print_config``)."""
     import sys
 
-    from folkcards.evaluate.ray_backend import RayMissingError
+    from folkcards.evaluate.running.ray_backend import RayMissingError
 
     from folkcards.errors import ConfigError
 

@@ -58,7 +58,7 @@ from ..agents.tri_palki_opponent_model import NUM_FEATURES, NUM_MOVES, LearnedOp
 from ..agents.tri_palki_search import EXPERT_PARAMS, TriPalkiSearchParams, shipped_opponent_model
 from ..envs.tri_palki.rules import MAX_PLAYERS, MIN_PLAYERS
 from ..envs.tri_palki_v0 import raw_env
-from ..evaluate.progress import progress
+from ..evaluate.running.progress import progress
 from ..search.mlp import Mlp
 from .settings import load_flat_config
 
@@ -511,7 +511,7 @@ def _tournament(
     show_progress: bool, log: Any,
 ) -> dict[str, Any]:  # fmt: skip
     from ..evaluate.config import resolve
-    from ..evaluate.runner import run
+    from ..evaluate.running.runner import run
 
     tconfig = resolve(
         {

@@ -200,15 +200,15 @@ class Handlers:
 
     async def leaderboard(self, request: Request) -> Response:
         """The stored gauntlet rows as a page (read-only)."""
-        from folkcards.evaluate.gauntlet import shipped_rows
-        from folkcards.evaluate.leaderboard import render_html
+        from folkcards.evaluate.benchmarks.gauntlet import shipped_rows
+        from folkcards.evaluate.pages.leaderboard import render_html
 
         return HTMLResponse(render_html(shipped_rows()))
 
     async def leaderboard_rows(self, request: Request) -> Response:
         """The stored gauntlet rows with their ratings (read-only)."""
-        from folkcards.evaluate.gauntlet import shipped_rows
-        from folkcards.evaluate.leaderboard import rated_rows
+        from folkcards.evaluate.benchmarks.gauntlet import shipped_rows
+        from folkcards.evaluate.pages.leaderboard import rated_rows
 
         return JSONResponse({"rows": rated_rows(shipped_rows())})
 

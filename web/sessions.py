@@ -484,7 +484,7 @@ class Table:
         return {"human": human, "tournament": units}
 
     def _tournament_units(self) -> list[dict[str, Any]]:
-        from folkcards.evaluate.storage import Store
+        from folkcards.evaluate.storage.database import Store
 
         assert self.tournament_db is not None
         with Store(self.tournament_db) as store:

@@ -1,7 +1,7 @@
 """The Paston bidding AEC environment: ``paston_v0`` up to the defence, then the solver scores.
 
 The module docstring of ``folkcards.envs.paston_bidding_v0`` is the environment's documentation
-page; :mod:`.open_hand` credits the tricks.
+page; :mod:`.solved_scores` credits the tricks.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 from ..paston.env import raw_env as paston_raw_env
 from ..paston.rules import NUM_SEATS, OVER, PLAY, PastonDeal
-from .open_hand import OpenHandResult, Solve, first_lead_result, new_solver, table_scores
+from .solved_scores import OpenHandResult, Solve, first_lead_result, new_solver, table_scores
 
 
 class raw_env(paston_raw_env):  # noqa: N801 - PettingZoo's naming convention

@@ -29,7 +29,7 @@ For a deal (three dealt hands, the prikup, the dealer) and each declarer seat ``
   checks the maximum against all 66 pairs on sampled deals.
 - **Defences.** Both defenders (index 0), the declarer's left alone (1), the declarer's right
   alone (2), each scored as ``paston_bidding_v0`` credits tricks: the declarer's open-hand count
-  and, with two defenders, each defender's guarantee (:mod:`.open_hand`).
+  and, with two defenders, each defender's guarantee (:mod:`.solved_scores`).
 
 Why this rule, and what it costs: the discard is a real decision in Paston and an open-hand
 table cannot hold all 66 pairs × 4 trumps × 3 defences per declarer (about 2,400 solves a deal).
@@ -91,7 +91,7 @@ from ..paston.rules import (
     random_deal,
     right_of,
 )
-from .open_hand import OpenHandResult, sole_defender_result, two_defender_result
+from .solved_scores import OpenHandResult, sole_defender_result, two_defender_result
 
 __all__ = [
     "MAGIC",

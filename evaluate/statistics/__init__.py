@@ -2,9 +2,9 @@
 
 A statistic says how to compute its part of ``results.json`` from the stored units, the method
 notes it adds, and how it is shown: its CSV columns, its plot, its terminal table and its
-sections of ``report.md``. The runner (:mod:`..runner`), the terminal report and the files
-(:mod:`..report`) and ``report.md`` (:mod:`..document`) go through :func:`registered` and never
-name a statistic. A new statistic is one module with one :class:`Statistic` and a call to
+sections of ``report.md``. The runner (:mod:`..running.runner`), the terminal report and the
+files (:mod:`..reports.export`) and ``report.md`` (:mod:`..reports.document`) go through
+:func:`registered` and never name a statistic. A new statistic is one module with one :class:`Statistic` and a call to
 :func:`register` (``docs/extending.md``); its per-game parts come from the game registry.
 """
 
@@ -16,7 +16,7 @@ from .base import CsvTable, Results, Statistic, StatisticInput
 from .behaviour import BEHAVIOUR
 from .decision_times import DECISION_TIMES
 from .head_to_head import HEAD_TO_HEAD
-from .open_hand import OPEN_HAND
+from .open_hand_accuracy import OPEN_HAND
 from .scores import SCORES
 from .seat_effects import SEAT_EFFECTS
 

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from ..config import TournamentConfig
-from ..games import GameRunner
-from ..storage import Store
+from ..scoring import GameRunner
+from ..storage.database import Store
 
 Results = dict[str, Any]  # results.json: the JSON form every reader (report, plots, web) takes
 

@@ -9,9 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import behaviour as bh
 from ..formatting import format_seconds, md_table
-from ..storage import Store
+from ..storage.database import Store
+from . import behaviour as bh
 from .base import CsvTable, Results, Statistic, StatisticInput
 
 COLUMNS = ["decisions", "median", "p95", "slowest", "mean", "units_recorded", "units"]

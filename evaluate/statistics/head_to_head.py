@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .. import stats as st
 from ..formatting import interval, md_table, num, score_digits, signed
+from . import intervals as st
 from .base import CsvTable, Results, Statistic, StatisticInput
 from .scores import clean, seat_values
 

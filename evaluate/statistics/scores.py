@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import stats as st
 from ..formatting import interval, md_table, num, plain, score_digits, signed
+from . import intervals as st
 from .base import CsvTable, Results, Statistic, StatisticInput
 from .ratings import METHOD as RATINGS_METHOD
 from .ratings import Rating, ratings

@@ -1,4 +1,4 @@
-"""Score by position relative to the dealer (:func:`folkcards.evaluate.behaviour.seat_effects`);
+"""Score by position relative to the dealer (:func:`.behaviour.seat_effects`);
 ``results["seat_effects"]``, ``seat_effects.csv``, ``seat_effects.png``."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .. import behaviour as bh
 from ..formatting import interval, md_table, num, plain, score_digits
+from . import behaviour as bh
 from .base import CsvTable, Results, Statistic, StatisticInput
 
 COLUMNS = ["position", "n", "deals", "mean", "ci_low", "ci_high"]

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 from folkcards.envs import registry
-from folkcards.evaluate import agents_page
-from folkcards.evaluate.agents_page import (
+from folkcards.evaluate.pages import agents as agents_page
+from folkcards.evaluate.pages.agents import (
     NOT_MEASURED,
     load_results,
     read_exploits,

@@ -11,11 +11,11 @@ import pytest
 from folkcards.envs import paston_v0, tri_palki_v0
 from folkcards.envs.cards import TRI_PALKI_CARDS
 from folkcards.envs.tri_palki import rules as tp_rules
-from folkcards.evaluate import behaviour as bh
-from folkcards.evaluate import document
-from folkcards.evaluate import tournament as tour
 from folkcards.evaluate.config import load_config
-from folkcards.evaluate.storage import Store
+from folkcards.evaluate.reports import document
+from folkcards.evaluate.running.runner import deterministic, run
+from folkcards.evaluate.statistics import behaviour as bh
+from folkcards.evaluate.storage.database import Store
 
 from folkcards import __version__
 
@@ -251,7 +251,7 @@ def test_paston_behaviour_matches_an_independent_counter(tmp_path: Path) -> None
             "out": str(tmp_path),
         },
     )
-    results = tour.run(config, progress=False, bootstrap=200)
+    results = run(config, progress=False, bootstrap=200)
     counted = _independent_paston(_stored_units(config))
     for name, c in counted.items():
         row = results["behaviour"][name]
@@ -279,7 +279,7 @@ def test_tri_palki_behaviour_matches_an_independent_counter(tmp_path: Path) -> N
             "out": str(tmp_path),
         },
     )
-    results = tour.run(config, progress=False, bootstrap=0)
+    results = run(config, progress=False, bootstrap=0)
     units = _stored_units(config)
     counted: dict[str, Counter] = {}
     for unit in units:
@@ -339,15 +339,15 @@ def test_old_database_without_times_reads_as_not_recorded(tmp_path: Path) -> Non
             "out": str(tmp_path),
         },
     )
-    new = tour.run(config, progress=False)
+    new = run(config, progress=False)
     assert all(t["units_recorded"] == t["units"] == 12 for t in new["decision_times"].values())
     conn = sqlite3.connect(config.db_path)
     conn.execute("ALTER TABLE units DROP COLUMN decision_seconds_json")  # the old schema
     conn.execute("DROP TABLE sessions")
     conn.commit()
     conn.close()
-    old = tour.run(config, progress=False)
-    assert tour.deterministic(old) == tour.deterministic(new)
+    old = run(config, progress=False)
+    assert deterministic(old) == deterministic(new)
     for t in old["decision_times"].values():
         assert t["median"] is None and t["units_recorded"] == 0 and t["units"] == 12
     conn = sqlite3.connect(config.db_path)
@@ -376,7 +376,7 @@ def test_decision_times_are_stored_per_decision(tmp_path: Path) -> None:
             "out": str(tmp_path),
         },
     )
-    results = tour.run(config, progress=False)
+    results = run(config, progress=False)
     conn = sqlite3.connect(config.db_path)
     rows = conn.execute("SELECT record_json, decision_seconds_json FROM units").fetchall()
     conn.close()

@@ -1,5 +1,5 @@
 """The bidding benchmark's submit command: ``folkcards bidding evaluate`` and
-:func:`folkcards.evaluate.bidding.evaluate_bidding` on slices of the shipped held-out table."""
+:func:`folkcards.evaluate.benchmarks.bidding.evaluate_bidding` on slices of the shipped held-out table."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from folkcards.agents import make_agent
 from folkcards.envs import paston_bidding_v0
 from folkcards.envs.paston.rules import DISCARD
 from folkcards.envs.paston_bidding import tables as T
-from folkcards.evaluate.bidding import evaluate_bidding
+from folkcards.evaluate.benchmarks.bidding import evaluate_bidding
 
 from folkcards.cli import main
 
@@ -147,7 +147,7 @@ def test_bad_input_is_one_line(
 def test_calls_likelihood_equals_the_samplers_weighting_during_the_auction() -> None:
     """Before any discard every action is a call: the information measure's likelihood is
     then the sampler's own ``log_likelihoods``."""
-    from folkcards.evaluate.bidding_information import calls_log_likelihood
+    from folkcards.evaluate.benchmarks.bidding_information import calls_log_likelihood
     from folkcards.search import paston_belief as pb
 
     compared = 0
@@ -177,7 +177,7 @@ def test_calls_likelihood_equals_the_samplers_weighting_during_the_auction() -> 
 def test_the_true_bidder_model_makes_better_worlds_than_uniform() -> None:
     """Weighting by the bidder's own rules raises the log-likelihood of the declarer's true
     hand and the trump length predicted, over uniform worlds (40 held-out deals)."""
-    from folkcards.evaluate.bidding_information import measure_information
+    from folkcards.evaluate.benchmarks.bidding_information import measure_information
 
     result = measure_information(deals=40, worlds=120, models=["heuristic", "random"])
     uniform, heuristic, random_model = result.rows

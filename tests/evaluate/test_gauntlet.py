@@ -1,4 +1,4 @@
-"""The gauntlet (folkcards.evaluate.gauntlet), its deal sets and the leaderboard."""
+"""The gauntlet (folkcards.evaluate.benchmarks.gauntlet), its deal sets and the leaderboard."""
 
 from __future__ import annotations
 
@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 from folkcards.envs.registry import GAMES, game_spec
-from folkcards.evaluate import deal_sets
-from folkcards.evaluate.gauntlet import (
+from folkcards.evaluate.benchmarks.gauntlet import (
     POOL,
     main,
     make_gauntlet,
@@ -20,7 +19,8 @@ from folkcards.evaluate.gauntlet import (
     run_gauntlet,
     shipped_rows,
 )
-from folkcards.evaluate.leaderboard import render_markdown
+from folkcards.evaluate.pages.leaderboard import render_markdown
+from folkcards.evaluate.storage import deal_sets
 
 ROOT = Path(__file__).resolve().parents[2]
 MEASURED = ("seconds", "decision_ms", "date", "command")
@@ -72,7 +72,7 @@ def test_the_deal_set_is_the_shipped_held_out_deals_played_as_stored(tmp_path):
     content = deal_sets.load(deal_sets.CURRENT, "tri_palki", 3)
     assert content["seed"] == deal_sets.SEED and len(content["deals"]) == deal_sets.COUNT
     _tiny(tmp_path, "tri_palki", 3)
-    from folkcards.evaluate.storage import Store
+    from folkcards.evaluate.storage.database import Store
 
     with Store(tmp_path / "random" / "tournament.sqlite") as store:
         units = list(store.units(with_records=True))
@@ -84,7 +84,7 @@ def test_the_deal_set_is_the_shipped_held_out_deals_played_as_stored(tmp_path):
 
 def test_the_shipped_deal_set_files_are_what_the_recorded_seed_draws():
     name = deal_sets.file_name(deal_sets.CURRENT, "paston", 3)
-    raw = resources.files("folkcards.evaluate.gauntlet_data").joinpath(name).read_bytes()
+    raw = resources.files("folkcards.evaluate.storage.gauntlet_data").joinpath(name).read_bytes()
     stored = json.loads(gzip.decompress(raw))
     drawn = deal_sets.generate(deal_sets.CURRENT, "paston", 3, 5, deal_sets.SEED)
     assert stored["deals"][:5] == drawn["deals"]
@@ -93,7 +93,7 @@ def test_the_shipped_deal_set_files_are_what_the_recorded_seed_draws():
 
 def test_the_package_data_lists_the_deal_sets():
     text = (ROOT / "pyproject.toml").read_text()
-    assert '"folkcards.evaluate.gauntlet_data" = ["*.json.gz", "rows/*.json"]' in text
+    assert '"folkcards.evaluate.storage.gauntlet_data" = ["*.json.gz", "rows/*.json"]' in text
 
 
 def _row(agent: str, advantages: dict[str, float], low: float = -1.0, high: float = 1.0):

@@ -9,7 +9,7 @@ import pytest
 from folkcards.agents import make_agent
 from folkcards.envs import paston_v0
 from folkcards.envs.paston.rules import PLAY, declarer_score
-from folkcards.evaluate.open_hand import analyse_record, reachable_levels
+from folkcards.evaluate.statistics.paston_open_hand_analysis import analyse_record, reachable_levels
 from folkcards.search.paston_solver import Position, move_values
 
 from tests.paston.solver_reference import reference_move_values
@@ -171,7 +171,7 @@ def test_the_fast_replay_and_the_kept_table_change_no_analysis(monkeypatch):
     """The analysis replays a one-deal record on the engine state and keeps the solver's table
     from record to record; replayed through the env's steps with a fresh table at every call,
     every record gives the same analysis (decisions, best cards, losses and contract checks)."""
-    from folkcards.evaluate import open_hand
+    from folkcards.evaluate.statistics import paston_open_hand_analysis as open_hand
 
     records = [_play(seed, None) for seed in range(120)]
     fast = [analyse_record(record) for record in records]

@@ -9,9 +9,9 @@ import json
 import sqlite3
 
 from folkcards.evaluate.config import load_config
-from folkcards.evaluate.open_hand import analyse_record
-from folkcards.evaluate.runner import run
-from folkcards.evaluate.statistics.open_hand import unit_summary
+from folkcards.evaluate.running.runner import run
+from folkcards.evaluate.statistics.open_hand_accuracy import unit_summary
+from folkcards.evaluate.statistics.paston_open_hand_analysis import analyse_record
 
 from folkcards.cli import main
 
@@ -99,7 +99,7 @@ def test_open_hand_in_a_config_must_be_a_boolean(tmp_path):
 
 
 def test_verify_recomputes_the_stored_analysis(tmp_path):
-    from folkcards.evaluate.verify import verify_records
+    from folkcards.evaluate.running.verify import verify_records
 
     config = _config(tmp_path, "t", 1)
     run(config, progress=False, bootstrap=0)

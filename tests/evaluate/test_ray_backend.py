@@ -10,9 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from folkcards.evaluate import ray_backend
 from folkcards.evaluate import tournament as tour
 from folkcards.evaluate.config import load_config
+from folkcards.evaluate.running import ray_backend
+from folkcards.evaluate.running.runner import run
+from folkcards.evaluate.running.units import play_unit, reproducible_unit, unit_keys
+from folkcards.evaluate.scoring import make_runner
 
 ray = pytest.importorskip("ray")
 
@@ -73,8 +76,8 @@ def _quiet(_text: str) -> None:
 def test_ray_and_local_store_identical_results(local_ray: Any, tmp_path: Path, kw: dict) -> None:
     local = _config(tmp_path, "local", **kw)
     on_ray = _config(tmp_path, "ray", **kw)
-    stats_local = tour.run(local, progress=False, log=_quiet)
-    stats_ray = tour.run(on_ray, progress=False, log=_quiet, backend="ray")
+    stats_local = run(local, progress=False, log=_quiet)
+    stats_ray = run(on_ray, progress=False, log=_quiet, backend="ray")
     assert _stored(local.db_path) == _stored(on_ray.db_path)
     assert len(_stored(on_ray.db_path)[0]) == local.total_units
     assert stats_local["agents"] == stats_ray["agents"]
@@ -83,14 +86,12 @@ def test_ray_and_local_store_identical_results(local_ray: Any, tmp_path: Path, k
 def test_interrupted_ray_tournament_resumes(local_ray: Any, tmp_path: Path) -> None:
     config = _config(tmp_path, "ray")
     played: list[int] = []
-    tour.run(
-        config, progress=False, log=_quiet, backend="ray", max_units=7, on_played=played.append
-    )
+    run(config, progress=False, log=_quiet, backend="ray", max_units=7, on_played=played.append)
     assert len(_stored(config.db_path)[0]) == 7
-    tour.run(config, progress=False, log=_quiet, backend="ray", on_played=played.append)
+    run(config, progress=False, log=_quiet, backend="ray", on_played=played.append)
     assert played == [7, config.total_units - 7]
     local = _config(tmp_path, "local")
-    tour.run(local, progress=False, log=_quiet)
+    run(local, progress=False, log=_quiet)
     assert _stored(config.db_path) == _stored(local.db_path)
 
 
@@ -114,10 +115,10 @@ def test_killed_worker_task_is_retried_without_loss_or_double_count(
 
     monkeypatch.setattr(ray_backend, "play_units", dies_once)
     config = _config(tmp_path, "ray")
-    tour.run(config, progress=False, log=_quiet, backend="ray")
+    run(config, progress=False, log=_quiet, backend="ray")
     assert marker.exists(), "a worker was killed"
     local = _config(tmp_path, "local")
-    tour.run(local, progress=False, log=_quiet)
+    run(local, progress=False, log=_quiet)
     units, seats, _ = _stored(config.db_path)
     assert len(units) == config.total_units and len(seats) == 3 * config.total_units
     assert _stored(config.db_path) == _stored(local.db_path)
@@ -125,18 +126,18 @@ def test_killed_worker_task_is_retried_without_loss_or_double_count(
 
 def test_play_units_matches_play_unit(tmp_path: Path) -> None:
     config = _config(tmp_path, "x", deals=1)
-    runner = tour.make_runner(config.game, config.mode, config.num_players)
-    keys = tour.unit_keys(config)[:3]
+    runner = make_runner(config.game, config.mode, config.num_players)
+    keys = unit_keys(config)[:3]
     played = ray_backend.play_units(config, keys)
-    expected = [tour.play_unit(config, runner, k) for k in keys]
-    assert list(map(tour.reproducible_unit, played)) == list(map(tour.reproducible_unit, expected))
+    expected = [play_unit(config, runner, k) for k in keys]
+    assert list(map(reproducible_unit, played)) == list(map(reproducible_unit, expected))
     assert ray_backend.chunks(list(range(5)), 2) == [[0, 1], [2, 3], [4]]
 
 
 def test_ray_missing_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ray_backend, "ray_available", lambda: False)
     with pytest.raises(ray_backend.RayMissingError, match=r"pip install 'folkcards\[rllib\]'"):
-        tour.run(_config(tmp_path, "r"), progress=False, log=_quiet, backend="ray")
+        run(_config(tmp_path, "r"), progress=False, log=_quiet, backend="ray")
 
 
 def test_cli_backend_ray_same_results_and_missing_ray_message(

@@ -11,9 +11,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from folkcards.evaluate import stats as st
-from folkcards.evaluate import tournament as tour
 from folkcards.evaluate.config import load_config
+from folkcards.evaluate.running.runner import deterministic, run
+from folkcards.evaluate.running.units import play_unit, reproducible_unit
+from folkcards.evaluate.scoring import make_runner
+from folkcards.evaluate.statistics import intervals as st
 from scipy import stats as scipy_stats
 
 from folkcards import cli
@@ -55,7 +57,7 @@ def test_every_interval_recomputed_from_the_stored_seat_scores(tmp_path: Path) -
             "out": str(tmp_path),
         },
     )
-    results = tour.run(config, progress=False, bootstrap=0)
+    results = run(config, progress=False, bootstrap=0)
     rows = _seat_rows(config.db_path)
     per_deal: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
     tables: dict[tuple[int, int, int], dict[str, float]] = defaultdict(dict)
@@ -96,7 +98,7 @@ def test_win_rate_and_seat_effect_intervals_recomputed(tmp_path: Path) -> None:
             "out": str(tmp_path / "games"),
         },
     )
-    results = tour.run(config, progress=False, bootstrap=0)
+    results = run(config, progress=False, bootstrap=0)
     wins: dict[str, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
     for deal, _, _, agent, _, win in _seat_rows(config.db_path):
         wins[agent][deal].append(win)
@@ -124,7 +126,7 @@ def test_win_rate_and_seat_effect_intervals_recomputed(tmp_path: Path) -> None:
             "out": str(tmp_path / "deals"),
         },
     )
-    results = tour.run(config, progress=False, bootstrap=0)
+    results = run(config, progress=False, bootstrap=0)
     conn = sqlite3.connect(config.db_path)
     units = conn.execute("SELECT deal, seats_json, record_json FROM units").fetchall()
     conn.close()
@@ -195,7 +197,7 @@ def test_tournament_writes_report_and_report_rebuilds_it(
     db = str(out / "tournament.sqlite")
     assert cli.main(["report", "--db", db, "--out", str(again), "--no-plot", "--quiet"]) == 0
     rebuilt = json.loads((again / "results.json").read_text())
-    assert tour.deterministic(rebuilt) == tour.deterministic(first)
+    assert deterministic(rebuilt) == deterministic(first)
     assert rebuilt["decision_times"] == first["decision_times"]  # read back, not re-measured
     assert (again / "report.md").read_text().count("\n## ") == report.count("\n## ")
 
@@ -214,7 +216,7 @@ def test_tournament_writes_report_and_report_rebuilds_it(
 def test_report_bad_input_is_one_line(
     argv: list[str], message: str, tmp_path: Path, monkeypatch, capsys
 ) -> None:
-    from folkcards.evaluate import document
+    from folkcards.evaluate.reports import document
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "notes.txt").write_text("not a database\n")
@@ -222,7 +224,7 @@ def test_report_bad_input_is_one_line(
         config = load_config(
             None, {"game": "paston", "agents": ["random"] * 3, "deals": 1, "workers": 1, "out": "t"}
         )
-        tour.run(config, progress=False, bootstrap=0)
+        run(config, progress=False, bootstrap=0)
     assert document.main(argv) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and message in err, err
@@ -278,10 +280,10 @@ def test_a_unit_reproduces_but_for_its_measured_times(tmp_path: Path) -> None:
             "out": str(tmp_path),
         },
     )
-    runner = tour.make_runner(config.game, config.mode, config.num_players)
-    first, second = (tour.play_unit(config, runner, (0, 0, 3)) for _ in range(2))
-    assert tour.reproducible_unit(first) == tour.reproducible_unit(second)
-    assert set(first) - set(tour.reproducible_unit(first)) == {"decision_seconds"}
+    runner = make_runner(config.game, config.mode, config.num_players)
+    first, second = (play_unit(config, runner, (0, 0, 3)) for _ in range(2))
+    assert reproducible_unit(first) == reproducible_unit(second)
+    assert set(first) - set(reproducible_unit(first)) == {"decision_seconds"}
     actions = [
         sum(1 for agent, _ in first["record"]["actions"] if agent == f"player_{s}")
         for s in range(3)
@@ -345,7 +347,7 @@ def long_named_results(tmp_path_factory) -> dict:
             "out": str(tmp_path_factory.mktemp("long")),
         },
     )
-    return tour.run(config, progress=False, bootstrap=0)
+    return run(config, progress=False, bootstrap=0)
 
 
 def test_terminal_tables_wrap_long_names_instead_of_cutting_them(long_named_results) -> None:
@@ -353,7 +355,7 @@ def test_terminal_tables_wrap_long_names_instead_of_cutting_them(long_named_resu
     and nothing is cut."""
     import io
 
-    from folkcards.evaluate import report
+    from folkcards.evaluate.reports import export as report
     from rich.console import Console
 
     out = io.StringIO()
@@ -369,7 +371,7 @@ def test_terminal_tables_wrap_long_names_instead_of_cutting_them(long_named_resu
 
 def test_tables_in_a_log_file_are_never_cut(long_named_results, capsys) -> None:
     """Off a terminal (a log file) the tables take their full width: every name on one line."""
-    from folkcards.evaluate import report
+    from folkcards.evaluate.reports import export as report
 
     report.print_report(long_named_results)
     text = capsys.readouterr().out

@@ -13,9 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from folkcards.evaluate import document, report, statistics
+from folkcards.evaluate import statistics
 from folkcards.evaluate.config import load_config
-from folkcards.evaluate.runner import deterministic, run
+from folkcards.evaluate.reports import document
+from folkcards.evaluate.reports import export as report
+from folkcards.evaluate.running.runner import deterministic, run
 from folkcards.evaluate.statistics import CsvTable, Statistic, StatisticInput
 
 KEY = "contract_free_seats"  # a made-up statistic: how many units each agent sat in

@@ -15,7 +15,10 @@ from pathlib import Path
 import pytest
 from folkcards.evaluate import tournament as tour
 from folkcards.evaluate.config import ConfigError, load_config
-from folkcards.evaluate.storage import Store
+from folkcards.evaluate.running.runner import deterministic, run
+from folkcards.evaluate.running.units import agent_seed, deal_seed, seat_entrants
+from folkcards.evaluate.running.verify import verify_records
+from folkcards.evaluate.storage.database import Store
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -72,7 +75,7 @@ def test_three_agents_play_all_six_seatings(tmp_path: Path) -> None:
     names = [e.name for e in config.agents]
     assert names == ["heuristic", "random", "random#2"]
     for seat in range(3):  # every agent sits in every seat equally often
-        counts = Counter(tour.seat_entrants(config, 0, s)[seat] for s in range(6))
+        counts = Counter(seat_entrants(config, 0, s)[seat] for s in range(6))
         assert counts == {0: 2, 1: 2, 2: 2}
 
 
@@ -80,13 +83,13 @@ def test_more_agents_than_seats_form_every_lineup(tmp_path: Path) -> None:
     config = _config(tmp_path, agents=["heuristic", "random", "random", "random"], deals=2)
     assert len(config.lineups()) == 4  # C(4, 3)
     assert config.total_units == 2 * 4 * 6
-    results = tour.run(config, progress=False)
+    results = run(config, progress=False)
     units = list(Store(config.db_path).units(with_records=True))
     assert len(units) == config.total_units
     # every line-up saw the same deals: one seed and one set of hands per deal index
     for deal in range(2):
         of_deal = [u for u in units if u["deal"] == deal]
-        assert {u["deal_seed"] for u in of_deal} == {tour.deal_seed(7, deal)}
+        assert {u["deal_seed"] for u in of_deal} == {deal_seed(7, deal)}
         hands = {json.dumps(u["record"]["deals"][0]["hands"]) for u in of_deal}
         dealers = {u["record"]["deals"][0]["dealer"] for u in of_deal}
         assert len(hands) == 1 and len(dealers) == 1
@@ -112,7 +115,7 @@ def test_rotations_seat_every_entrant_once_per_seat_in_clockwise_order(
     n = len(agents)
     assert config.seating_rule == "cyclic rotations" and len(config.seatings()) == n
     assert config.total_units == n
-    seen = [tour.seat_entrants(config, 0, s) for s in range(n)]
+    seen = [seat_entrants(config, 0, s) for s in range(n)]
     for seat in range(n):  # every entrant sits in every seat exactly once
         assert sorted(entrants[seat] for entrants in seen) == list(range(n))
     for entrants in seen:  # the clockwise order of the entrants never changes
@@ -136,27 +139,27 @@ def test_rotations_tournament_resumes_from_its_database(tmp_path: Path) -> None:
     config = _config(
         tmp_path, game="tri_palki", agents=["heuristic", "random"] * 2, deals=2, seating="rotations"
     )
-    first = tour.run(config, progress=False)
+    first = run(config, progress=False)
     assert first["units_stored"] == 2 * 4
     units, seats = _rows(config.db_path)
-    again = tour.run(config, progress=False)  # resume: nothing replayed, same stored rows
+    again = run(config, progress=False)  # resume: nothing replayed, same stored rows
     assert _rows(config.db_path) == (units, seats)
     assert again["units_stored"] == first["units_stored"]
     # the stored config is read back with its seating rule: the database alone verifies
     assert tour.main(["--db", str(config.db_path), "--verify", "--no-progress"]) == 0
     # the same database under the default rule (24 permutations) is another tournament
     with pytest.raises(ConfigError):
-        tour.run(
+        run(
             _config(tmp_path, game="tri_palki", agents=["heuristic", "random"] * 2, deals=2),
             progress=False,
         )
 
 
 def test_seeds_are_stable_and_distinct() -> None:
-    seeds = [tour.deal_seed(1, d) for d in range(100)]
+    seeds = [deal_seed(1, d) for d in range(100)]
     assert len(set(seeds)) == 100 and all(0 <= s < 2**63 for s in seeds)
-    assert tour.deal_seed(1, 0) == tour.deal_seed(1, 0) != tour.deal_seed(2, 0)
-    assert tour.agent_seed(1, 0, 0, 0, 0) != tour.agent_seed(1, 0, 0, 1, 0)
+    assert deal_seed(1, 0) == deal_seed(1, 0) != deal_seed(2, 0)
+    assert agent_seed(1, 0, 0, 0, 0) != agent_seed(1, 0, 0, 1, 0)
 
 
 # --- determinism, storage, replay ---------------------------------------------------------------
@@ -174,40 +177,40 @@ def test_results_identical_for_1_and_2_workers(tmp_path: Path, options: dict) ->
     one = _config(tmp_path, "one", **options)
     two = _config(tmp_path, "two", **{**options, "workers": 2})
     assert one.identity() == two.identity()  # workers are not part of the tournament
-    r1 = tour.run(one, progress=False)
-    r2 = tour.run(two, progress=False)
-    assert tour.deterministic(r1) == tour.deterministic(r2)  # decision times are measured
-    assert set(r1) - set(tour.deterministic(r1)) == {"decision_times"}
+    r1 = run(one, progress=False)
+    r2 = run(two, progress=False)
+    assert deterministic(r1) == deterministic(r2)  # decision times are measured
+    assert set(r1) - set(deterministic(r1)) == {"decision_times"}
     assert _rows(one.db_path) == _rows(two.db_path)
 
 
 def test_rerun_resumes_without_replaying(tmp_path: Path) -> None:
     config = _config(tmp_path)
     played: list[int] = []
-    partial = tour.run(config, progress=False, max_units=7, on_played=played.append)
+    partial = run(config, progress=False, max_units=7, on_played=played.append)
     # the 7th unit opened deal 1, which is incomplete and left out of the statistics
     assert partial["units_stored"] == 6 and partial["deals_complete"] == 1
-    full = tour.run(config, progress=False, on_played=played.append)
-    again = tour.run(config, progress=False, on_played=played.append)
+    full = run(config, progress=False, on_played=played.append)
+    again = run(config, progress=False, on_played=played.append)
     assert played == [7, config.total_units - 7, 0]
     assert full == again  # nothing new played: even the stored decision times are the same
     assert full["units_stored"] == config.total_units
-    reference = tour.run(_config(tmp_path, "ref"), progress=False)
-    assert tour.deterministic(full) == tour.deterministic(reference)
+    reference = run(_config(tmp_path, "ref"), progress=False)
+    assert deterministic(full) == deterministic(reference)
 
 
 def test_config_mismatch_is_refused(tmp_path: Path) -> None:
-    tour.run(_config(tmp_path, deals=1), progress=False)
+    run(_config(tmp_path, deals=1), progress=False)
     with pytest.raises(ConfigError, match=r"different tournament .*seed 7 \(stored\) vs 8"):
-        tour.run(_config(tmp_path, deals=1, seed=8), progress=False)
+        run(_config(tmp_path, deals=1, seed=8), progress=False)
     with pytest.raises(ConfigError, match="deals 1 \\(stored\\) vs 2"):
-        tour.run(_config(tmp_path, deals=2), progress=False)
+        run(_config(tmp_path, deals=2), progress=False)
 
 
 def test_stored_records_replay_exactly(tmp_path: Path) -> None:
     config = _config(tmp_path, deals=3)
-    tour.run(config, progress=False)
-    checked, problems = tour.verify_records(config)
+    run(config, progress=False)
+    checked, problems = verify_records(config)
     assert checked == config.total_units and problems == []
     # the check has teeth: a tampered record is caught
     conn = sqlite3.connect(config.db_path)
@@ -221,15 +224,15 @@ def test_stored_records_replay_exactly(tmp_path: Path) -> None:
     )
     conn.commit()
     conn.close()
-    checked, problems = tour.verify_records(config)
+    checked, problems = verify_records(config)
     assert len(problems) == 1 and "replay differs" in problems[0]
 
 
 def test_tri_palki_records_replay(tmp_path: Path) -> None:
     config = _config(tmp_path, game="tri_palki", agents=["random", "random"], deals=4)
-    results = tour.run(config, progress=False)
+    results = run(config, progress=False)
     assert results["metric"] == "sticks per round" and results["higher_is_better"] is False
-    checked, problems = tour.verify_records(config)
+    checked, problems = verify_records(config)
     assert checked == 4 * 2 and problems == []
 
 
@@ -277,14 +280,14 @@ def test_kill_9_midway_then_resume_matches_uninterrupted(tmp_path: Path) -> None
     same = {"game": "paston", "agents": ["random"] * 3, "deals": 40, "seed": 3}
     resumed = load_config(None, {**same, "workers": 2, "out": str(killed_out)})
     played: list[int] = []
-    results = tour.run(resumed, progress=False, on_played=played.append)
+    results = run(resumed, progress=False, on_played=played.append)
     assert played == [total - at_kill]
     reference = load_config(None, {**same, "workers": 1, "out": str(tmp_path / "ref")})
-    assert tour.deterministic(results) == tour.deterministic(tour.run(reference, progress=False))
+    assert deterministic(results) == deterministic(run(reference, progress=False))
     units, seats = _rows(db)
     assert len(units) == total and len(seats) == total * 3
     assert (units, seats) == _rows(reference.db_path)
-    assert tour.verify_records(resumed) == (total, [])
+    assert verify_records(resumed) == (total, [])
 
 
 # --- game mode and outputs -----------------------------------------------------------------------
@@ -293,7 +296,7 @@ def test_kill_9_midway_then_resume_matches_uninterrupted(tmp_path: Path) -> None
 def test_paston_game_mode_win_rates(tmp_path: Path) -> None:
     config = _config(tmp_path, agents=["random", "random", "random"], games=2, deals=None)
     assert config.mode == "game" and config.unit_plural == "games"
-    results = tour.run(config, progress=False)
+    results = run(config, progress=False)
     wins = 0
     for agent in results["agents"]:
         assert 0.0 <= agent["win_low"] <= agent["win_rate"] <= agent["win_high"] <= 1.0

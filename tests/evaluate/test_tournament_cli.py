@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from folkcards.envs.registry import GAMES_HELP
 from folkcards.evaluate import tournament as tour
-from folkcards.evaluate.storage import SCHEMA
+from folkcards.evaluate.running.verify import config_from_db, verify_records
+from folkcards.evaluate.storage.database import SCHEMA
 
 SMALL = "--game paston --agents random random random --deals 2 --seed 5 --workers 1".split()
 
@@ -201,11 +202,11 @@ def test_verify_something_else_is_one_line_and_left_alone(
 
 def test_verify_records_checks_results_too(tmp_path: Path, capsys) -> None:
     db = _tournament(tmp_path, capsys)
-    config = tour.config_from_db(db)
+    config = config_from_db(db)
     assert config.game == "paston" and config.count == 2 and config.seed == 5
-    assert tour.verify_records(config) == (12, [])
+    assert verify_records(config) == (12, [])
     _tamper(db, "UPDATE units SET deal_seed = deal_seed + 1 WHERE deal = 0 AND seating = 1")
-    checked, problems = tour.verify_records(config)
+    checked, problems = verify_records(config)
     assert checked == 12 and len(problems) == 1 and problems[0].startswith("unit 0/0/1")
 
 

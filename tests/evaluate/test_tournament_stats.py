@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from folkcards.evaluate import stats as st
+from folkcards.evaluate.statistics import intervals as st
 
 # Student t 0.975 quantiles from published tables.
 T_975 = {

@@ -1,11 +1,11 @@
-"""The cross-fitted control variate (``folkcards.evaluate.variance``): unbiased whatever the
+"""The cross-fitted control variate (``folkcards.evaluate.reports.variance``): unbiased whatever the
 features, narrower where they explain the differences, and its parts refuse bad input."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from folkcards.evaluate.variance import (
+from folkcards.evaluate.reports.variance import (
     control_variate,
     folds_of,
     pair_differences,
@@ -93,7 +93,12 @@ def test_the_page_table_is_the_stored_files() -> None:
     """docs/variance_reduction.md's table is generated from docs/tournaments/variance."""
     from pathlib import Path
 
-    from folkcards.evaluate.variance import TABLE_BEGIN, TABLE_END, markdown_table, stored_files
+    from folkcards.evaluate.reports.variance import (
+        TABLE_BEGIN,
+        TABLE_END,
+        markdown_table,
+        stored_files,
+    )
 
     root = Path(__file__).resolve().parents[2]
     text = (root / "docs" / "variance_reduction.md").read_text()

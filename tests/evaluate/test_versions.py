@@ -1,4 +1,4 @@
-"""What a report records as fixing each agent's behaviour (``evaluate/versions.py``)."""
+"""What a report records as fixing each agent's behaviour (``evaluate/storage/versions.py``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import hashlib
 import pytest
 from folkcards.agents.paston_expert import shipped_evaluator_path
 from folkcards.agents.ppo_agent import MODELS_DIR
-from folkcards.evaluate.versions import agent_version
+from folkcards.evaluate.storage.versions import agent_version
 
 pytest.importorskip("torch")
 

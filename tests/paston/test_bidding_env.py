@@ -18,7 +18,7 @@ import pytest
 from folkcards.envs import paston_bidding_v0, paston_v0
 from folkcards.envs.paston.rules import DEFENCE, PASS, PLAY, SURRENDER, WHIST
 from folkcards.envs.paston_bidding import env as bidding_env_module
-from folkcards.envs.paston_bidding.open_hand import credit_tricks, table_scores
+from folkcards.envs.paston_bidding.solved_scores import credit_tricks, table_scores
 from folkcards.envs.registry import game_spec
 from folkcards.search.paston_solver import Position, solve
 from pettingzoo.test import api_test, render_test, seed_test

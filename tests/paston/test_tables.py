@@ -12,7 +12,7 @@ import pytest
 from folkcards.envs.cards import mask_to_cards
 from folkcards.envs.paston.rules import NUM_SEATS, left_of, right_of
 from folkcards.envs.paston_bidding import tables as T
-from folkcards.envs.paston_bidding.open_hand import first_lead_result
+from folkcards.envs.paston_bidding.solved_scores import first_lead_result
 from folkcards.search import paston_table_maker as maker
 from folkcards.search.paston_solver import PastonSolver, Position
 

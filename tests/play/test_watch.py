@@ -61,7 +61,7 @@ def test_watch_a_stored_tournament_unit(tmp_path: Path, capsys: pytest.CaptureFi
     assert cli.main(["watch", "--db", db]) == 0
     listing = capsys.readouterr().out
     assert "unit 0: deal 0" in listing
-    from folkcards.evaluate.storage import Store
+    from folkcards.evaluate.storage.database import Store
 
     with Store(db) as store:
         stored = list(store.units(with_records=True))

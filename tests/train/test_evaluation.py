@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 from folkcards.agents import make_agent
-from folkcards.evaluate.stats import t_quantile
+from folkcards.evaluate.statistics.intervals import t_quantile
 from folkcards.train.evaluation import EvalResult, evaluate_duplicate, score_env_kwargs
 
 
@@ -25,9 +25,9 @@ def test_a_learner_that_plays_as_the_opponent_has_no_advantage(game: str) -> Non
 
 
 def test_intervals_come_from_the_tournaments_t_interval(monkeypatch) -> None:
-    """The 95% half-widths are :func:`folkcards.evaluate.stats.mean_ci`'s (Student t: 4.30
+    """The 95% half-widths are :func:`folkcards.evaluate.statistics.intervals.mean_ci`'s (Student t: 4.30
     standard errors for 3 deals, not 1.96) over the per-deal values."""
-    from folkcards.evaluate import stats
+    from folkcards.evaluate.statistics import intervals as stats
     from folkcards.train import evaluation
 
     seen: list[list[float]] = []

@@ -240,7 +240,7 @@ def test_short_training_then_its_checkpoint_plays_a_tournament(
     game: str, local_ray: Any, tmp_path: Path
 ) -> None:
     from folkcards.evaluate.config import Entrant, TournamentConfig
-    from folkcards.evaluate.tournament import run
+    from folkcards.evaluate.running.runner import run
     from folkcards.train.rllib_train import checkpoint_dirs, train_rllib
     from folkcards.train.run_files import read_csv
 
@@ -415,7 +415,7 @@ def test_the_committed_paston_policy_plays_legal_moves_as_rllib_paston() -> None
 
 
 def test_ray_missing_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
-    from folkcards.evaluate import ray_backend
+    from folkcards.evaluate.running import ray_backend
 
     monkeypatch.setattr(ray_backend, "ray_available", lambda: False)
     with pytest.raises(ray_backend.RayMissingError) as info:
@@ -431,7 +431,7 @@ def test_train_cli_chooses_the_rllib_backend_from_the_config(
     tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import yaml
-    from folkcards.evaluate import ray_backend
+    from folkcards.evaluate.running import ray_backend
     from folkcards.train.cli import main
 
     config = "configs/paston/rllib_ppo.yaml"

@@ -12,8 +12,8 @@ from typing import Any, NamedTuple, NotRequired, TypedDict
 
 import numpy as np
 
-from .config import TournamentConfig
-from .games import GameRunner
+from ..config import TournamentConfig
+from ..scoring import GameRunner
 
 DEAL_TAG = 0xDEA1
 AGENT_TAG = 0xA6E7
@@ -116,7 +116,7 @@ def play_unit(
     ]
     options = None
     if config.deal_set is not None:
-        from .deal_sets import deal_options
+        from ..storage.deal_sets import deal_options
 
         options = deal_options(config.deal_set, config.game, config.num_players, key[0])
     try:
@@ -126,7 +126,7 @@ def play_unit(
             f"deal {key[0]} (seed {header['deal_seed']}), line-up {key[1]}, seating {key[2]} "
             f"[{', '.join(header['seats'])}]: {exc}"
         ) from exc
-    from .statistics import unit_statistics
+    from ..statistics import unit_statistics
 
     return {
         **header,

@@ -1,6 +1,6 @@
 """Tournament output: rich tables in the terminal, ``results.json``, the CSVs and the plots.
 
-Every statistic brings its own table, CSV columns and plot (:mod:`.statistics`); this module
+Every statistic brings its own table, CSV columns and plot (:mod:`..statistics`); this module
 only writes what the registered statistics give, plus ``results.json`` and ``episodes.csv``.
 """
 
@@ -11,11 +11,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from . import statistics
-from .config import TournamentConfig
-from .formatting import format_seconds, format_stat
-from .statistics.behaviour import behaviour_rows
-from .storage import Store
+from .. import statistics
+from ..config import TournamentConfig
+from ..formatting import format_seconds, format_stat
+from ..statistics.behaviour import behaviour_rows
+from ..storage.database import Store
 
 EPISODE_COLUMNS = [
     "deal",

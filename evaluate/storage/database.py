@@ -42,7 +42,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .config import ConfigError, plural
+from ..config import ConfigError, plural
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tournaments (

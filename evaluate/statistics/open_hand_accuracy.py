@@ -1,7 +1,7 @@
 """Open-hand accuracy of each agent's play (games with an ``open_hand_analysis`` piece: Paston);
 ``results["open_hand"]``, ``open_hand.csv``, a section of ``report.md``.
 
-Every played deal is replayed with the open-hand solver (:mod:`folkcards.evaluate.open_hand`):
+Every played deal is replayed with the open-hand solver (Paston's :mod:`.paston_open_hand_analysis`):
 the tricks each card lost against the best card for its side, as declarer and as defender, per
 deal with a Student t interval over deals, and how often the contract played was beaten
 open-handed by a higher contract the auction allowed, or by a surrender. A diagnostic beside the
@@ -24,8 +24,8 @@ from folkcards.envs.registry import game_spec
 
 from ..config import TournamentConfig
 from ..formatting import interval, md_table, num
-from ..stats import mean_ci
 from .base import CsvTable, Results, Statistic, StatisticInput
+from .intervals import mean_ci
 
 ROLES = ("declarer", "defender")
 COLUMNS = [

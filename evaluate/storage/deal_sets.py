@@ -13,7 +13,7 @@ A game reads a record's first deal as reset options through its registry hook ``
 (:func:`paston_deal`, :func:`tri_palki_deal`); a variant with the same deals (``paston_bidding``)
 plays its family's set.
 
->>> from folkcards.evaluate.deal_sets import deal_set_sizes
+>>> from folkcards.evaluate.storage.deal_sets import deal_set_sizes
 >>> deal_set_sizes("gauntlet-v1", "tri_palki")
 (3, 4, 6)
 """
@@ -35,7 +35,7 @@ CURRENT = "gauntlet-v1"
 SEED = 20261204  # the seed gauntlet-v1 was drawn with
 COUNT = 2000  # deals per game family and table size in gauntlet-v1
 COMMAND = "python scripts/make_deal_set.py"
-_PACKAGE = "folkcards.evaluate.gauntlet_data"
+_PACKAGE = "folkcards.evaluate.storage.gauntlet_data"
 
 
 def file_name(version: str, family: str, num_players: int) -> str:

@@ -38,13 +38,13 @@ from typing import Any
 
 import numpy as np
 
-from ..agents import make_agent
-from ..agents.base import Agent
-from ..agents.batched_agents import SPEC_BATCHED_KINDS, BatchedAgent, make_batched_agent
-from ..envs._batched import seed_states
-from ..envs.paston_bidding.batched import PastonBiddingVectorEnv
-from ..envs.paston_bidding.tables import OpenHandTable, load_table, shipped_table_path
-from .stats import Interval, mean_ci
+from ...agents import make_agent
+from ...agents.base import Agent
+from ...agents.batched_agents import SPEC_BATCHED_KINDS, BatchedAgent, make_batched_agent
+from ...envs._batched import seed_states
+from ...envs.paston_bidding.batched import PastonBiddingVectorEnv
+from ...envs.paston_bidding.tables import OpenHandTable, load_table, shipped_table_path
+from ..statistics.intervals import Interval, mean_ci
 
 GAME = "paston_bidding"
 SEATS = 3

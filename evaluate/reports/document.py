@@ -20,14 +20,14 @@ from folkcards.envs.registry import game_spec
 
 from folkcards.errors import ConfigError
 
-from . import statistics
-from .arguments import ArgumentLineError, OneLineParser
-from .config import TournamentConfig, counted, plural
-from .formatting import md_table as _table
-from .runner import BOOTSTRAP, results_of_store
-from .storage import Store
-from .verify import config_from_db
-from .versions import agent_version
+from .. import statistics
+from ..arguments import ArgumentLineError, OneLineParser
+from ..config import TournamentConfig, counted, plural
+from ..formatting import md_table as _table
+from ..running.runner import BOOTSTRAP, results_of_store
+from ..running.verify import config_from_db
+from ..storage.database import Store
+from ..storage.versions import agent_version
 
 # --- agents, machine, commands ----------------------------------------------------------------
 
@@ -206,7 +206,7 @@ def markdown(
 
 def write_report(results: dict[str, Any], config: TournamentConfig, out: Path) -> list[Path]:
     """Write ``report.md`` and ``tournament.yaml`` to ``out`` (the PNGs come from
-    :func:`folkcards.evaluate.report.export`)."""
+    :func:`folkcards.evaluate.reports.export.export`)."""
     with Store(config.db_path) as store:
         sessions, created = store.sessions(), store.created()
     out.mkdir(parents=True, exist_ok=True)
@@ -265,7 +265,7 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
         metavar="REFERENCE",
         help="also estimate every head-to-head difference with a cross-fitted control variate "
         "(features: a REFERENCE table's results on the same cards, default the heuristic; "
-        "unbiased; see folkcards.evaluate.variance): writes control_variate.json",
+        "unbiased; see folkcards.evaluate.reports.variance): writes control_variate.json",
     )
     parser.add_argument(
         "--cv-deals",
@@ -282,7 +282,7 @@ def rebuild(
 ) -> tuple[dict[str, Any], list[Path]]:
     """Recompute everything from the database ``db`` and write it to ``out``; returns
     (results, written paths). ``ConfigError`` for a file that is not a tournament database."""
-    from . import report
+    from . import export as report
 
     if bootstrap < 0:
         raise ConfigError(f"--bootstrap must be 0 or more, got {bootstrap}")
@@ -318,7 +318,7 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
     if not args.quiet:
-        from . import report
+        from . import export as report
 
         report.print_report(results)
     if getattr(args, "control_variate", None):

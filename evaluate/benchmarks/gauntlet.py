@@ -2,9 +2,9 @@
 
 ``folkcards gauntlet --game paston --agent SPEC`` plays the agent against every reference of
 :data:`POOL` (``pool-v1``) that the game offers, on the first ``--deals`` deals of the shipped
-held-out deal set (:mod:`.deal_sets`, ``gauntlet-v1``), and writes one **row**.
+held-out deal set (:mod:`..storage.deal_sets`, ``gauntlet-v1``), and writes one **row**.
 
-**Line-up.** Per reference, a duplicate tournament (:func:`.runner.run`, the tournament's own
+**Line-up.** Per reference, a duplicate tournament (:func:`..running.runner.run`, the tournament's own
 machinery: seeds, storage, resuming, workers, Ray) with the agent in one seat and the reference
 in every other seat, seated by the cyclic rotations: each deal is played once with the agent in
 each seat (3 episodes a deal for Paston, ``N`` for Tri Palki at ``N`` players).
@@ -13,7 +13,7 @@ each seat (3 episodes a deal for Paston, ``N`` for Tri Palki at ``N`` players).
 reference seats, signed so that positive is better (Paston: table points; Tri Palki: sticks,
 fewer is better). Per deal the advantages of its seatings are averaged; the row gives the mean
 over deals with a 95% Student t interval (the deal is the unit of sampling, so the interval is
-paired by deal: :func:`.stats.mean_ci`).
+paired by deal: :func:`..statistics.intervals.mean_ci`).
 
 **Rating.** On a scale anchored at ``random`` = 0 and the heuristic = 1000: with ``m`` the
 mean over the references of the agent's advantage (the references the row and both anchor rows
@@ -56,11 +56,11 @@ from folkcards.envs.registry import GAMES_HELP, game_spec
 
 from folkcards.errors import ConfigError
 
-from . import deal_sets
-from .arguments import parse_line
-from .config import Entrant, TournamentConfig, default_workers
-from .stats import Interval, mean_ci
-from .storage import Store
+from ..arguments import parse_line
+from ..config import Entrant, TournamentConfig, default_workers
+from ..statistics.intervals import Interval, mean_ci
+from ..storage import deal_sets
+from ..storage.database import Store
 
 POOL_VERSION = "pool-v1"
 # the references of pool-v1, in order; a game's pool is those of them it offers (GameSpec.agents,
@@ -72,7 +72,7 @@ REFERENCE = "reference"
 DEFAULT_DEALS = 200
 DEFAULT_BATCH = 50
 ROW_FORMAT = 1
-_ROWS_PACKAGE = "folkcards.evaluate.gauntlet_data"
+_ROWS_PACKAGE = "folkcards.evaluate.storage.gauntlet_data"
 
 
 def pool(game: str) -> tuple[str, ...]:
@@ -234,7 +234,7 @@ def run_gauntlet(
     log: Any = None,
 ) -> dict[str, Any]:
     """Play the gauntlet (resuming what its folder holds), write ``row.json`` and return it."""
-    from .runner import run
+    from ..running.runner import run
 
     log = log or (lambda text: print(text, file=sys.stderr))
     started = time.perf_counter()

@@ -48,15 +48,15 @@ from typing import Any
 
 import numpy as np
 
-from ..agents import make_agent
-from ..envs import paston_bidding_v0
-from ..envs._aec import bits_to_mask
-from ..envs.paston import observation as obs_mod
-from ..envs.paston.rules import ALL_CARDS, DEFENCE, NUM_ACTIONS, OVER, PastonDeal
-from ..envs.paston_bidding.tables import load_table, shipped_table_path
-from ..search import paston_belief as pb
-from ..search.belief import likelihood_factor, policy_probabilities
-from .stats import Interval, mean_ci
+from ...agents import make_agent
+from ...envs import paston_bidding_v0
+from ...envs._aec import bits_to_mask
+from ...envs.paston import observation as obs_mod
+from ...envs.paston.rules import ALL_CARDS, DEFENCE, NUM_ACTIONS, OVER, PastonDeal
+from ...envs.paston_bidding.tables import load_table, shipped_table_path
+from ...search import paston_belief as pb
+from ...search.belief import likelihood_factor, policy_probabilities
+from ..statistics.intervals import Interval, mean_ci
 
 GAME = "paston_bidding"
 HAND = 10  # the declarer's cards after its discards

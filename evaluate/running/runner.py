@@ -1,7 +1,7 @@
 """Running a tournament: play the missing units, store each as it finishes, compute the results.
 
 The units and their seeds are :mod:`.units`; where they are played, :mod:`.workers`; the
-database, :mod:`.storage`; the statistics, the registered pieces of :mod:`.statistics`.
+database, :mod:`..storage.database`; the statistics, the registered pieces of :mod:`..statistics`.
 Statistics are computed from the database in canonical order (deal, line-up, seating), over
 complete deals only (all units of the deal stored).
 """
@@ -13,12 +13,12 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from . import statistics
-from .config import TournamentConfig
-from .games import GameRunner, make_runner
+from .. import statistics
+from ..config import TournamentConfig
+from ..scoring import GameRunner, make_runner
+from ..storage.database import Store
 from .method import fairness_text
 from .progress import LOG_EVERY
-from .storage import Store
 from .units import unit_keys
 from .workers import check_backend, unit_results
 
@@ -69,10 +69,10 @@ def run(
 
 
 def agent_versions(config: TournamentConfig) -> dict[str, str]:
-    """agent name -> what fixes its behaviour now (:func:`.versions.agent_version`)."""
+    """agent name -> what fixes its behaviour now (:func:`..storage.versions.agent_version`)."""
     from folkcards import __version__
 
-    from .versions import agent_version
+    from ..storage.versions import agent_version
 
     return {e.name: agent_version(e.spec, config.game, __version__) for e in config.agents}
 
@@ -110,7 +110,7 @@ def results_of_store(
     config: TournamentConfig, store: Store, runner: GameRunner | None = None, bootstrap: int = 0
 ) -> dict[str, Any]:
     """Everything ``results.json`` holds, from the database: what the tournament is, then every
-    registered statistic (:mod:`.statistics`) under its key, and their method notes."""
+    registered statistic (:mod:`..statistics`) under its key, and their method notes."""
     runner = runner or make_runner(config.game, config.mode, config.num_players)
     stored = list(store.units())
     full = complete_deals(config, stored)

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from . import stats as st
+from ..statistics import intervals as st
 
 
 @dataclass(frozen=True)
@@ -201,8 +201,8 @@ def tournament_control_variates(
     per sample, ``check_repeats`` samples).
     The expectation of the features comes from ``fresh_deals`` deals dealt by the same env with
     seeds from ``seed`` (never the tournament's)."""
-    from .storage import Store
-    from .verify import config_from_db
+    from ..running.verify import config_from_db
+    from ..storage.database import Store
 
     config = config_from_db(db)
     with Store(config.db_path) as store:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .config import TournamentConfig
+from ..config import TournamentConfig
 
 
 def fairness_text(config: TournamentConfig) -> dict[str, str]:

@@ -10,8 +10,8 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .config import TournamentConfig
-from .games import make_runner
+from ..config import TournamentConfig
+from ..scoring import make_runner
 from .processes import check_main_is_importable
 from .units import PlayedUnit, play_unit
 

@@ -32,9 +32,9 @@ from typing import Any
 
 from folkcards.envs.registry import GAMES, GameSpec, canonical_game, game_spec
 
-from .arguments import parse_line
-from .config import counted
-from .formatting import format_seconds, interval, md_table, num, score_digits, signed
+from ..arguments import parse_line
+from ..config import counted
+from ..formatting import format_seconds, interval, md_table, num, score_digits, signed
 
 FORMAT = 1
 DEFAULT_OUT = Path("docs/agents.md")
@@ -113,8 +113,8 @@ def play_round_robin(
     :func:`table_size`) and return what ``results.json`` keeps of it."""
     import time
 
-    from .config import load_config
-    from .runner import run
+    from ..config import load_config
+    from ..running.runner import run
 
     spec = game_spec(game)
     players = players or table_size(spec, len(agents))

@@ -1,11 +1,11 @@
 """Tournaments on Ray: the units played as Ray tasks, stored by the driver.
 
 ``folkcards tournament … --backend ray [--address HOST:PORT]`` (or ``run(config,
-backend="ray", address=…)`` in :mod:`.runner`, through :mod:`.workers`). The driver keeps the SQLite database
-(:mod:`.storage`) as the local backend does; the cluster only plays:
+backend="ray", address=…)`` in :mod:`.runner`, through :mod:`.workers`). The driver keeps the
+SQLite database (:mod:`..storage.database`) as the local backend does; the cluster only plays:
 
 - the pending units are cut into chunks of a few units, one Ray task each
-  (:func:`play_units`, the local backend's :func:`~folkcards.evaluate.units.play_unit` for
+  (:func:`play_units`, the local backend's :func:`~folkcards.evaluate.running.units.play_unit` for
   every key), with a bounded number of tasks in flight;
 - a finished task's units are returned to the driver and committed there one by one, as
   the local backend commits them; a unit's result depends only on the config and its key (its
@@ -28,7 +28,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .config import TournamentConfig
+from ..config import TournamentConfig
 
 if TYPE_CHECKING:
     from .units import PlayedUnit
@@ -74,7 +74,7 @@ def init_ray(address: str | None = None, num_cpus: int | None = None) -> None:
 
 def play_units(config: TournamentConfig, keys: Sequence[tuple[int, int, int]]) -> list[PlayedUnit]:
     """Play the units ``keys`` of a tournament (one Ray task; also callable directly)."""
-    from .games import make_runner
+    from ..scoring import make_runner
     from .units import play_unit
 
     cache_key = (config.game, config.mode, config.num_players)

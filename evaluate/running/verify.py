@@ -9,9 +9,9 @@ from typing import Any
 
 from folkcards.errors import ConfigError
 
-from .config import TournamentConfig, from_identity
-from .games import GameRunner, make_runner
-from .storage import Store, read_config, seat_rows_of
+from ..config import TournamentConfig, from_identity
+from ..scoring import GameRunner, make_runner
+from ..storage.database import Store, read_config, seat_rows_of
 from .units import unit_header
 
 
@@ -89,7 +89,7 @@ def unit_problems(
     problems += _seat_row_problems([tuple(row) for row in seat_rows], rows)
     stored = unit.get("statistics") or {}
     if stored:  # the per-unit values a worker stored (open-hand analysis), from the record again
-        from .statistics import unit_statistics
+        from ..statistics import unit_statistics
 
         again_values = json.loads(json.dumps(unit_statistics(config, unit["record"])))
         problems += [

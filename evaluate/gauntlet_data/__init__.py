@@ -1,1 +1,0 @@
-"""The held-out deal sets of the gauntlet (package data; see folkcards.evaluate.deal_sets)."""

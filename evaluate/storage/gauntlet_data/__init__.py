@@ -1,0 +1,1 @@
+"""The held-out deal sets of the gauntlet (package data; see folkcards.evaluate.storage.deal_sets)."""
