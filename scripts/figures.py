@@ -17,6 +17,11 @@ markers that name where it comes from::
   ``folkcards exploit``): ``ROW`` is ``gain``; ``both`` (``+4.48 ± 0.82``), ``mean`` or ``ci``
   (``[+3.66, +5.31]``).
 
+- ``gauntlet_GAME-N``, the committed gauntlet rows of a game at N players (package data of
+  ``folkcards.evaluate.gauntlet``, written by ``folkcards gauntlet``): ``ROW`` is
+  ``AGENT-REFERENCE``, the agent's advantage over that reference (positive is better in every
+  game); ``both``, ``mean`` or ``ci``.
+
 - ``timings``, the quick-start commands' wall times (``docs/timings.json``): ``ROW`` a run
   (``main_cold``, ``test_warm``, ...); ``both`` (``8 min 45 s``), ``date``, ``tests`` (the
   number of tests run), ``pytest`` (pytest's share of the time).
@@ -70,8 +75,9 @@ class Source:
     command: tuple[str, ...] = ()  # folkcards arguments; ``--out`` is added
     digits: int = 2
     kind: str = "tournament"  # or "agents" (a game of the agents' page), "exploit" (final.json),
-    # "timings" (docs/timings.json)
-    game: str | None = None  # the agents' page's game
+    # "timings" (docs/timings.json), "gauntlet" (the committed gauntlet rows of a table)
+    game: str | None = None  # the agents' page's game, or the gauntlet rows' game
+    players: int | None = None  # the gauntlet rows' table size
 
 
 SOURCES: dict[str, Source] = {
@@ -151,6 +157,11 @@ def _stored_sources() -> dict[str, Source]:
     for final in sorted((ROOT / EXPLOIT_DIR).glob("*/final.json")):
         relative = final.relative_to(ROOT).as_posix()
         found[f"exploit_{final.parent.name}"] = Source(stored=relative, kind="exploit")
+    from folkcards.evaluate.gauntlet import shipped_rows
+
+    for row in shipped_rows():
+        table = f"gauntlet_{row['game']}-{row['num_players']}"
+        found[table] = Source(kind="gauntlet", game=row["game"], players=row["num_players"])
     return found
 
 
@@ -276,9 +287,33 @@ def timings_figure(stored: dict[str, Any], row: str, part: str) -> str:
     return shown[part]()
 
 
+def gauntlet_figure(rows: list[dict[str, Any]], row: str, part: str) -> str:
+    """``AGENT-REFERENCE`` of a table's gauntlet rows: the advantage, as the leaderboard shows
+    it (three digits for a game whose scores shrink, sticks)."""
+    from folkcards.envs.registry import game_spec
+    from folkcards.evaluate.formatting import interval, signed
+
+    agent, _, reference = row.rpartition("-")
+    by_agent = {r["agent"]: r for r in rows}
+    if agent not in by_agent or part not in ("both", "mean", "ci"):
+        raise KeyError(f"no gauntlet row {row!r}:{part} (agents: {', '.join(by_agent)})")
+    found = {p["reference"]: p["advantage"] for p in by_agent[agent]["references"]}
+    if reference not in found:
+        raise KeyError(f"{agent}'s gauntlet row has no reference {reference!r}")
+    digits = 2 if game_spec(by_agent[agent]["game"]).higher_is_better else 3
+    advantage = found[reference]
+    text = signed(advantage["mean"], digits)
+    if advantage.get("low") is None:
+        return text if part != "ci" else "—"
+    ci = interval(advantage["low"], advantage["high"], digits, True)
+    return {"mean": text, "ci": ci, "both": f"{text} {ci}"}[part]
+
+
 def source_figure(name: str, results: dict[str, Any], row: str, part: str) -> str:
     """The figure ``row:part`` of source ``name``; ``KeyError`` naming what is there."""
     source = SOURCES[name]
+    if source.kind == "gauntlet":
+        return gauntlet_figure(results["gauntlet_rows"], row, part)
     if source.kind == "agents":
         return agents_figure(results["games"][source.game], row, part)
     if source.kind == "exploit":
@@ -294,9 +329,9 @@ def source_figure(name: str, results: dict[str, Any], row: str, part: str) -> st
 
 
 def players_table(cache: dict[str, Any]) -> str:
-    """The shipped players on the agents' page, one row per agent and three columns per game:
-    median decision time, score minus the heuristic's (paired by deal) and best-response gain,
-    in the agents' page's own words."""
+    """The shipped players, one row per agent and three columns per game at its default table:
+    median decision time (the agents' page's round robin), advantage over the heuristic (the
+    committed gauntlet rows, the leaderboard's figures) and best-response gain."""
     from folkcards.envs.registry import game_spec
 
     stored = json.loads((ROOT / AGENTS_RESULTS).read_text())["games"]
@@ -304,15 +339,18 @@ def players_table(cache: dict[str, Any]) -> str:
     header, notes, agents = ["agent"], [], []
     for game, entry in games.items():
         table = "" if game_spec(game).fixed_players else f", {entry['num_players']} players"
-        header += [
-            f"{entry['title']}{table}: decision time",
-            "minus the heuristic",
-            "best-response gain",
-        ]
-        better = "higher" if entry["higher_is_better"] else "lower"
+        header += [f"{entry['title']}{table}: decision time", "over the heuristic",
+                   "best-response gain"]  # fmt: skip
+        rows = _gauntlet_rows(game, entry["num_players"], cache)
+        deals = sorted({r["deals"] for r in rows if r["agent"] in entry["specs"]})
+        dates = sorted({r["date"] for r in rows if r["agent"] in entry["specs"]})
+        played = " to ".join(f"{d:,}" for d in (deals[:1] + deals[-1:] if deals else []))
+        played = played if len(deals) > 1 else (f"{deals[0]:,}" if deals else "no")
         notes.append(
-            f"{entry['title']}{table}: {entry['deals']:,} {entry['unit_plural']} played "
-            f"{entry['date']}, {entry['metric']} ({better} is better)"
+            f"{entry['title']}{table}: over the heuristic from the gauntlet "
+            f"({played} {entry['unit_plural']} per agent, {', '.join(dates[-1:]) or '—'}), "
+            f"decision time from the round robin ({entry['deals']:,} {entry['unit_plural']}, "
+            f"{entry['date']})"
         )
         agents += [spec for spec in entry["specs"] if spec not in agents]
     lines = ["| " + " | ".join(header) + " |", "|---" + "|---:" * (len(header) - 1) + "|"]
@@ -333,16 +371,26 @@ def players_table(cache: dict[str, Any]) -> str:
                 + source_figure(run, load(run, False, cache) or {}, "gain", "both")
                 for n, run in runs
             )
+            rated = f"gauntlet_{game}-{entry['num_players']}"
+            rows = _gauntlet_rows(game, entry["num_players"], cache)
+            over = "—"
+            if agent != "heuristic" and any(r["agent"] == agent for r in rows):
+                over = source_figure(rated, {"gauntlet_rows": rows}, f"{agent}-heuristic", "both")
             cells += [
                 source_figure(name, {"games": stored}, agent, "median"),
-                "—"
-                if agent == "heuristic"
-                else source_figure(name, {"games": stored}, f"{agent}-heuristic", "both"),
+                over,
                 gains or "not measured",
             ]
         lines.append("| " + " | ".join(cells) + " |")
-    lines += ["", "Round robins: " + "; ".join(notes) + "."]
+    lines += ["", "; ".join(notes) + "."]
     return "\n".join(lines) + "\n"
+
+
+def _gauntlet_rows(game: str, players: int, cache: dict[str, Any]) -> list[dict[str, Any]]:
+    name = f"gauntlet_{game}-{players}"
+    if name not in SOURCES:
+        return []
+    return list((load(name, False, cache) or {}).get("gauntlet_rows", []))
 
 
 def _exploits_of(game: str, agent: str, cache: dict[str, Any]) -> list[tuple[str, Any]]:
@@ -461,7 +509,17 @@ def load(name: str, run: bool, cache: dict[str, Any]) -> dict[str, Any] | None:
     """The results of source ``name``; ``None`` for a command source when not running."""
     if name not in cache:
         source = SOURCES[name]
-        if source.stored is not None:
+        if source.kind == "gauntlet":
+            from folkcards.evaluate.gauntlet import shipped_rows
+
+            cache[name] = {
+                "gauntlet_rows": [
+                    r
+                    for r in shipped_rows()
+                    if (r["game"], r["num_players"]) == (source.game, source.players)
+                ]
+            }
+        elif source.stored is not None:
             cache[name] = json.loads((ROOT / source.stored).read_text())
         elif run:
             cache[name] = _run(source)

@@ -330,6 +330,22 @@ def _game_section(entry: dict[str, Any], exploits: Sequence[Exploit], page: Path
     return lines
 
 
+def _pool_section() -> list[str]:
+    """The shipped gauntlet rows, one table per game and table size, as the leaderboard has
+    them (``folkcards.evaluate.leaderboard``; each row's command is there)."""
+    from .gauntlet import shipped_rows
+    from .leaderboard import tables
+
+    rows = shipped_rows()
+    if not rows:
+        return []
+    lines = ["## Against the reference pool", "",
+             "From the [leaderboard](leaderboard.md), where each row's command is given.", ""]  # fmt: skip
+    for title, header, cells in tables(rows):
+        lines += [f"### Gauntlet: {title}", "", *md_table(header, cells), ""]
+    return lines
+
+
 INTRO = """\
 # The agents
 
@@ -340,6 +356,10 @@ it from `{results}` and the best-response runs in `{exploit}/` without playing.
 - **Decision time**: seconds per decision (every move the agent was asked for, forced ones
   included), median and 95th percentile, measured as it played the round robin below on the
   shared machine; the load average is given with each game.
+- **Against the reference pool**: each agent's [gauntlet](gauntlet.md) row, as the
+  [leaderboard](leaderboard.md) shows it: its advantage over each reference (its score minus
+  the reference seats' at the same table, positive is better in both games) on the held-out
+  deals, every seating, with a 95% interval paired by deal, and its anchored rating.
 - **Score** and **paired differences**: a duplicate round robin (every deal replayed in every
   seating, so every agent gets the same cards in every seat).
 - **Best-response gain** (exploitability): what a learner trained against the frozen agent
@@ -365,6 +385,7 @@ def render(data: dict[str, Any], exploits: Sequence[Exploit], page: Path = DEFAU
             f"Machine: {machines.pop()}, shared with other work; the load average when each round "
             "robin started is given with it.\n"
         )
+    lines += _pool_section()
     order = list(GAMES)
     for _, entry in sorted(
         data["games"].items(),
