@@ -18,7 +18,7 @@ markers that name where it comes from::
   (``[+3.66, +5.31]``).
 
 - ``gauntlet_GAME-N``, the committed gauntlet rows of a game at N players (package data of
-  ``folkcards.evaluate.gauntlet``, written by ``folkcards gauntlet``): ``ROW`` is
+  ``folkcards.evaluate.benchmarks.gauntlet``, written by ``folkcards gauntlet``): ``ROW`` is
   ``AGENT-REFERENCE``, the agent's advantage over that reference (positive is better in every
   game); ``both``, ``mean`` or ``ci``.
 
@@ -157,7 +157,7 @@ def _stored_sources() -> dict[str, Source]:
     for final in sorted((ROOT / EXPLOIT_DIR).glob("*/final.json")):
         relative = final.relative_to(ROOT).as_posix()
         found[f"exploit_{final.parent.name}"] = Source(stored=relative, kind="exploit")
-    from folkcards.evaluate.gauntlet import shipped_rows
+    from folkcards.evaluate.benchmarks.gauntlet import shipped_rows
 
     for row in shipped_rows():
         table = f"gauntlet_{row['game']}-{row['num_players']}"
@@ -510,7 +510,7 @@ def load(name: str, run: bool, cache: dict[str, Any]) -> dict[str, Any] | None:
     if name not in cache:
         source = SOURCES[name]
         if source.kind == "gauntlet":
-            from folkcards.evaluate.gauntlet import shipped_rows
+            from folkcards.evaluate.benchmarks.gauntlet import shipped_rows
 
             cache[name] = {
                 "gauntlet_rows": [

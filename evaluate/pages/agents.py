@@ -332,8 +332,8 @@ def _game_section(entry: dict[str, Any], exploits: Sequence[Exploit], page: Path
 
 def _pool_section() -> list[str]:
     """The shipped gauntlet rows, one table per game and table size, as the leaderboard has
-    them (``folkcards.evaluate.leaderboard``; each row's command is there)."""
-    from .gauntlet import shipped_rows
+    them (``folkcards.evaluate.pages.leaderboard``; each row's command is there)."""
+    from ..benchmarks.gauntlet import shipped_rows
     from .leaderboard import tables
 
     rows = shipped_rows()
