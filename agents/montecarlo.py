@@ -163,7 +163,8 @@ class PastonMonteCarlo(MonteCarloAgent):
     )
 
     def _states(self, vector: np.ndarray) -> list[PastonDeal]:
-        from ..search.paston_belief import public_prefix, sample_worlds
+        from ..search.paston_belief import sample_worlds
+        from ..search.paston_history import public_prefix
 
         view = paston_obs.decode(vector)
         try:
