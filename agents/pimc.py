@@ -380,7 +380,8 @@ class PimcAgent(Agent):
         """``n`` worlds resampled from ``factor * n`` uniform ones (:meth:`PimcAgent._worlds`)
         by the likelihood of the others' public calls under ``model`` (each call mixed with a
         uniform choice by ``infer_epsilon``)."""
-        from ..search.paston_belief import resample, weight_worlds
+        from ..search.belief import resample
+        from ..search.paston_belief import weight_worlds
 
         worlds = PimcAgent._worlds(self, vector, view, n * factor)
         weights = weight_worlds(

@@ -55,7 +55,6 @@ from .belief import (
     normalise_log_weights,
     observation_vector,
     replay_log_likelihood,
-    resample,
 )
 from .paston_deal_constraints import draw_worlds, plan_worlds
 from .paston_history import HistoryItem, replay_history
@@ -67,7 +66,6 @@ __all__ = [
     "PastonWorldArrays",
     "public_context",
     "weight_worlds",
-    "resample",
 ]
 
 

@@ -70,7 +70,6 @@ from .belief import (
     normalise_log_weights,
     observation_vector,
     replay_log_likelihood,
-    resample,
 )
 from .tri_palki_history import (
     ParsedHistory,
@@ -86,7 +85,6 @@ __all__ = [
     "public_context",
     "weight_worlds",
     "log_likelihoods",
-    "resample",
     "NORMAL_31_HANDS",
     "world_start",
     "SAMPLER",
