@@ -1,4 +1,4 @@
-"""Watching a game as a spectator: every hand, the prikup and the discards shown face up.
+"""Watching a game as a spectator: every card shown face up (each game narrates itself).
 
 :func:`watch_agents` lets agents play (through the one episode loop); :func:`watch_record`
 plays back ``env.unwrapped.record()`` (a file, or a unit stored by a tournament) through the
