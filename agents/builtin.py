@@ -60,9 +60,8 @@ register_agent("montecarlo", _montecarlo)
 
 
 def _iterated(game: str, seat: str, seed: int | None, arg: str | None, **kw: Any) -> Agent:
-    from .tri_palki_net_search import make_net_search_agent  # numba kernels compile on first use
-
-    return make_net_search_agent(game, seat, seed, arg, **kw)
+    factory = game_spec(game).piece("iterated_agent")  # "x has no iterated search agent" if none
+    return factory(game, seat, seed, arg, **kw)
 
 
 register_agent("iterated", _iterated)

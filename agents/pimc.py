@@ -45,7 +45,8 @@ score* for its own seat (the score table of ``docs/rules/paston.md``, via the ru
   (``partner_model=1``; ``0`` averages the two values). Uniform worlds give the declarer a
   random hand, far weaker than the hands that win auctions, so here ``infer * bid_samples``
   worlds are drawn and resampled to ``bid_samples`` by the likelihood of the others' public
-  calls (auction, contract, defence; rebuilt from the observation by :func:`public_prefix`)
+  calls (auction, contract, defence; rebuilt from the observation by
+  :func:`folkcards.search.paston_history.public_prefix`)
   under the Paston heuristic as their model
   (:func:`folkcards.search.paston_belief.weight_worlds`, each call's probability mixed with a
   uniform choice by ``infer_epsilon``). Measured: without inference the agent whisted 82
@@ -93,7 +94,7 @@ from ..envs.paston.rules import (
     trick_winner,
 )
 from ..envs.registry import game_spec
-from ..search.paston_belief import public_prefix
+from ..search.paston_history import public_prefix
 from .base import Agent, legal_actions, spec_pairs
 from .paston_heuristic import defence_call, defence_tricks
 
@@ -379,7 +380,8 @@ class PimcAgent(Agent):
         """``n`` worlds resampled from ``factor * n`` uniform ones (:meth:`PimcAgent._worlds`)
         by the likelihood of the others' public calls under ``model`` (each call mixed with a
         uniform choice by ``infer_epsilon``)."""
-        from ..search.paston_belief import resample, weight_worlds
+        from ..search.belief import resample
+        from ..search.paston_belief import weight_worlds
 
         worlds = PimcAgent._worlds(self, vector, view, n * factor)
         weights = weight_worlds(

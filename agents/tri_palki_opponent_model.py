@@ -1,8 +1,8 @@
 """A learned model of how the other Tri Palki players decide, for weighting sampled worlds.
 
 The Tri Palki search weights each sampled world by how likely the others' decisions this round
-are if their hands were that world's (:func:`folkcards.search.tri_palki_belief.worlds_log_likelihood`).
-The likelihood asks an :class:`~folkcards.search.tri_palki_belief.OpponentModel` what a player
+are if their hands were that world's (:func:`folkcards.search.tri_palki_likelihood.worlds_log_likelihood`).
+The likelihood asks an :class:`~folkcards.search.tri_palki_likelihood.OpponentModel` what a player
 holding ``hand`` facing ``centre`` does, given three public flags. The package's first model is
 the heuristic's rules (``CORE_MODEL``); this module's is a trained policy: a small multilayer
 perceptron fitted to the decisions players actually made in recorded tournaments (the training
@@ -78,7 +78,7 @@ def opponent_features(
 @dataclass(frozen=True)
 class LearnedOpponentModel:
     """A ReLU perceptron over :func:`opponent_features` → one score per move (see the module
-    docstring); an :class:`~folkcards.search.tri_palki_belief.OpponentModel`."""
+    docstring); an :class:`~folkcards.search.tri_palki_likelihood.OpponentModel`."""
 
     weights: tuple[np.ndarray, ...]
     biases: tuple[np.ndarray, ...]

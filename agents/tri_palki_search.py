@@ -19,13 +19,13 @@ another is better by that many standard errors of the paired difference).
 the other players have been choosing all round which cards to keep: their hidden cards are the
 ones they kept. The agent remembers its own observations within the round (forgotten at
 ``reset`` and when a new round begins) and rebuilds from each pair of them the other players'
-decisions in between (:func:`folkcards.search.tri_palki_belief.reconstruct_steps`; swaps are
+decisions in between (:func:`folkcards.search.tri_palki_reconstruction.reconstruct_steps`; swaps are
 public, the centre is face up), and from the deal to its first decision
-(:func:`~folkcards.search.tri_palki_belief.reconstruct_opening`). It draws ``infer * samples``
+(:func:`~folkcards.search.tri_palki_reconstruction.reconstruct_opening`). It draws ``infer * samples``
 uniform worlds and keeps ``samples`` of them, resampled in proportion to how likely all those
 decisions (passes, swaps, keeping cards, not announcing a 31) are under the rollout policy in
 each world, each counting ``(1 - eps) * [the policy makes it] + eps / options``
-(:func:`~folkcards.search.tri_palki_belief.steps_log_likelihood`, ``eps`` =
+(:func:`~folkcards.search.tri_palki_likelihood.steps_log_likelihood`, ``eps`` =
 ``infer_epsilon``; the rollout policy's rules are passed to the search code as its opponent
 model, :data:`CORE_MODEL`); identical worlds are rolled out once. At the first decision of a round the
 run of passes just before the agent is all it can use (:func:`pass_likelihood`). Everything the
@@ -96,7 +96,8 @@ from ..envs.tri_palki.rules import (
     next_alive,
     settle,
 )
-from ..search.tri_palki_belief import LIKELIHOOD_BUDGET, RECONSTRUCTION_BUDGET, OpponentModel
+from ..search.tri_palki_likelihood import LIKELIHOOD_BUDGET, OpponentModel
+from ..search.tri_palki_reconstruction import RECONSTRUCTION_BUDGET
 from .base import Agent, legal_actions, make_agent
 from .tri_palki_heuristic_core import core_move, core_moves
 from .tri_palki_opponent_model import LearnedOpponentModel, load_opponent_model
@@ -261,7 +262,7 @@ def policy_core(hand: int, centre: int, reserve_low: bool, announced: bool, deci
 
 class _CoreModel:
     """The rollout policy's rules (:func:`policy_core`) as the opponent model the worlds are
-    weighted by (:class:`folkcards.search.tri_palki_belief.OpponentModel`): it always announces
+    weighted by (:class:`folkcards.search.tri_palki_likelihood.OpponentModel`): it always announces
     a normal 31."""
 
     announces = True
@@ -386,7 +387,7 @@ class TriPalkiSearchAgent(Agent):
     def _remember(self, view: obs_mod.TriPalkiView) -> None:
         """Extend the opponents' reconstructed decisions with those since the last decision
         (a new round, or views that do not fit together, start afresh)."""
-        from ..search.tri_palki_belief import reconstruct_opening, reconstruct_steps
+        from ..search.tri_palki_reconstruction import reconstruct_opening, reconstruct_steps
 
         budget = self.params.reconstruct_budget
         steps = None
@@ -429,10 +430,11 @@ class TriPalkiSearchAgent(Agent):
         """``samples`` worlds with their engine rounds, and how many times each counts
         (``None``: once each). With ``infer`` > 1, drawn from ``infer * samples`` uniform ones
         in proportion to the likelihood of the other players' decisions this round
-        (:func:`folkcards.search.tri_palki_belief.steps_log_likelihood`), or at the first
+        (:func:`folkcards.search.tri_palki_likelihood.steps_log_likelihood`), or at the first
         decision of a round, of the passes just before it (:func:`pass_likelihood`)."""
         from ..search.belief import resample
-        from ..search.tri_palki_belief import sample_worlds, worlds_log_likelihood
+        from ..search.tri_palki_belief import sample_worlds
+        from ..search.tri_palki_likelihood import worlds_log_likelihood
 
         p = self.params
         history = any(self._histories)

@@ -35,13 +35,23 @@ import tomllib
 
 REPO = Path(__file__).resolve().parent.parent
 BENCH = Path(__file__).resolve().parent
+# belief_speed's Paston positions, in its order
+PASTON_POSITIONS = (
+    "auction",
+    "first deal",
+    "trick 5, defender",
+    "trick 5, declarer",
+    "trick 9, defender",
+)
 
 # One measurement, run in a fresh process with the tree to measure first on sys.path; prints a
-# JSON number (steps or decisions per second, wall clock).
+# JSON number (steps or decisions per second; wall clock unless --cpu).
 _PROBE = """
 import json, sys
 sys.path.insert(0, {bench!r})
 kind, game, size, seconds = {kind!r}, {game!r}, {size!r}, {seconds!r}
+import time
+clock = time.process_time if {cpu!r} else time.perf_counter
 if kind == "engine":
     import batched_speed
     rate = batched_speed.run_batched(game, size, 4, seconds, 0)["steps_per_s"]
@@ -53,22 +63,53 @@ elif kind == "solver":
     deals = [solver_speed.random_first_lead(rng, sole=bool(size)) for _ in range(40)]
     solver = solver_speed.PastonSolver()
     solver.solve(deals[0])  # compiled code loaded
-    count, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    count, start = 0, clock()
+    while clock() - start < seconds:
         solver.solve(deals[count % len(deals)])
         count += 1
-    rate = count / (time.perf_counter() - start)
+    rate = count / (clock() - start)
 elif kind == "belief":
     import time
     import numpy as np
     import belief_speed
     env, observer = belief_speed.tri_palki_position(0, 4, size)
     belief_speed.measure(game, env, observer, 50, 1, 0)  # compiled code loaded
-    count, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    count, start = 0, clock()
+    while clock() - start < seconds:
         belief_speed.measure(game, env, observer, 500, 1, count)
         count += 500
-    rate = count / (time.perf_counter() - start)
+    rate = count / (clock() - start)
+elif kind == "paston_belief":
+    import time
+    import belief_speed
+    cases = [p for p in belief_speed.positions(0) if p[0] == "paston"]
+    _, _, env, observer = cases[size]
+    belief_speed.measure("paston", env, observer, 50, 1, 0)  # first call's set-up done
+    count, start = 0, clock()
+    while clock() - start < seconds:
+        belief_speed.measure("paston", env, observer, 500, 1, count)
+        count += 500
+    rate = count / (clock() - start)
+elif kind == "pimc":
+    import time
+    from folkcards.agents import make_agent
+    from folkcards.envs import tri_palki_v0
+    spent, count, round_seed = 0.0, 0, 0
+    while spent < seconds:
+        env = tri_palki_v0.raw_env(num_players=4)
+        env.reset(seed=round_seed)
+        agents = {{a: make_agent("heuristic", "tri_palki", a, seed=1) for a in env.possible_agents}}
+        agents["player_0"] = make_agent(f"pimc:samples={{size}}", "tri_palki", "player_0", seed=0)
+        while env.agents and not any(env.terminations.values()) and not any(env.truncations.values()):
+            agent = env.agent_selection
+            start = clock()
+            action = agents[agent].act(env.observe(agent))
+            if agent == "player_0":
+                spent += clock() - start
+                count += 1
+            env.step(action)
+        round_seed += 1
+    rate = count / spent
 elif game == "tri_palki":
     import heuristic_batched_tri_palki as ht
     obs, mask = ht.sample_decisions(4, 4096, 0)
@@ -127,8 +168,12 @@ def _export(ref: str, target: Path) -> Path:
     return src
 
 
-def _measure(path: Path, kind: str, game: str, size: int, seconds: float) -> float:
-    code = _PROBE.format(bench=str(BENCH), kind=kind, game=game, size=size, seconds=seconds)
+def _measure(
+    path: Path, kind: str, game: str, size: int, seconds: float, cpu: bool = False
+) -> float:
+    code = _PROBE.format(
+        bench=str(BENCH), kind=kind, game=game, size=size, seconds=seconds, cpu=cpu
+    )
     env = dict(os.environ, PYTHONPATH=str(path))
     # run outside the repository: its folkcards/ folder would shadow the tree on the path
     out = subprocess.run(
@@ -176,6 +221,27 @@ def main(argv: list[str] | None = None) -> None:
         default=[0, 12],
         help="Tri Palki belief positions to time, by the actions played before",
     )
+    parser.add_argument(
+        "--paston-belief-cases",
+        type=int,
+        nargs="*",
+        default=[0, 2],
+        help="Paston belief positions to time, by index into belief_speed's Paston positions",
+    )
+    parser.add_argument(
+        "--pimc-samples",
+        type=int,
+        nargs="*",
+        default=[8],
+        help="worlds of the Tri Palki pimc agent whose decisions are timed (4 players, its "
+        "reconstruction, likelihood and sampling included)",
+    )
+    parser.add_argument(
+        "--cpu",
+        action="store_true",
+        help="time the solver, belief and pimc measurements in the process's CPU time instead "
+        "of wall clock (steadier on a loaded machine)",
+    )
     args = parser.parse_args(argv)
     if args.repeats < 1 or args.seconds <= 0:
         parser.error("--repeats must be positive and --seconds above 0")
@@ -184,6 +250,8 @@ def main(argv: list[str] | None = None) -> None:
     cases += [("heuristic", "tri_palki", m) for m in args.heuristic_sizes]
     cases += [("solver", "paston", sole) for sole in args.solver_cases]
     cases += [("belief", "tri_palki", turns) for turns in args.belief_turns]
+    cases += [("paston_belief", "paston", k) for k in args.paston_belief_cases]
+    cases += [("pimc", "tri_palki", samples) for samples in args.pimc_samples]
     work = Path(tempfile.mkdtemp(prefix="folkcards-before-after-"))
     try:
         before = _layout(_export(args.ref, work / "before"), work / "before" / "path")
@@ -197,7 +265,7 @@ def main(argv: list[str] | None = None) -> None:
             order = ("before", "after") if repeat % 2 == 0 else ("after", "before")
             for kind, game, size in cases:
                 for side in order:
-                    rate = _measure(sides[side], kind, game, size, args.seconds)
+                    rate = _measure(sides[side], kind, game, size, args.seconds, args.cpu)
                     print(
                         f"{kind} {game} {size} {side} repeat {repeat}: {rate:,.1f}", file=sys.stderr
                     )
@@ -206,7 +274,10 @@ def main(argv: list[str] | None = None) -> None:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"{args.ref} (before) against the working tree (after); {args.repeats} repeats of ")
-    print(f"{args.seconds:g} s; median (lowest–highest) per second, wall clock\n")
+    clock = (
+        "CPU time for the solver, belief and pimc, else wall clock" if args.cpu else "wall clock"
+    )
+    print(f"{args.seconds:g} s; median (lowest–highest) per second, {clock}\n")
     print("| measurement | N | before | after | after / before |")
     print("|---|---|---|---|---|")
     for kind, game, size in cases:
@@ -217,11 +288,15 @@ def main(argv: list[str] | None = None) -> None:
             "heuristic": f"{game} heuristic, decisions/s",
             "solver": "paston open-hand solve at the first lead, deals/s",
             "belief": "tri_palki belief (4 players), worlds/s with to_engine",
+            "paston_belief": "paston belief, worlds/s with to_engine",
+            "pimc": "tri_palki pimc (4 players), decisions/s",
         }[kind]
         n = {
             "heuristic": "per game" if size == 0 else str(size),
             "solver": "sole defender" if size else "two defenders",
             "belief": f"after {size} actions",
+            "paston_belief": PASTON_POSITIONS[size % len(PASTON_POSITIONS)],
+            "pimc": f"{size} worlds",
         }.get(kind, str(size))
         ratio = statistics.median(a) / statistics.median(b)
         print(f"| {label} | {n} | {_cell(b)} | {_cell(a)} | {ratio:.2f} |")

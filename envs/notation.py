@@ -25,142 +25,36 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .replay import replay_record
+from .text_format import Move, TextFormat, seat_word
 
 _TAG = re.compile(r'^\[(\w+) "((?:[^"\\]|\\.)*)"\]\s*$')
 _MOVE = re.compile(r"P(\d+):(\S+)")
-
-
-def _seat(agent: str) -> str:
-    return "P" + agent.rsplit("_", 1)[1]
-
-
-def _cards(cards: list[str]) -> str:
-    return " ".join(cards) if cards else "-"
 
 
 def _kwarg_tag(name: str) -> str:
     return "".join(part.capitalize() for part in name.split("_"))
 
 
-@dataclass
-class _Move:
-    agent: str
-    name: str  # the env's action name with spaces as hyphens
-
-
 def _moves_by_unit(env: Any, record: dict[str, Any], units: list[dict[str, Any]]) -> list:
     """Replay ``record`` collecting each move's name as the env spells it at that moment."""
     env.reset(seed=record["seed"], options=record.get("options") or None)
-    names: list[_Move] = []
+    names: list[Move] = []
     for agent, action in record["actions"]:
         while env.agents and (
             env.terminations[env.agent_selection] or env.truncations[env.agent_selection]
         ):
             env.step(None)
-        names.append(_Move(agent, env.action_to_string(action).replace(" ", "-")))
+        names.append(Move(agent, env.action_to_string(action).replace(" ", "-")))
         env.step(action)
     out, start = [], 0
     for unit in units:
         out.append(names[start : start + len(unit["actions"])])
         start += len(unit["actions"])
     return out
-
-
-# --- Paston ----------------------------------------------------------------------------------
-
-
-def _paston_sections(moves: list[_Move]) -> list[str]:
-    """Auction | exchange (discards, contract) | defence | play (tricks split by '/')."""
-    auction: list[_Move] = []
-    i = 0
-    while i < len(moves) and (moves[i].name == "pass" or moves[i].name.startswith("bid-")):
-        auction.append(moves[i])
-        i += 1
-    exchange = moves[i : i + 3]
-    i += len(exchange)
-    defence: list[_Move] = []
-    while i < len(moves) and moves[i].name in ("pass", "whist") and len(defence) < 2:
-        defence.append(moves[i])
-        i += 1
-    play = moves[i:]
-    active = 2 if sum(m.name == "whist" for m in defence) == 1 else 3  # a sole defender
-    tricks = [play[k : k + active] for k in range(0, len(play), active)]
-
-    def words(group: list[_Move]) -> str:
-        return " ".join(f"{_seat(m.agent)}:{m.name}" for m in group) or "-"
-
-    return [
-        words(auction),
-        words(exchange),
-        words(defence),
-        " / ".join(words(t) for t in tricks) or "-",
-    ]
-
-
-def _paston_line(number: int, deal: dict[str, Any], moves: list[_Move], agents: list[str]) -> str:
-    result = deal.get("result") or {}
-    head = f"{number}. dealer {_seat(agents[deal['dealer']])} bidder {_seat(agents[deal['first_bidder']])}"
-    if deal.get("first_deal"):
-        head += " first"
-    parts = [
-        head,
-        " / ".join(_cards(hand) for hand in deal["hands"]),
-        _cards(deal["prikup"]),
-        *_paston_sections(moves),
-    ]
-    if result:
-        first = result[agents[0]]
-        outcome = f"{first['outcome']} scores " + " ".join(
-            f"{result[a]['deal_score']:+d}" for a in agents
-        )
-        if "totals" in first:
-            outcome += " totals " + " ".join(str(t) for t in first["totals"])
-        parts.append(outcome)
-    else:
-        parts.append("unfinished")
-    return " | ".join(parts)
-
-
-# --- Tri Palki -------------------------------------------------------------------------------
-
-
-def _tri_palki_line(number: int, rnd: dict[str, Any], moves: list[_Move], agents: list[str]) -> str:
-    head = f"{number}. dealer {_seat(rnd['dealer'])} sticks " + " ".join(map(str, rnd["sticks"]))
-    words = " ".join(f"{_seat(m.agent)}:{m.name}" for m in moves) or "-"
-    result = rnd.get("result") or {}
-    if result:
-        seen = [a for a in agents if a in result]
-        first = result[seen[0]]
-        end = f"{first['outcome']} hands " + " / ".join(
-            f"{_seat(a)} {_cards(result[a]['hand'])}" for a in seen
-        )
-        end += " stick " + (" ".join(_seat(a) for a in seen if result[a]["stick"]) or "-")
-        end += f" next {_seat(first['next_dealer'])}" if first.get("next_dealer") else ""
-    else:
-        end = "unfinished"
-    return " | ".join([head, _cards(rnd["deck"]), words, end])
-
-
-@dataclass(frozen=True)
-class TextFormat:
-    """A game's text form: which record key holds its units, and how one unit is written.
-
-    ``line(number, unit, moves, agents)`` writes the unit's line; a game's registry entry names
-    its format (``GameSpec.text_format``).
-    """
-
-    units_key: str
-    line: Callable[[int, dict[str, Any], list[_Move], list[str]], str]
-
-
-PASTON_TEXT = TextFormat("deals", _paston_line)
-TRI_PALKI_TEXT = TextFormat("rounds", _tri_palki_line)
 
 
 def _format(game: Any) -> tuple[Any, TextFormat]:
@@ -294,7 +188,7 @@ def _step(env: Any, number: int, match: re.Match[str]) -> None:
         raise _error(
             number,
             column,
-            f"{match.group(0)}: {_seat(env.agent_selection)} is to act, not P{match.group(1)}",
+            f"{match.group(0)}: {seat_word(env.agent_selection)} is to act, not P{match.group(1)}",
         )
     try:
         action = env.string_to_action(match.group(2).replace("-", " "))
@@ -423,47 +317,6 @@ def replay_any(env: Any, source: str | dict[str, Any]) -> Any:
     return replay_record(env, load_record(source))
 
 
-def paston_score_sheet(record: dict[str, Any], players: list[str] | None = None) -> str:
-    """The totals of a Paston record deal by deal, the way players keep them on paper.
-
-    One row per completed deal (redeals are listed, scoring nothing): who dealt and declared,
-    the contract and outcome, each seat's deal score and its running total (the exact −121 → 0
-    reset shows as a total of 0).
-    """
-    if not isinstance(record, dict) or "deals" not in record:
-        raise ValueError("a score sheet needs a record of Paston deals")
-    names = players or [f"P{i}" for i in range(3)]
-    agents = [f"player_{i}" for i in range(3)]
-    width = max(7, *(len(n) for n in names))  # a seat's deal-score column
-    who = max(8, *(len(n) for n in names))  # the dealer and declarer columns
-    header = (
-        f"{'deal':>4}  {'dealer':<{who}}  {'declarer':<{who}}  {'contract':<11}  {'outcome':<9}"
-    )
-    header += "".join(f"  {name:>{width}} {'total':>5}" for name in names)
-    rows = [header, "-" * len(header)]
-    totals = list((record.get("options") or {}).get("totals") or [0, 0, 0])
-    for number, deal in enumerate(record["deals"], start=1):
-        result = deal.get("result")
-        if not result:
-            rows.append(f"{number:>4}  (unfinished)")
-            continue
-        first = result[agents[0]]
-        declarer = first.get("declarer")
-        row = (
-            f"{number:>4}  {names[deal['dealer']]:<{who}}  "
-            f"{(names[int(declarer[7:])] if declarer else '-'):<{who}}  "
-            f"{(first.get('contract') or '-'):<11}  {first['outcome']:<9}"
-        )
-        for seat, agent in enumerate(agents):
-            if "total" in result[agent]:
-                totals[seat] = result[agent]["total"]
-            else:
-                totals[seat] += result[agent]["deal_score"]
-            row += f"  {result[agent]['deal_score']:>+{width}d} {totals[seat]:>5d}"
-        rows.append(row)
-    return "\n".join(rows) + "\n"
-
-
 def score_sheet(record: dict[str, Any], players: list[str] | None = None) -> str:
     """The game's score sheet of ``record`` (its registry entry's ``score_sheet``);
     ``ValueError`` in one line for a game that keeps none."""
@@ -472,16 +325,12 @@ def score_sheet(record: dict[str, Any], players: list[str] | None = None) -> str
 
 
 __all__ = [
-    "PASTON_TEXT",
-    "TRI_PALKI_TEXT",
     "Recorded",
-    "TextFormat",
     "check_replays",
     "choose_record",
     "from_text",
     "load_record",
     "parse_text",
-    "paston_score_sheet",
     "read_record_file",
     "read_records",
     "replay_any",

@@ -57,6 +57,7 @@ PIECES: dict[str, tuple[str, bool]] = {
     "search_agent": ("search agent (pimc)", False),
     "expert_agent": ("expert agent (the strongest player)", False),
     "montecarlo_agent": ("one-ply Monte Carlo baseline (montecarlo)", False),
+    "iterated_agent": ("iterated search agent (iterated)", False),
     "deal_options": ("reset options of a record's deal (the gauntlet's deal sets)", False),
     "observation_size": ("observation size by table size", False),
     "size_adapter": ("table size adapter for trained models", False),
@@ -98,6 +99,7 @@ HOOK_LAYERS: dict[str, str] = {
     "unsure_search": "agents",
     "explicit_chance": "envs",
     "montecarlo_agent": "agents",
+    "iterated_agent": "agents",
     "deal_options": "evaluate",
     "belief": "search",
 }
@@ -141,7 +143,7 @@ class GameSpec:
     # agents, feature sets and trained models can act in it (None for a game of its own)
     base_game: str | None = None
     # --- the per-game pieces, each a "module:attr" hook (see PIECES); None: not supported ---
-    text_format: str | None = None  # envs: a notation.TextFormat (units key, line writer)
+    text_format: str | None = None  # envs: a text_format.TextFormat (units key, line writer)
     score_sheet: str | None = None  # envs: record, players -> the paper score sheet
     terminal_view: str | None = None  # play: the SeatView class of `folkcards play`
     spectator: str | None = None  # play: the Spectator class of `folkcards watch`
@@ -153,6 +155,7 @@ class GameSpec:
     search_agent: str | None = None  # agents: the `pimc` factory (game, seat, seed, arg)
     expert_agent: str | None = None  # agents: the `expert` factory (game, seat, seed, arg)
     montecarlo_agent: str | None = None  # agents: the `montecarlo` factory (same arguments)
+    iterated_agent: str | None = None  # agents: the `iterated` factory (same arguments)
     deal_options: str | None = None  # evaluate: (record) -> reset options of its first deal
     # evaluate: (record) -> per deal, each card's and the contract's open-hand loss
     open_hand_analysis: str | None = None
@@ -319,6 +322,11 @@ class GameSpec:
         """Rebuild an env from one of its records (the env module's ``replay``)."""
         return self.env_module().replay(record)
 
+    def record_units(self, record: dict[str, Any]) -> list[dict[str, Any]]:
+        """The deals or rounds of one of this game's records, in order (the record key its
+        text format names; ``[]`` before the first is dealt)."""
+        return list(record.get(self.piece("text_format").units_key) or [])
+
 
 PASTON = GameSpec(
     name="paston",
@@ -337,18 +345,18 @@ PASTON = GameSpec(
     higher_is_better=True,
     heuristic="folkcards.agents.paston_heuristic:PastonHeuristicAgent",
     round_word="deal",
-    text_format="folkcards.envs.notation:PASTON_TEXT",
-    score_sheet="folkcards.envs.notation:paston_score_sheet",
+    text_format="folkcards.envs.paston.notation:PASTON_TEXT",
+    score_sheet="folkcards.envs.paston.notation:paston_score_sheet",
     terminal_view="folkcards.play.paston_view:PastonTable",
-    spectator="folkcards.play.watch:PastonSpectator",
-    web_view="folkcards.web.views:PASTON_VIEW",
+    spectator="folkcards.play.paston_spectator:PastonSpectator",
+    web_view="folkcards.web.paston_view:PASTON_VIEW",
     tournament_scorer="folkcards.evaluate.scoring:score_paston",
     statistics="folkcards.evaluate.statistics.paston_behaviour:PASTON_STATISTICS",
     batched_engine="folkcards.envs.paston_v0:vector_env",
     batched_heuristic="folkcards.agents.paston_heuristic_batched:BatchedPastonHeuristic",
     search_agent="folkcards.agents.pimc:make_pimc_agent",
     expert_agent="folkcards.agents.paston_expert:make_expert_agent",
-    montecarlo_agent="folkcards.agents.montecarlo:make_paston_montecarlo",
+    montecarlo_agent="folkcards.agents.paston_montecarlo:make_paston_montecarlo",
     deal_options="folkcards.evaluate.storage.deal_sets:paston_deal",
     open_hand_analysis="folkcards.evaluate.statistics.paston_open_hand_analysis:analyse_record",
     open_hand_solver="folkcards.search.paston_solver:PastonSolver",
@@ -390,17 +398,18 @@ GAMES: dict[str, GameSpec] = {
         round_word="round",
         observation_offsets="folkcards.envs.tri_palki.observation:observation_offsets",
         turn_counter="turns",
-        text_format="folkcards.envs.notation:TRI_PALKI_TEXT",
+        text_format="folkcards.envs.tri_palki.notation:TRI_PALKI_TEXT",
         terminal_view="folkcards.play.tri_palki_view:TriPalkiTable",
-        spectator="folkcards.play.watch:TriPalkiSpectator",
-        web_view="folkcards.web.views:TRI_PALKI_VIEW",
+        spectator="folkcards.play.tri_palki_spectator:TriPalkiSpectator",
+        web_view="folkcards.web.tri_palki_view:TRI_PALKI_VIEW",
         tournament_scorer="folkcards.evaluate.scoring:score_tri_palki",
         statistics="folkcards.evaluate.statistics.tri_palki_behaviour:TRI_PALKI_STATISTICS",
         batched_engine="folkcards.envs.tri_palki_v0:vector_env",
         batched_heuristic="folkcards.agents.tri_palki_heuristic_batched:BatchedTriPalkiHeuristic",
         search_agent="folkcards.agents.tri_palki_search:make_tri_palki_search_agent",
         expert_agent="folkcards.agents.tri_palki_search:make_tri_palki_expert_agent",
-        montecarlo_agent="folkcards.agents.montecarlo:make_tri_palki_montecarlo",
+        montecarlo_agent="folkcards.agents.tri_palki_montecarlo:make_tri_palki_montecarlo",
+        iterated_agent="folkcards.agents.tri_palki_net_search:make_net_search_agent",
         deal_options="folkcards.evaluate.storage.deal_sets:tri_palki_deal",
         observation_size="folkcards.envs.tri_palki.observation:observation_size",
         size_adapter="folkcards.agents.size_adapter:SIZE_ADAPTER",
@@ -454,6 +463,7 @@ GAMES["tri_palki_tiny"] = replace(
     expert_agent=None,
     unsure_search=None,
     montecarlo_agent=None,
+    iterated_agent=None,
     belief=None,  # the samplers deal from the full deck
     deal_options=None,  # its nine-card deals are not the full game's held-out deal sets
     explicit_chance="folkcards.envs.tri_palki.chance:TriPalkiTinyChance",

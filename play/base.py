@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from folkcards.envs.registry import game_spec
 
 QUIT_WORDS = {"quit", "exit", "q", "leave", ":q"}
 HELP_WORDS = {"help", "h", "?", "moves", "commands"}
@@ -61,7 +62,6 @@ class SeatView:
     Subclasses say how to show the table, read a typed move and narrate the others' moves.
     """
 
-    record_key = ""  # where record() keeps its episodes: "deals" or "rounds"
     default_mode = ""  # the episode mode terminal play uses unless told otherwise
 
     def __init__(self, env: Any, seat: int, labels: list[str], cards: Any, rules: Any):
@@ -97,7 +97,8 @@ class SeatView:
 
     def new_results(self) -> list[str]:
         """Summaries of the episodes finished since the last call."""
-        done = [e for e in self.raw.record()[self.record_key] if e.get("result")]
+        record = self.raw.record()
+        done = [e for e in game_spec(record["game"]).record_units(record) if e.get("result")]
         out = []
         for episode in done[self.results_seen :]:
             out.extend(self.summary(episode["result"]))

@@ -15,7 +15,7 @@ from folkcards.envs.paston import rules
 from folkcards.envs.paston.observation import decode
 
 from .base import MoveError, SeatView, normalize, plural
-from .explain import paston_explanations
+from .paston_explain import paston_explanations
 
 RULES_PAGE = "docs/rules/paston.md"
 
@@ -82,7 +82,6 @@ def level_name(level: int) -> str:
 class PastonTable(SeatView):
     """Paston from one seat's point of view: what to show, how to read a typed move."""
 
-    record_key = "deals"
     default_mode = "deal"
     phase_rules = PHASE_RULES
     rules_page = RULES_PAGE

@@ -16,7 +16,7 @@ from folkcards.envs.tri_palki.kernels import swapped_cards
 from folkcards.envs.tri_palki.observation import decode
 
 from .base import MoveError, SeatView, normalize, plural
-from .explain import tri_palki_explanations
+from .tri_palki_explain import tri_palki_explanations
 
 RULES_PAGE = "docs/rules/tri_palki.md"
 
@@ -50,7 +50,6 @@ DECLINE_WORDS = {
 class TriPalkiTable(SeatView):
     """Tri Palki from one seat's point of view."""
 
-    record_key = "rounds"
     default_mode = "match"
     phase_rules = PHASE_RULES
     rules_page = RULES_PAGE

@@ -1,4 +1,4 @@
-"""Watching a game as a spectator: every hand, the prikup and the discards shown face up.
+"""Watching a game as a spectator: every card shown face up (each game narrates itself).
 
 :func:`watch_agents` lets agents play (through the one episode loop); :func:`watch_record`
 plays back ``env.unwrapped.record()`` (a file, or a unit stored by a tournament) through the
@@ -17,14 +17,9 @@ from typing import Any
 from folkcards.agents import make_agent
 from folkcards.agents.episode import Decision, play_episode
 from folkcards.agents.table_sizes import check_table
-from folkcards.envs.cards import PASTON_CARDS, TRI_PALKI_CARDS, mask_to_cards
-from folkcards.envs.paston import rules as paston
 from folkcards.envs.registry import GameSpec, game_spec
-from folkcards.envs.tri_palki import rules as tri_palki
-from folkcards.envs.tri_palki.kernels import swapped_cards
 
-from .base import Announced, InputFn, WriteFn, normalize, plural, signed
-from .explain import paston_explanations, tri_palki_explanations
+from .base import Announced, InputFn, WriteFn, normalize, signed
 
 
 class StopWatching(Exception):
@@ -53,9 +48,8 @@ class Pacer:
 
 
 class Spectator:
-    """Narrates one env for a spectator; subclasses know their game."""
-
-    record_key = ""
+    """Narrates one env for a spectator; subclasses know their game (the registry's
+    ``spectator`` piece, ``play/<game>_spectator.py``)."""
 
     def __init__(
         self,
@@ -74,7 +68,9 @@ class Spectator:
         self.before: dict[str, Any] = {}
 
     def episodes(self) -> list[dict[str, Any]]:
-        return self.raw.record()[self.record_key]
+        """The deals or rounds of the record so far."""
+        record = self.raw.record()
+        return game_spec(record["game"]).record_units(record)
 
     def before_action(self, agent: str) -> None:
         """Called just before ``agent``'s action is applied: open a new deal/round if any."""
@@ -107,172 +103,6 @@ class Spectator:
 
     def result_lines(self, result: dict[str, dict[str, Any]]) -> list[str]:
         raise NotImplementedError
-
-
-class PastonSpectator(Spectator):
-    record_key = "deals"
-
-    def cards(self, names: Sequence[str]) -> str:
-        """Card names as symbols, a wider gap between suits."""
-        ids = [PASTON_CARDS.card_id(c) for c in names]
-        suits = [[c for c in ids if PASTON_CARDS.suit(c) == suit] for suit in range(4)]
-        return "   ".join(" ".join(PASTON_CARDS.symbol(c) for c in s) for s in suits if s) or "—"
-
-    def opening(self, record: dict[str, Any]) -> list[str]:
-        names = self.env.possible_agents
-        lines = [
-            f"--- deal {self.episode_number or self.opened}: dealer {names[record['dealer']]}, "
-            f"first bidder {names[record['first_bidder']]}"
-        ]
-        for name, hand in zip(names, record["hands"], strict=True):
-            lines.append(f"  {self.labels[name]}: {self.cards(hand)}")
-        lines.append(f"  prikup (face down): {self.cards(record['prikup'])}")
-        return lines
-
-    def snapshot(self, agent: str) -> dict[str, Any]:
-        deal = self.raw.state_deal()
-        return {"phase": paston.PHASE_NAMES[deal.phase], "trick": list(deal.trick),
-                "tricks": list(deal.tricks), "deal": deal}  # fmt: skip
-
-    def describe(self, agent: str, action: int) -> list[str]:
-        who, before = self.labels[agent], self.before
-        phase, deal = before["phase"], self.raw.state_deal()
-        names = self.env.possible_agents
-        card = PASTON_CARDS.symbol(action) if action < paston.NUM_CARDS else ""
-        if phase == "play":
-            lines = [f"  {who} plays {card}"]
-            if deal is before["deal"] and sum(deal.tricks) > sum(before["tricks"]):
-                winner = next(s for s in range(3) if deal.tricks[s] > before["tricks"][s])
-                shown = ", ".join(
-                    f"{names[s]} {PASTON_CARDS.symbol(c)}"
-                    for s, c in [*before["trick"], (names.index(agent), action)]
-                )
-                lines.append(
-                    f"  trick: {shown} → {names[winner]} ({plural(deal.tricks[winner], 'trick')})"
-                )
-            return lines
-        if phase == "discard":
-            return [f"  {who} discards {card} (face down)"]
-        text = self.raw.action_to_string(action)
-        lines = [f"  {who}: {text}"]
-        if action == paston.SURRENDER:
-            lines = [f"  {who} surrenders"]
-        elif paston.CONTRACT_BASE <= action < paston.SURRENDER:
-            level = action - paston.CONTRACT_BASE
-            trump = "spades" if level == paston.BEST_SPADES else paston.LEVEL_NAMES[level]
-            lines.append(f"  trumps: {trump}, factor {paston.LEVEL_FACTOR[level]}")
-        if phase == "auction" and deal is before["deal"] and deal.declarer >= 0:
-            lines.append(self._declared(deal))
-        return lines
-
-    def _declared(self, deal: Any) -> str:
-        names = self.env.possible_agents
-        declarer = names[deal.declarer]
-        prikup = " ".join(PASTON_CARDS.symbol(c) for c in mask_to_cards(deal.prikup))
-        if deal.all_pass:
-            jack = paston.JACK_OF_SPADES in mask_to_cards(deal.hands[deal.declarer] & ~deal.prikup)
-            card = "J♠" if jack else "7♠ (the J♠ is in the prikup)"
-            why = f"all three passed: {declarer} holds the {card}, so must declare"
-        else:
-            why = f"{declarer} wins the auction at {paston.LEVEL_NAMES[deal.high_bid]}"
-        return f"  {why}; takes the prikup {prikup}"
-
-    def result_lines(self, result: dict[str, dict[str, Any]]) -> list[str]:
-        first = next(iter(result.values()))
-        head = {
-            "played": f"{first['contract']} played".replace("_", " "),
-            "auto_win": "both opponents passed: the declarer wins without play",
-            "surrender": "the declarer surrendered",
-            "redeal": "all passed with J♠ and 7♠ in the prikup: the same dealer deals again",
-        }.get(first["outcome"], first["outcome"])
-        lines = [f"Deal over: {head}"]
-        lines += ["  " + line for line in paston_explanations(result, self.labels.__getitem__)]
-        lines.append(
-            "Scores: " + ", ".join(f"{n} {signed(r['deal_score'])}" for n, r in result.items())
-        )
-        if "totals" in first:
-            names = self.env.possible_agents
-            lines.append(
-                "Totals: "
-                + ", ".join(f"{n} {t}" for n, t in zip(names, first["totals"], strict=True))
-            )
-            infos: dict[str, Any] = next(iter(self.raw.infos.values()), {})
-            winners = infos.get("winners")  # only in the env's infos, not in the record
-            if winners:
-                lines.append(f"Game over: {' and '.join(winners)} won")
-        return lines
-
-
-class TriPalkiSpectator(Spectator):
-    record_key = "rounds"
-
-    @staticmethod
-    def cards(cards: Sequence[int]) -> str:
-        return " ".join(TRI_PALKI_CARDS.symbol(c) for c in cards) or "—"
-
-    def hand(self, rnd: Any, seat: int) -> str:
-        cards = rnd.hand_cards(seat)
-        kind = tri_palki.hand_kind(cards)
-        extra = "" if kind == "normal" else f", {kind.replace('_', ' ')}"
-        return f"{self.cards(cards)} ({tri_palki.hand_value(cards)}{extra})"
-
-    def opening(self, record: dict[str, Any]) -> list[str]:
-        rnd = self.raw.state_round()
-        names = self.env.possible_agents
-        lines = [
-            f"--- round {self.episode_number or record['round'] + 1}: dealer {record['dealer']}, "
-            f"reserve {rnd.reserve_count} cards"
-        ]
-        for seat, name in enumerate(names):
-            if rnd.alive[seat]:
-                lines.append(f"  {self.labels[name]}: {self.hand(rnd, seat)}")
-        for washed in rnd.washes:
-            lines.append(f"  washed at the deal: {self.cards(mask_to_cards(washed))}")
-        lines.append(f"  centre: {self.cards(mask_to_cards(rnd.centre))}")
-        return lines
-
-    def snapshot(self, agent: str) -> dict[str, Any]:
-        rnd = self.raw.state_round()
-        seat = self.env.possible_agents.index(agent)
-        return {"round": rnd, "hand": rnd.hand_cards(seat), "centre": mask_to_cards(rnd.centre),
-                "washes": len(rnd.washes)}  # fmt: skip
-
-    def describe(self, agent: str, action: int) -> list[str]:
-        who, before = self.labels[agent], self.before
-        rnd = self.raw.state_round()
-        seat = self.env.possible_agents.index(agent)
-        if action == tri_palki.PASS:
-            return [f"  {who} passes"]
-        if action == tri_palki.ANNOUNCE:
-            return [f"  {who} announces the last round!"]
-        if action == tri_palki.NO_ANNOUNCE:
-            return [f"  {who} holds 31 and does not announce"]
-        if action == tri_palki.SWAP_ALL:
-            what = f"swaps all: gives {self.cards(before['hand'])}, takes {self.cards(before['centre'])}"
-        else:
-            give, take = swapped_cards(before["hand"], before["centre"], action)
-            what = f"gives {self.cards([give])}, takes {self.cards([take])}"
-        if rnd is not before["round"]:  # the round ended and the next one began
-            return [f"  {who} {what}"]
-        lines = [f"  {who} {what} → {self.hand(rnd, seat)}"]
-        for washed in rnd.washes[before["washes"] :]:
-            lines.append(f"  wash! {self.cards(mask_to_cards(washed))} leave the game")
-        lines.append(f"  centre: {self.cards(mask_to_cards(rnd.centre))}")
-        return lines
-
-    def result_lines(self, result: dict[str, dict[str, Any]]) -> list[str]:
-        first = next(iter(result.values()))
-        lines = [f"Round over: {first['outcome'].replace('_', ' ')}"]
-        lines += ["  " + line for line in tri_palki_explanations(result, self.labels.__getitem__)]
-        lines.append(
-            "Sticks: "
-            + ", ".join(
-                f"{n} {'out' if r['eliminated'] else r['sticks']}" for n, r in result.items()
-            )
-        )
-        if first.get("winner"):
-            lines.append(f"Match over: {first['winner']} wins")
-        return lines
 
 
 class _Recorded:

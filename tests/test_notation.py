@@ -8,7 +8,8 @@ import re
 import pytest
 from folkcards.agents import make_agent
 from folkcards.agents.episode import play_episode
-from folkcards.envs.notation import from_text, load_record, paston_score_sheet, to_text
+from folkcards.envs.notation import from_text, load_record, to_text
+from folkcards.envs.paston.notation import paston_score_sheet
 from folkcards.envs.registry import game_spec
 
 SETTINGS = [

@@ -182,7 +182,7 @@ class TableGame:
         self.published = json.dumps(view).encode()
 
     def result(self, record: dict[str, Any]) -> dict[str, Any] | None:
-        units = record.get("deals") or record.get("rounds") or []
+        units = game_spec(self.game).record_units(record)
         last = next((u["result"] for u in reversed(units) if u.get("result")), None)
         return last
 
@@ -521,11 +521,10 @@ def _replay(record: dict[str, Any]) -> dict[str, Any]:
     game = record["game"]
     frames = replay_frames(game, record)
     players = frames[0]["views"][0]["players"]
-    units = record.get("deals") or record.get("rounds") or []
     return {
         "game": game,
         "names": [f"P{s}" for s in range(players)],
         "frames": frames,
-        "dealt": [u.get("hands") or u.get("deck") for u in units],
+        "dealt": unit_cards(game, record, "dealt"),
         "prikups": unit_cards(game, record),
     }

@@ -11,7 +11,7 @@ finished tricks and their winners), fed only that seat's observation and the mov
 which are public once each ends.
 
 What differs between games is one :class:`WebLayout` per game, named by its registry entry
-(``GameSpec.web_view``): :data:`PASTON_VIEW`, :data:`TRI_PALKI_VIEW`.
+(``GameSpec.web_view``) and written with the game (``web/<game>_view.py``).
 """
 
 from __future__ import annotations
@@ -22,9 +22,7 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
-from folkcards.envs.cards import PASTON_CARDS, TRI_PALKI_CARDS, CardSet
-from folkcards.envs.paston.rules import trick_winner
-from folkcards.envs.paston.vocabulary import LEVEL_NAMES
+from folkcards.envs.cards import CardSet
 from folkcards.envs.registry import game_spec
 
 # (view, seat, players, cards) -> None: the game's own finishing of a seat's view, in place
@@ -49,8 +47,8 @@ class WebLayout:
     Fields of the decoded view: ``seat_lists`` hold one entry per relative seat, ``seat_indexes``
     a relative seat; ``card_lists`` hold card ids, ``card_lists_per_seat`` one card list per
     seat. ``finish`` adds the game's own fields; ``event`` words a move for a viewer.
-    ``prikup_key`` is the unit key of cards a spectator's replay lists per unit (``None``:
-    none). ``page`` names the page's renderer of this game's table (``static/app.js``).
+    ``dealt_key`` and ``prikup_key`` are the unit keys of the dealt cards and of the cards a
+    spectator's replay lists per unit (``None``: none). ``page`` names the page's renderer of this game's table (``static/app.js``).
     ``follow`` keeps the public history a seat has seen (:class:`SeatMemory`), ``recall`` picks
     what of it a view shows (e.g. only the current deal's tricks); ``unit_start`` tells a view
     at the start of a deal or round (the table's history starts afresh there); ``sheet`` makes
@@ -64,6 +62,7 @@ class WebLayout:
     card_lists_per_seat: tuple[str, ...]
     event: Event
     page: str
+    dealt_key: str
     finish: Finish | None = None
     prikup_key: str | None = None
     follow: Follow | None = None
@@ -72,7 +71,8 @@ class WebLayout:
     sheet: Sheet | None = None
 
 
-def _absolute(seat: int, relative: int | None, players: int) -> int | None:
+def absolute_seat(seat: int, relative: int | None, players: int) -> int | None:
+    """The absolute seat of ``relative`` (a seat as ``seat`` sees it; ``None`` stays ``None``)."""
     return None if relative is None else (seat + relative) % players
 
 
@@ -120,7 +120,7 @@ def score_sheet(game: str, record: dict[str, Any], players: int) -> dict[str, An
     """The running score sheet of a record's finished deals or rounds (public once each ends):
     ``{"unit", "rows": [{"label", "values", "note"}], "total", "higher_is_better"}``; ``None``
     for a game without a ``sheet`` piece."""
-    units = record.get("deals") or record.get("rounds") or []
+    units = game_spec(game).record_units(record)
     return _sheet(game, [unit["result"] for unit in units if unit.get("result")], players)
 
 
@@ -149,7 +149,7 @@ def seat_view(game: str, env: Any, seat: int, memory: SeatMemory | None = None) 
             rel = view[key]
             view[key] = [rel[(s - seat) % players] for s in range(players)]
     for key in web.seat_indexes:
-        view[key] = _absolute(seat, view.get(key), players)
+        view[key] = absolute_seat(seat, view.get(key), players)
     for key in web.card_lists:
         view[key] = [cards.name(c) for c in view[key]]
     for key in web.card_lists_per_seat:
@@ -185,7 +185,7 @@ def replay_frames(game: str, record: dict[str, Any]) -> list[dict[str, Any]]:
     env.reset(seed=record["seed"], options=record.get("options") or None)
     players = len(env.possible_agents)
 
-    units = record.get("deals") or record.get("rounds") or []
+    units = spec.record_units(record)
     unit_of_move = [i for i, unit in enumerate(units) for _ in unit["actions"]]
 
     # the sheet after a move: the units finished so far (a unit's result counts from its last
@@ -220,161 +220,19 @@ def replay_frames(game: str, record: dict[str, Any]) -> list[dict[str, Any]]:
     return frames
 
 
-def unit_cards(game: str, record: dict[str, Any]) -> list[Any] | None:
-    """The cards a replay lists per deal (Paston's prikups); ``None`` for a game without."""
-    key = layout(game).prikup_key
+def unit_cards(game: str, record: dict[str, Any], which: str = "prikup") -> list[Any] | None:
+    """The cards a replay lists per deal or round: ``"prikup"`` (Paston's prikups; ``None`` for
+    a game without) or ``"dealt"`` (the dealt cards: Paston's hands, Tri Palki's deck)."""
+    key = layout(game).prikup_key if which == "prikup" else layout(game).dealt_key
     if key is None:
         return None
-    units = record.get("deals") or record.get("rounds") or []
-    return [unit.get(key) for unit in units]
-
-
-# --- Paston ----------------------------------------------------------------------------------
-
-_LEVELS = tuple(name.replace("_", " ") for name in LEVEL_NAMES)
-
-
-def _paston_finish(view: dict[str, Any], seat: int, players: int, cards: CardSet) -> None:
-    view["trick"] = [
-        [_absolute(seat, rel, players), cards.name(card)] for rel, card in view["trick"]
-    ]
-    view["high_bid_name"] = None if view["high_bid"] is None else _LEVELS[view["high_bid"]]
-    view["contract_name"] = None if view["contract"] is None else _LEVELS[view["contract"]]
-    if view["totals"] is not None:  # the observation holds totals / 121 (clipped to ±2)
-        view["totals"] = [round(total) for total in view["totals"]]
-
-
-def _paston_follow(
-    memory: dict[str, Any], view: Any, viewer: int, players: int, actor: int, action: int
-) -> list[str]:
-    """A card played in the play phase (public); when it ends a trick, the trick and its
-    winner become ``last_trick`` and join ``tricks_won`` (this deal's tricks, in order)."""
-    if view.phase != "play" or not 0 <= action < PASTON_CARDS.num_cards or view.trump is None:
-        return []
-    if not view.trick and not any(view.tricks):  # the first card of a deal
-        memory["tricks_won"] = []
-    trick = [(_absolute(viewer, rel, players), card) for rel, card in view.trick]
-    trick.append((actor, action))
-    if len(trick) < view.num_active:
-        return []
-    winner = trick_winner(trick, view.trump)
-    number = sum(view.tricks) + 1
-    done = {
-        "number": number,
-        "winner": winner,
-        "cards": [[seat, PASTON_CARDS.name(card)] for seat, card in trick],
-    }
-    memory["last_trick"] = done
-    memory.setdefault("tricks_won", []).append(done)
-    return [f"trick {number} won by P{winner}"]
-
-
-def _paston_recall(memory: dict[str, Any], view: dict[str, Any]) -> dict[str, Any]:
-    """The tricks of the deal on the table (once a new deal is dealt, the last one's cards are
-    no longer shown: they are in the new hands)."""
-    played = {card for cards in view["played"] for card in cards}
-    won = memory.get("tricks_won", [])
-    if not all(card in played for trick in won for _, card in trick["cards"]):
-        return {"last_trick": None, "tricks_won": []}
-    return {"last_trick": memory.get("last_trick") if won else None, "tricks_won": won}
-
-
-def _paston_sheet(results: list[dict[str, Any]], players: int) -> dict[str, Any]:
-    rows = []
-    total = None
-    for number, result in enumerate(results, 1):
-        seats = [result[f"player_{s}"] for s in range(players)]
-        first = seats[0]
-        declarer = first.get("declarer")
-        note = first.get("outcome", "")
-        if first.get("contract") and declarer:
-            note = f"{first['contract'].replace('_', ' ')} by P{declarer.split('_')[1]}, {note}"
-        rows.append(
-            {"label": str(number), "values": [s["deal_score"] for s in seats], "note": note}
-        )
-        total = [s.get("total", s["deal_score"]) for s in seats]
-    return {"rows": rows, "total": total}
-
-
-def _paston_unit_start(view: Any) -> bool:
-    return view.phase == "auction" and not any(view.bids) and not any(view.auction_passed)
-
-
-def _paston_event(name: str, view: Any, actor: int, private_to_actor: bool) -> str | None:
-    if view.phase == "discard" and private_to_actor:
-        return f"P{actor} discards a card"
-    return f"P{actor}: {name}"
-
-
-PASTON_VIEW = WebLayout(
-    cards=PASTON_CARDS,
-    seat_lists=(
-        "played",
-        "auction_passed",
-        "bids",
-        "whist",
-        "defence_pass",
-        "tricks",
-        "voids",
-        "totals",
-    ),
-    seat_indexes=("trick_leader", "to_act", "dealer", "first_bidder", "high_bidder", "declarer"),
-    card_lists=("hand", "prikup", "discards"),
-    card_lists_per_seat=("played",),
-    event=_paston_event,
-    page="tricks",
-    finish=_paston_finish,
-    prikup_key="prikup",
-    follow=_paston_follow,
-    recall=_paston_recall,
-    unit_start=_paston_unit_start,
-    sheet=_paston_sheet,
-)
-
-
-# --- Tri Palki -------------------------------------------------------------------------------
-
-
-def _tri_palki_event(name: str, view: Any, actor: int, private_to_actor: bool) -> str | None:
-    who = f"P{actor}"
-    if name == "no announce":
-        return None if private_to_actor else f"{who}: does not announce"
-    if name.startswith("swap ") and name != "swap all":
-        _, give, take = name.split()
-        return f"{who}: gives {give}, takes {take}"
-    return f"{who}: {name}"
-
-
-def _tri_palki_sheet(results: list[dict[str, Any]], players: int) -> dict[str, Any]:
-    rows = []
-    before = [0] * players
-    for number, result in enumerate(results, 1):
-        seats = [result[f"player_{s}"] for s in range(players)]
-        after = [seat["sticks"] for seat in seats]
-        gained = [a - b for a, b in zip(after, before, strict=True)]
-        rows.append({"label": str(number), "values": gained, "note": seats[0].get("outcome", "")})
-        before = after
-    return {"rows": rows, "total": before if rows else None}
-
-
-TRI_PALKI_VIEW = WebLayout(
-    cards=TRI_PALKI_CARDS,
-    seat_lists=("known", "sticks", "eliminated", "final_turn_pending"),
-    seat_indexes=("dealer", "to_act", "announcer"),
-    card_lists=("hand", "centre", "washed"),
-    card_lists_per_seat=("known",),
-    event=_tri_palki_event,
-    page="swaps",
-    unit_start=lambda view: view.turn_fraction == 0,  # no turn taken yet this round
-    sheet=_tri_palki_sheet,
-)
+    return [unit.get(key) for unit in game_spec(game).record_units(record)]
 
 
 __all__ = [
-    "PASTON_VIEW",
-    "TRI_PALKI_VIEW",
     "SeatMemory",
     "WebLayout",
+    "absolute_seat",
     "layout",
     "public_event",
     "replay_frames",

@@ -1,8 +1,8 @@
 """Tri Palki's rules as compiled kernels: the one copy every fast path calls.
 
 The batched engine (:mod:`.batched`), the heuristic (:mod:`folkcards.agents.tri_palki_heuristic_core`,
-:mod:`folkcards.agents.tri_palki_heuristic_batched`) and the belief
-(:mod:`folkcards.search.tri_palki_belief`) take these rules from here; :mod:`.rules` states them
+:mod:`folkcards.agents.tri_palki_heuristic_batched`) and the belief's likelihood
+(:mod:`folkcards.search.tri_palki_likelihood`) take these rules from here; :mod:`.rules` states them
 in plain Python and stays the reference the differential tests compare against
 (``tests/tri_palki/test_kernels.py``). A hand is a bitmask over card ids ``9 * suit + rank``.
 

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from folkcards.agents import make_agent
 from folkcards.agents.episode import play_episode
-from folkcards.agents.montecarlo import _STRENGTH, _copy, greedy_action
+from folkcards.agents.montecarlo import copy_state as _copy
+from folkcards.agents.tri_palki_montecarlo import _STRENGTH, greedy_action
 from folkcards.envs.registry import game_spec
 from folkcards.envs.tri_palki.rules import ANNOUNCE, PASS, TriPalkiRound
 

@@ -11,7 +11,6 @@ from folkcards.agents.pimc import (
     PimcAgent,
     greedy_discard,
     parse_spec,
-    public_prefix,
     table_scores,
 )
 from folkcards.envs import paston_v0
@@ -29,6 +28,7 @@ from folkcards.envs.paston.rules import (
     SURRENDER,
     WHIST,
 )
+from folkcards.search.paston_history import public_prefix
 
 SMALL = "pimc:samples=4,bid_samples=3,discard_samples=2"
 

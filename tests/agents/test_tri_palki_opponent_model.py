@@ -15,7 +15,7 @@ from folkcards.agents.tri_palki_opponent_model import (
     opponent_features,
 )
 from folkcards.agents.tri_palki_search import CORE_MODEL, shipped_opponent_model
-from folkcards.search.tri_palki_belief import worlds_log_likelihood
+from folkcards.search.tri_palki_likelihood import worlds_log_likelihood
 
 from folkcards.cli import main
 

@@ -366,7 +366,7 @@ def test_decisions_do_not_depend_on_hidden_cards():
     """Replay a round's public history in a world with other hidden cards (drawn from
     player_0's information and loaded into an env): a pimc agent with the same seed, fed its
     own observations there, makes every decision the first one made."""
-    from folkcards.search.tri_palki_belief import public_history
+    from folkcards.search.tri_palki_history import public_history
 
     checked = 0
     for seed in range(8):

@@ -15,12 +15,9 @@ from folkcards.agents.tri_palki_heuristic_core import core_moves
 from folkcards.agents.tri_palki_search import CORE_MODEL, policy_core
 from folkcards.envs.tri_palki import observation as obs_mod
 from folkcards.envs.tri_palki.rules import TRIPLES
-from folkcards.search.tri_palki_belief import (
-    reconstruct_steps,
-    sample_worlds,
-    steps_log_likelihood,
-    worlds_log_likelihood,
-)
+from folkcards.search.tri_palki_belief import sample_worlds
+from folkcards.search.tri_palki_likelihood import steps_log_likelihood, worlds_log_likelihood
+from folkcards.search.tri_palki_reconstruction import reconstruct_steps
 
 from .tri_palki_heuristic_reference import reference_policy_core
 from .tri_palki_styles import play_rounds, style_opponents

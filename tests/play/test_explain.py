@@ -11,7 +11,8 @@ import pytest
 from folkcards.agents import make_agent
 from folkcards.agents.episode import play_episode
 from folkcards.envs.registry import game_spec
-from folkcards.play.explain import paston_explanations, tri_palki_explanations
+from folkcards.play.paston_explain import paston_explanations
+from folkcards.play.tri_palki_explain import tri_palki_explanations
 
 
 def _number(text: str) -> int:

@@ -20,6 +20,7 @@ from folkcards.envs.tri_palki.rules import TRIPLES
 from folkcards.search import paston_belief as pb
 from folkcards.search import tri_palki_belief as tb
 from folkcards.search.belief import resample
+from folkcards.search.tri_palki_history import public_history
 from scipy.stats import chisquare
 
 ALL_PASTON = (1 << 32) - 1
@@ -647,7 +648,7 @@ def test_tri_palki_no_leak_of_hidden_cards():
             seen |= rnd.known[seat]
         # cards hidden from the observer and never shown: in other hands or the reserve
         ever_shown = seen
-        for event in tb.public_history(env):
+        for event in public_history(env):
             for item in event[1:]:
                 for card in item if isinstance(item, list) else []:
                     ever_shown |= 1 << card

@@ -23,13 +23,13 @@ from folkcards.envs.tri_palki.rules import (
     SWAP_ALL,
     TriPalkiRound,
 )
-from folkcards.search.tri_palki_belief import (
+from folkcards.search.tri_palki_likelihood import steps_log_likelihood
+from folkcards.search.tri_palki_reconstruction import (
     STEP_OFFER,
     STEP_PASS,
     OpponentStep,
     reconstruct_opening,
     reconstruct_steps,
-    steps_log_likelihood,
 )
 
 EPS = 0.1
