@@ -396,7 +396,7 @@ def _gauntlet_rows(game: str, players: int, cache: dict[str, Any]) -> list[dict[
 def _exploits_of(game: str, agent: str, cache: dict[str, Any]) -> list[tuple[str, Any]]:
     """The stored best-response runs of ``agent`` in ``game`` (the agents' page's choice), by
     table size."""
-    from folkcards.evaluate.pages.agents import exploits_of, read_exploits
+    from folkcards.evaluate.pages.exploit_runs import exploits_of, read_exploits
 
     found = exploits_of(read_exploits(ROOT / EXPLOIT_DIR), game, agent)
     runs = [f"exploit_{e.folder.name}" for e in found]
@@ -486,7 +486,8 @@ def process_tables(text: str, cache: dict[str, Any]) -> tuple[str, list[str]]:
 def agents_page_problems() -> list[str]:
     """Whether ``docs/agents.md`` is what its stored results give (``folkcards agents-page
     --from-results`` rewrites it)."""
-    from folkcards.evaluate.pages.agents import load_results, read_exploits, render
+    from folkcards.evaluate.pages.agents import load_results, render
+    from folkcards.evaluate.pages.exploit_runs import read_exploits
 
     page = ROOT / "docs" / "agents.md"
     data = load_results(ROOT / AGENTS_RESULTS)

@@ -41,8 +41,6 @@ LONG_MODULES: dict[str, str] = {
     "train/tri_palki_iterate.py": (
         "still to split: expert iteration's config, collect, fit, gate and report steps"
     ),
-    "train/exploit.py": "being split",
-    "evaluate/agents_page.py": "being split",
 }
 
 

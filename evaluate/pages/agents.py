@@ -25,7 +25,6 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -35,6 +34,7 @@ from folkcards.envs.registry import GAMES, GameSpec, canonical_game, game_spec
 from ..arguments import parse_line
 from ..config import counted
 from ..formatting import format_seconds, interval, md_table, num, score_digits, signed
+from .exploit_runs import Exploit, exploits_of, read_exploits, same_agent
 
 FORMAT = 1
 DEFAULT_OUT = Path("docs/agents.md")
@@ -70,12 +70,6 @@ def entry_key(spec: GameSpec, players: int, agents: int) -> str:
     """Where ``results.json`` keeps a round robin: the game's name at its default table
     (:func:`table_size`), ``<game>_<n>p`` at another."""
     return spec.name if players == table_size(spec, agents) else f"{spec.name}_{players}p"
-
-
-def same_agent(a: str, b: str, game: str) -> bool:
-    """Whether two specs name the same agent of ``game`` (``ppo`` and ``ppo:paston`` do: a
-    spec's argument naming its own game is the packaged model)."""
-    return a.removesuffix(f":{game}") == b.removesuffix(f":{game}")
 
 
 # --- playing -----------------------------------------------------------------------------------
@@ -155,62 +149,6 @@ def play_round_robin(
     }
     entry.update({key: results.get(key) for key in KEPT})
     return entry
-
-
-# --- exploitability ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Exploit:
-    """One ``folkcards exploit`` measurement (a directory with ``final.json``)."""
-
-    folder: Path
-    game: str
-    agent: str
-    num_players: int
-    gain: float
-    ci95: float
-    deals: int
-    unit: str
-    steps: int | None
-    command: str | None
-    finished: str | None
-
-
-def read_exploits(folder: Path) -> list[Exploit]:
-    """Every finished measurement under ``folder`` (one directory each; a directory without
-    ``final.json`` is still running and is left out), in directory order."""
-    found = []
-    for final in sorted(Path(folder).glob("*/final.json")):
-        try:
-            data = json.loads(final.read_text())
-            m = data["measurement"]
-            state_file = final.parent / "exploit_state.json"
-            state = json.loads(state_file.read_text()) if state_file.is_file() else {}
-            found.append(
-                Exploit(
-                    folder=final.parent,
-                    game=canonical_game(m["game"]),
-                    agent=str(m["agent"]),
-                    num_players=int(m["num_players"]),
-                    gain=float(m["gain"]),
-                    ci95=float(m["ci95"]),
-                    deals=int(m["deals"]),
-                    unit=str(m.get("unit", "")),
-                    steps=data.get("steps"),
-                    command=state.get("command"),
-                    finished=data.get("finished"),
-                )
-            )
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise ValueError(f"{final}: not a folkcards exploit measurement ({exc})") from None
-    return found
-
-
-def exploits_of(exploits: Sequence[Exploit], game: str, agent: str) -> list[Exploit]:
-    """The measurements of ``agent`` in ``game``, by table size."""
-    mine = [e for e in exploits if e.game == game and same_agent(e.agent, agent, game)]
-    return sorted(mine, key=lambda e: e.num_players)
 
 
 # --- the page ----------------------------------------------------------------------------------
@@ -608,17 +546,13 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
 
 
 __all__ = [
-    "Exploit",
     "build_parser",
     "command_of",
-    "exploits_of",
     "generate",
     "load_results",
     "main",
     "page_games",
     "play_round_robin",
-    "read_exploits",
     "render",
-    "same_agent",
     "shipped_agents",
 ]

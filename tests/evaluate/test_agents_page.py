@@ -14,11 +14,10 @@ from folkcards.evaluate.pages import agents as agents_page
 from folkcards.evaluate.pages.agents import (
     NOT_MEASURED,
     load_results,
-    read_exploits,
     render,
-    same_agent,
     shipped_agents,
 )
+from folkcards.evaluate.pages.exploit_runs import exploits_of, read_exploits, same_agent
 
 from folkcards.cli import main
 
@@ -123,10 +122,8 @@ def test_an_exploit_run_belongs_to_its_agent_and_game(tmp_path):
     _exploit_run(tmp_path / "b", "tri_palki", "ppo:tri_palki", 4, 2.0)
     (tmp_path / "running").mkdir()  # no final.json yet: left out
     runs = read_exploits(tmp_path)
-    assert [(e.game, e.num_players) for e in agents_page.exploits_of(runs, "paston", "ppo")] == [
-        ("paston", 3)
-    ]
-    assert agents_page.exploits_of(runs, "tri_palki", "heuristic") == []
+    assert [(e.game, e.num_players) for e in exploits_of(runs, "paston", "ppo")] == [("paston", 3)]
+    assert exploits_of(runs, "tri_palki", "heuristic") == []
 
 
 @pytest.mark.parametrize(
