@@ -1,10 +1,14 @@
-"""Exact exploitability on Tri Palki tiny: NashConv of random, the heuristic and CFR+ (OpenSpiel).
+"""Exact exploitability on Tri Palki tiny: NashConv and each seat's best-response gain (OpenSpiel).
 
-    python benchmarks/tri_palki_tiny_exact.py --max-turns 1 --iterations 200   # the stored result
+    python benchmarks/tri_palki_tiny_exact.py --max-turns 1 --iterations 200 \
+        --agent heuristic=heuristic --agent montecarlo=montecarlo \
+        --agent ppo=ppo:docs/results/tri_palki_tiny_ppo.zip   # the stored result
     python benchmarks/tri_palki_tiny_exact.py --max-turns 2 --out runs/exact2.json --plot runs/exact2.png
 
 The game (``folkcards_tri_palki_tiny``, dealer seat 0) is walked once into OpenSpiel's cached
-tree; CFR+ and NashConv run in C++ on it. Writes the result as JSON (``--out``, by default
+tree; CFR+, NashConv and the best responses run in C++ on it. The rows: ``random`` (uniform
+over the legal actions), each ``--agent NAME=SPEC`` (a folkcards agent as a tabular policy) and
+the CFR+ average policy. Writes the result as JSON (``--out``, by default
 ``docs/results/tri_palki_tiny_exact.json``, which ``scripts/figures.py`` reads) and the CFR+
 convergence curve as a PNG (``--plot``).
 """
@@ -20,6 +24,7 @@ from pathlib import Path
 
 from folkcards.openspiel.exact import (
     agent_policy,
+    best_response_gains,
     cached_game,
     information_states,
     nash_conv,
@@ -35,12 +40,22 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--max-turns", type=int, default=1, help="the game's turn limit")
     parser.add_argument("--iterations", type=int, default=200, help="CFR+ iterations")
+    parser.add_argument(
+        "--agent",
+        action="append",
+        default=[],
+        metavar="NAME=SPEC",
+        help="a folkcards agent to measure, by a row name and its spec (repeatable)",
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "docs/results/tri_palki_tiny_exact.json")
     parser.add_argument("--plot", type=Path, default=ROOT / "docs/results/tri_palki_tiny_cfr.png")
     raw_args = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(raw_args)
     if args.max_turns < 1 or args.iterations < 1:
         parser.error("--max-turns and --iterations must be positive")
+    agents = dict(item.partition("=")[::2] for item in args.agent)
+    if any(not name or not spec or " " in name for name, spec in agents.items()):
+        parser.error("--agent takes NAME=SPEC, a one-word name and an agent spec")
 
     def log(message: str) -> None:
         print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
@@ -59,15 +74,27 @@ def main(argv: list[str] | None = None) -> int:
     states, histories = information_states(cached)
     log(f"{histories} histories, {len(states)} information states")
     rows = []
-    policies = {
-        "random": uniform_policy(states),
-        "heuristic": agent_policy("heuristic", python_game, states),
-        f"cfr+ ({args.iterations} iterations)": cfr_policy,
-    }
-    for name, policy in policies.items():
+    policies = {"random": ("uniform over the legal actions", lambda: uniform_policy(states))}
+    for name, spec in agents.items():
+        policies[name] = (spec, lambda spec=spec: agent_policy(spec, python_game, states))
+    policies[f"cfr+ ({args.iterations} iterations)"] = ("CFR+ average policy", lambda: cfr_policy)
+    for name, (spec, build) in policies.items():
+        started = time.perf_counter()
+        policy = build()
+        gains = best_response_gains(cached, policy)
         value = nash_conv(cached, policy)
-        rows.append({"agent": name, "nash_conv": value, "exploitability": value / 2})
-        log(f"{name}: NashConv {value:.6f}")
+        rows.append(
+            {
+                "agent": name,
+                "spec": spec,
+                "nash_conv": value,
+                "exploitability": value / 2,
+                "gain_dealer": gains[0],
+                "gain_other": gains[1],
+                "seconds": round(time.perf_counter() - started, 1),
+            }
+        )
+        log(f"{name}: NashConv {value:.6f}, best-response gains {gains[0]:.6f} {gains[1]:.6f}")
     result = {
         "game": "tri_palki_tiny",
         "params": {"max_turns": args.max_turns, "dealer": 0},

@@ -99,6 +99,17 @@ def nash_conv(cached: Any, policy: Any) -> float:
     return float(pyspiel.nash_conv(cached, policy))
 
 
+def best_response_gains(cached: Any, policy: Any) -> list[float]:
+    """What a best response in each seat gains over ``policy`` in that seat, the other seats
+    playing ``policy`` (their sum is the NashConv)."""
+    root = cached.new_initial_state()
+    on_policy = pyspiel.expected_returns(root, policy, -1, True)
+    return [
+        float(pyspiel.TabularBestResponse(cached, seat, policy).value_from_state(root)) - on_policy[seat]
+        for seat in range(cached.num_players())
+    ]
+
+
 def solve_cfr_plus(
     cached: Any,
     iterations: int,
@@ -122,6 +133,7 @@ def solve_cfr_plus(
 
 __all__ = [
     "agent_policy",
+    "best_response_gains",
     "cached_game",
     "information_states",
     "nash_conv",

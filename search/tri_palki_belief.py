@@ -74,7 +74,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from itertools import combinations
+from itertools import combinations, permutations
 from typing import Any, NamedTuple, Protocol
 
 import numpy as np
@@ -116,6 +116,7 @@ from .belief import (
 __all__ = [
     "TriPalkiWorld",
     "sample_worlds",
+    "exact_worlds",
     "public_history",
     "public_context",
     "weight_worlds",
@@ -458,15 +459,19 @@ def _seen(view: obs_mod.TriPalkiView, o: int, num: int) -> _Seen:
     return _Seen(alive, sticks, known, _bits(view.hand), _bits(view.centre), _bits(view.washed))
 
 
-def _hidden_places(seen: _Seen, o: int, num: int, reserve_count: int) -> tuple[int, list[int]]:
-    """The unseen cards (mask) and the other surviving seats, whose unknown cards with the
-    reserve take them; checks that the observation's cards fit together."""
+def _hidden_places(
+    seen: _Seen, o: int, num: int, reserve_count: int, deck: int = ALL_CARDS
+) -> tuple[int, list[int]]:
+    """The unseen cards of ``deck`` (masks) and the other surviving seats, whose unknown cards
+    with the reserve take them; checks that the observation's cards fit together."""
     known = seen.known
     shown = 0
     for mask in (seen.hand_o, seen.centre, seen.washed, *(known[s] for s in range(num) if s != o)):
         if shown & mask:
             raise ValueError("the observation shows a card in two places")
         shown |= mask
+    if shown & ~deck:
+        raise ValueError(f"the observation shows cards not in the deck: {_names(shown & ~deck)}")
     if _popcount(seen.centre) != 3 or (seen.alive[o] and _popcount(seen.hand_o) != 3):
         raise ValueError("the observation needs a three-card centre and a three-card own hand")
     if known[o] & ~seen.hand_o:
@@ -477,7 +482,7 @@ def _hidden_places(seen: _Seen, o: int, num: int, reserve_count: int) -> tuple[i
             raise ValueError(f"eliminated player_{s} is shown holding cards")
         if _popcount(known[s]) > 3:
             raise ValueError(f"player_{s} is known to hold more than 3 cards")
-    unknown = ALL_CARDS & ~shown
+    unknown = deck & ~shown
     sizes = [3 - _popcount(known[s]) for s in others]
     if sum(sizes) + reserve_count != _popcount(unknown):
         raise ValueError(
@@ -626,6 +631,57 @@ def sample_worlds(
 
 
 # --- policy weighting --------------------------------------------------------------------------
+
+
+def exact_worlds(
+    observation: Any,
+    deck: Sequence[int],
+    *,
+    observer: int | str,
+    env_kwargs: dict[str, Any] | None = None,
+) -> list[TriPalkiWorld]:
+    """Every world consistent with one observation of a game dealt from ``deck`` (a variant's
+    short deck, such as Tri Palki tiny's ten cards), in a fixed order: the unseen cards of
+    ``deck`` in every way they fill the other seats' unknown places and the reserve, in every
+    reserve order. Under the posterior of :func:`sample_worlds` (a uniform shuffle, choices
+    uninformative) they are equally likely, so averaging over them is the exact expectation.
+    A deck of a few unseen cards only: their number of arrangements is the cost."""
+    vector = observation_vector(observation, lambda s: s in _VALID_SIZES, "Tri Palki")
+    view, num, o = _decode(vector, observer)
+    seen = _seen(view, o, num)
+    unknown, others = _hidden_places(seen, o, num, view.reserve_count, _bits(deck))
+    announcer, _ = _announcer_completions(view, seen, unknown, o, num)
+    base = {
+        "num_players": num,
+        "observer": o,
+        "dealer": (o + view.dealer) % num,
+        "alive": tuple(seen.alive),
+        "sticks": tuple(seen.sticks),
+        "centre": seen.centre,
+        "washed": seen.washed,
+        "announcer": announcer,
+        "observer_deciding": view.phase == "announce",
+        "env_kwargs": dict(env_kwargs) if env_kwargs else None,
+    }
+    hands = list(seen.known)
+    hands[o] = seen.hand_o
+    worlds: list[TriPalkiWorld] = []
+
+    def fill(index: int, pool: int) -> None:
+        if index == len(others):
+            for reserve in permutations(mask_to_cards(pool)):
+                worlds.append(TriPalkiWorld(hands=tuple(hands), reserve=reserve, **base))
+            return
+        seat = others[index]
+        held = hands[seat]
+        for cards in combinations(mask_to_cards(pool), 3 - _popcount(held)):
+            hands[seat] = held | _bits(cards)
+            if seat != announcer or TRIPLES[hands[seat]].normal_31:
+                fill(index + 1, pool & ~_bits(cards))
+        hands[seat] = held
+
+    fill(0, unknown)
+    return worlds
 
 
 def log_likelihoods(
