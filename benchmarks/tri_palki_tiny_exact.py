@@ -1,8 +1,8 @@
 """Exact exploitability on Tri Palki tiny: NashConv and each seat's best-response gain (OpenSpiel).
 
     python benchmarks/tri_palki_tiny_exact.py --max-turns 1 --iterations 200 \
-        --agent heuristic=heuristic --agent montecarlo=montecarlo \
-        --agent ppo=ppo:docs/results/tri_palki_tiny_ppo.zip   # the stored result
+        --agent heuristic=heuristic --agent montecarlo=montecarlo:max_turns=1 \
+        --agent ppo=ppo:runs/ppo_tiny/model.zip --policy-out runs/cfr_plus_tiny.json
     python benchmarks/tri_palki_tiny_exact.py --max-turns 2 --out runs/exact2.json --plot runs/exact2.png
 
 The game (``folkcards_tri_palki_tiny``, dealer seat 0) is walked once into OpenSpiel's cached
@@ -49,6 +49,17 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--out", type=Path, default=ROOT / "docs/results/tri_palki_tiny_exact.json")
     parser.add_argument("--plot", type=Path, default=ROOT / "docs/results/tri_palki_tiny_cfr.png")
+    parser.add_argument(
+        "--policy-out",
+        type=Path,
+        help="also write the CFR+ average policy here (the agent spec openspiel:policy=PATH)",
+    )
+    parser.add_argument(
+        "--add-to",
+        action="store_true",
+        help="add the --agent rows to the result already in --out (same turn limit), "
+        "without CFR+ or random rows",
+    )
     raw_args = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(raw_args)
     if args.max_turns < 1 or args.iterations < 1:
@@ -59,6 +70,17 @@ def main(argv: list[str] | None = None) -> int:
 
     def log(message: str) -> None:
         print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+    previous = None
+    if args.add_to:
+        if not agents:
+            parser.error("--add-to needs at least one --agent")
+        if not args.out.is_file():
+            parser.error(f"--add-to: {args.out} does not exist")
+        previous = json.loads(args.out.read_text(encoding="utf-8"))
+        if previous["params"]["max_turns"] != args.max_turns:
+            parser.error(f"--add-to: {args.out} is at max_turns={previous['params']['max_turns']}")
+        args.iterations = 1  # the tree is cached by the first CFR+ iteration; its rows are kept
 
     python_game, cached = cached_game("tri_palki_tiny", max_turns=args.max_turns)
     start = time.perf_counter()
@@ -74,10 +96,22 @@ def main(argv: list[str] | None = None) -> int:
     states, histories = information_states(cached)
     log(f"{histories} histories, {len(states)} information states")
     rows = []
-    policies = {"random": ("uniform over the legal actions", lambda: uniform_policy(states))}
+    policies = {}
+    if previous is None:
+        policies["random"] = ("uniform over the legal actions", lambda: uniform_policy(states))
     for name, spec in agents.items():
         policies[name] = (spec, lambda spec=spec: agent_policy(spec, python_game, states))
-    policies[f"cfr+ ({args.iterations} iterations)"] = ("CFR+ average policy", lambda: cfr_policy)
+    if previous is None:
+        policies[f"cfr+ ({args.iterations} iterations)"] = (
+            "CFR+ average policy",
+            lambda: cfr_policy,
+        )
+        if args.policy_out is not None:
+            from folkcards.openspiel.agents import save_policy
+
+            save_policy(cfr_policy, args.policy_out)
+            both_dealers(args.policy_out)
+            log(f"wrote {args.policy_out}")
     for name, (spec, build) in policies.items():
         started = time.perf_counter()
         policy = build()
@@ -108,12 +142,31 @@ def main(argv: list[str] | None = None) -> int:
             {"iteration": i, "nash_conv": v, "seconds": round(s, 2)} for i, v, s in curve
         ],
     }
+    if previous is not None:
+        kept = [row for row in previous["rows"] if row["agent"] not in agents]
+        previous["rows"] = kept[:1] + rows + kept[1:]  # random first, CFR+ last
+        previous["added"] = [*previous.get("added", []), result["command"]]
+        result = previous
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     log(f"wrote {args.out}")
-    _plot(curve, args.plot, args.max_turns)
-    log(f"wrote {args.plot}")
+    if previous is None:
+        _plot(curve, args.plot, args.max_turns)
+        log(f"wrote {args.plot}")
     return 0
+
+
+def both_dealers(path: Path) -> None:
+    """Make a saved policy of the tree (dealer seat 0) play either seat: each information state
+    of one seat is copied to the other's name. The observation is relative to the seat (its own
+    hand, the dealer's relative seat ...), so a seat dealing in the other chair decides on the
+    same information as in its own."""
+    table = json.loads(path.read_text(encoding="utf-8"))
+    for key, row in list(table.items()):
+        seat, _, rest = key.partition("\n")
+        other = "player_1" if seat == "player_0" else "player_0"
+        table.setdefault(f"{other}\n{rest}", row)
+    path.write_text(json.dumps(table), encoding="utf-8")
 
 
 def _plot(curve: list[tuple[int, float, float]], path: Path, max_turns: int) -> None:

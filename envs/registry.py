@@ -455,7 +455,7 @@ GAMES["tri_palki_tiny"] = replace(
     unsure_search=None,
     # every world of the ten-card deck (search.tri_palki_belief.exact_worlds), not a sample
     montecarlo_agent="folkcards.agents.montecarlo:make_tri_palki_tiny_montecarlo",
-    belief=None,  # the samplers deal from the full deck
+    belief="folkcards.search.tri_palki_belief:TINY_SAMPLER",  # every world of the ten cards
     deal_options=None,  # its ten-card deals are not the full game's held-out deal sets
     explicit_chance="folkcards.envs.tri_palki.chance:TriPalkiTinyChance",
     agents=("random", "heuristic", "montecarlo"),

@@ -105,7 +105,8 @@ def best_response_gains(cached: Any, policy: Any) -> list[float]:
     root = cached.new_initial_state()
     on_policy = pyspiel.expected_returns(root, policy, -1, True)
     return [
-        float(pyspiel.TabularBestResponse(cached, seat, policy).value_from_state(root)) - on_policy[seat]
+        float(pyspiel.TabularBestResponse(cached, seat, policy).value_from_state(root))
+        - on_policy[seat]
         for seat in range(cached.num_players())
     ]
 

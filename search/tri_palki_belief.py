@@ -117,6 +117,7 @@ __all__ = [
     "TriPalkiWorld",
     "sample_worlds",
     "exact_worlds",
+    "tiny_sample_worlds",
     "public_history",
     "public_context",
     "weight_worlds",
@@ -169,6 +170,7 @@ class TriPalkiWorld:
     reserve: tuple[int, ...]
     announcer: int | None
     observer_deciding: bool = False  # the observer is deciding whether to announce
+    deck_mask: int = field(default=ALL_CARDS, repr=False)  # the game's cards (a short deck's)
     history: tuple[Any, ...] | None = field(default=None, compare=False, repr=False)
     parsed_history: _Parsed | None = field(default=None, compare=False, repr=False)
     env_kwargs: dict[str, Any] | None = field(default=None, compare=False, repr=False)
@@ -177,7 +179,7 @@ class TriPalkiWorld:
         return mask_to_cards(self.hands[seat])
 
     def deck(self, history: Sequence[Any] | None = None) -> list[int]:
-        """The 36 cards in deal order (the env's ``deck`` option) that lead to this world."""
+        """The deck in deal order (the env's ``deck`` option) that leads to this world."""
         return _rebuild_deck(self, self._history(history))
 
     def actions(self, history: Sequence[Any] | None = None) -> list[int]:
@@ -326,8 +328,8 @@ def _rebuild_deck(world: TriPalkiWorld, history: Any) -> list[int]:
         deck.append(dealt_centre[r])
     deck.extend(parsed.drawn)
     deck.extend(world.reserve)
-    if len(deck) != 36 or _bits(deck) != ALL_CARDS:
-        raise ValueError("the history and the world do not make a 36-card deck")
+    if len(deck) != _popcount(world.deck_mask) or _bits(deck) != world.deck_mask:
+        raise ValueError(f"the history and the world do not make a {len(deck)}-card deck")
     return deck
 
 
@@ -638,6 +640,7 @@ def exact_worlds(
     deck: Sequence[int],
     *,
     observer: int | str,
+    history: Sequence[Any] | None = None,
     env_kwargs: dict[str, Any] | None = None,
 ) -> list[TriPalkiWorld]:
     """Every world consistent with one observation of a game dealt from ``deck`` (a variant's
@@ -645,22 +648,31 @@ def exact_worlds(
     ``deck`` in every way they fill the other seats' unknown places and the reserve, in every
     reserve order. Under the posterior of :func:`sample_worlds` (a uniform shuffle, choices
     uninformative) they are equally likely, so averaging over them is the exact expectation.
-    A deck of a few unseen cards only: their number of arrangements is the cost."""
+    A deck of a few unseen cards only: their number of arrangements is the cost. ``history``
+    and ``env_kwargs`` as for :func:`sample_worlds`."""
     vector = observation_vector(observation, lambda s: s in _VALID_SIZES, "Tri Palki")
     view, num, o = _decode(vector, observer)
     seen = _seen(view, o, num)
-    unknown, others = _hidden_places(seen, o, num, view.reserve_count, _bits(deck))
+    deck_mask = _bits(deck)
+    unknown, others = _hidden_places(seen, o, num, view.reserve_count, deck_mask)
     announcer, _ = _announcer_completions(view, seen, unknown, o, num)
+    dealer = (o + view.dealer) % num
+    parsed = _parse(history, num) if history is not None else None
+    if parsed is not None:
+        _check_observer_fits(parsed, seen, dealer, num)
     base = {
         "num_players": num,
         "observer": o,
-        "dealer": (o + view.dealer) % num,
+        "dealer": dealer,
         "alive": tuple(seen.alive),
         "sticks": tuple(seen.sticks),
         "centre": seen.centre,
         "washed": seen.washed,
         "announcer": announcer,
         "observer_deciding": view.phase == "announce",
+        "deck_mask": deck_mask,
+        "history": tuple(history) if history is not None else None,
+        "parsed_history": parsed,
         "env_kwargs": dict(env_kwargs) if env_kwargs else None,
     }
     hands = list(seen.known)
@@ -1509,3 +1521,20 @@ def world_start(world: TriPalkiWorld) -> tuple[dict[str, Any], list[int]]:
 
 SAMPLER = BeliefSampler(public_context, sample_worlds, world_start)
 """This game's belief sampler (the registry's ``belief`` piece)."""
+
+
+def tiny_sample_worlds(
+    observation: Any, n: int, rng: np.random.Generator, **context: Any
+) -> list[TriPalkiWorld]:
+    """``n`` worlds of Tri Palki tiny drawn uniformly from :func:`exact_worlds` (its ten-card
+    deck): the same posterior as :func:`sample_worlds`, for the short deck."""
+    from ..envs.tri_palki.tiny import TINY_DECK
+
+    n = check_count(n)
+    rng = check_rng(rng)
+    worlds = exact_worlds(observation, TINY_DECK, **context)
+    return [worlds[int(i)] for i in rng.integers(len(worlds), size=n)]
+
+
+TINY_SAMPLER = BeliefSampler(public_context, tiny_sample_worlds, world_start)
+"""Tri Palki tiny's belief sampler (its registry entry's ``belief`` piece)."""

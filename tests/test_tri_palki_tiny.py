@@ -4,7 +4,6 @@ card, and a round settled at its turn limit; the deal's chance events for the Op
 from __future__ import annotations
 
 import math
-from itertools import product
 
 import numpy as np
 import pytest
@@ -225,9 +224,9 @@ def test_exact_worlds_hold_the_true_world_once_and_only_what_the_seat_may_believ
         other = 1 - o
         assert world.hands[other] & rnd.known[other] == rnd.known[other]
         cards = world.hands[0] | world.hands[1] | world.centre | world.washed
-        assert sorted(
-            [c for c in range(36) if cards >> c & 1] + list(world.reserve)
-        ) == sorted(TINY_DECK)
+        assert sorted([c for c in range(36) if cards >> c & 1] + list(world.reserve)) == sorted(
+            TINY_DECK
+        )
 
 
 def test_exact_worlds_refuse_a_card_outside_the_deck():
@@ -277,3 +276,44 @@ def test_montecarlo_refuses_a_bad_turn_limit():
         from folkcards.agents.montecarlo import make_tri_palki_tiny_montecarlo
 
         make_tri_palki_tiny_montecarlo("tri_palki", "player_0", 0, None)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_the_belief_samplers_worlds_deal_again_to_the_seats_view(seed):
+    """Each world the variant's sampler draws, dealt and replayed by its ``start``, gives the
+    observing seat the observation it had (the ten-card deck rebuilt from the history)."""
+    sampler = game_spec("tri_palki_tiny").piece("belief")
+    env = _play_to_a_decision(seed)
+    if env is None:
+        pytest.skip("the round ended")
+    seat = env.agent_selection
+    observation = env.observe(seat)
+    context = sampler.public_context(env, seat)
+    worlds = sampler.sample_worlds(observation, 6, np.random.default_rng(seed), **context)
+    for world in worlds:
+        options, actions = sampler.start(world)
+        again = tri_palki_tiny_v0.raw_env(max_turns=6)
+        again.reset(seed=0, options=options)
+        for action in actions:
+            again.step(action)
+        assert again.agent_selection == seat
+        mine = again.observe(seat)
+        assert all(np.array_equal(mine[k], observation[k]) for k in observation)
+
+
+def test_the_search_probe_plays_the_variant_at_its_turn_limit(tmp_path):
+    from folkcards.train.exploit_search import SearchParams, search_exploit
+
+    result = search_exploit(
+        "tri_palki_tiny",
+        "random",
+        SearchParams(worlds=8, candidates=8),
+        30,
+        0,
+        tmp_path / "probe",
+        max_turns=1,
+        log=lambda _line: None,
+    )
+    assert result.gain > 0  # a best response to random as the dealer keeps a stick it would take
+    with pytest.raises(ValueError, match="no turn limit"):
+        search_exploit("paston", "random", SearchParams(), 1, 0, tmp_path / "p", max_turns=1)
