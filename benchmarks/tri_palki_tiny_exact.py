@@ -21,7 +21,9 @@ import platform
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 from folkcards.openspiel.exact import (
     agent_policy,
     best_response_gains,
@@ -60,8 +62,16 @@ def main(argv: list[str] | None = None) -> int:
         help="add the --agent rows to the result already in --out (same turn limit), "
         "without CFR+ or random rows",
     )
+    parser.add_argument(
+        "--one-turn",
+        action="store_true",
+        help="with --add-to at --max-turns 1: value the agents by enumerating the dealer's one "
+        "decision in every deal (no tree walk), and check the enumeration on the stored rows",
+    )
     raw_args = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(raw_args)
+    if args.one_turn and (not args.add_to or args.max_turns != 1):
+        parser.error("--one-turn is for --add-to at --max-turns 1")
     if args.max_turns < 1 or args.iterations < 1:
         parser.error("--max-turns and --iterations must be positive")
     agents = dict(item.partition("=")[::2] for item in args.agent)
@@ -81,6 +91,9 @@ def main(argv: list[str] | None = None) -> int:
         if previous["params"]["max_turns"] != args.max_turns:
             parser.error(f"--add-to: {args.out} is at max_turns={previous['params']['max_turns']}")
         args.iterations = 1  # the tree is cached by the first CFR+ iteration; its rows are kept
+
+    if args.one_turn:
+        return _add_one_turn(args, agents, previous, raw_args, log)
 
     python_game, cached = cached_game("tri_palki_tiny", max_turns=args.max_turns)
     start = time.perf_counter()
@@ -153,6 +166,111 @@ def main(argv: list[str] | None = None) -> int:
     if previous is None:
         _plot(curve, args.plot, args.max_turns)
         log(f"wrote {args.plot}")
+    return 0
+
+
+def dealer_gain(spec: str | None, seed: int = 0, left_hands: Any = None) -> float:
+    """At ``max_turns=1`` only the dealer decides, once, and the round is scored after its turn
+    (an announce decision changes nothing: the hands are scored as they stand), so the other
+    seat's best response gains nothing and the dealer's is the best action in each information
+    state against the four deals it cannot tell apart. The gain of that best response over
+    ``spec`` as the dealer (``None``: uniform over the legal actions), from the rules engine over
+    every deal (``left_hands``: only the deals giving the dealer's left one of these hands,
+    each equally likely): the NashConv at ``max_turns=1`` by another way than the tree's."""
+    import copy
+    from itertools import combinations
+
+    from folkcards.agents.base import make_agent
+    from folkcards.envs.registry import game_spec
+    from folkcards.envs.tri_palki.rules import OVER, settle
+    from folkcards.envs.tri_palki.tiny import TINY_DECK
+    from folkcards.openspiel.agents import plays_by_probabilities
+
+    env = game_spec("tri_palki_tiny").raw_env(max_turns=1)
+    agent = None if spec is None else make_agent(spec, "tri_palki_tiny", "player_0", seed=seed)
+    # per information state (own hand, centre): its legal actions, their values summed over
+    # the deals it holds, and the policy's probabilities of them
+    states: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    deals = 0
+    for left in combinations(TINY_DECK, 3) if left_hands is None else left_hands:
+        rest = [c for c in TINY_DECK if c not in left]
+        for own in combinations(rest, 3):
+            rest2 = [c for c in rest if c not in own]
+            for centre in combinations(rest2, 3):
+                piles = [left, own, centre]
+                deck = [pile[i] for i in range(3) for pile in piles]
+                deck += [c for c in rest2 if c not in centre]
+                env.reset(seed=0, options={"deck": deck, "dealer": 0})
+                deals += 1
+                rnd = env.state_round()
+                if rnd.phase == OVER:
+                    continue  # a wash at the deal: nobody decides, no gain
+                key = (rnd.hands[0], rnd.centre)
+                observation = env.observe("player_0")
+                if key not in states:
+                    legal = np.flatnonzero(observation["action_mask"])
+                    if agent is None:
+                        probs = np.full(len(legal), 1.0 / len(legal))
+                    else:
+                        agent.reset()
+                        if plays_by_probabilities(agent):
+                            full = agent.action_probabilities(observation)
+                            probs = np.asarray(full, np.float64)[legal]
+                        else:
+                            probs = (legal == agent.act(observation)).astype(np.float64)
+                    states[key] = (legal, np.zeros(len(legal)), probs)
+                legal, values, _ = states[key]
+                for i, action in enumerate(legal):
+                    after = copy.deepcopy(rnd)
+                    after.apply(int(action))
+                    values[i] -= float(settle(after.hands, after.alive, [0, 0], 0).stick[0])
+    gain = sum(float(values.max() - values @ probs) for _, values, probs in states.values())
+    return gain / deals
+
+
+def _add_one_turn(
+    args: Any, agents: dict[str, str], previous: dict, raw_args: list[str], log: Any
+) -> int:
+    """``--one-turn``: the agents' rows by :func:`dealer_gain`, after checking it on the stored
+    rows that are folkcards agents or random."""
+    checks = {}
+    for row in previous["rows"]:
+        spec = None if row["agent"] == "random" else row.get("spec")
+        if row["agent"].startswith("cfr+") or (spec is None and row["agent"] != "random"):
+            continue
+        started = time.perf_counter()
+        value = dealer_gain(spec)
+        checks[row["agent"]] = {"tree": row["nash_conv"], "enumeration": value}
+        log(
+            f"check {row['agent']}: tree {row['nash_conv']:.9f}, enumeration {value:.9f} "
+            f"({time.perf_counter() - started:.0f} s)"
+        )
+        if abs(value - row["nash_conv"]) > 1e-9:
+            raise SystemExit(f"the enumeration disagrees with the tree on {row['agent']}")
+    rows = []
+    for name, spec in agents.items():
+        started = time.perf_counter()
+        value = dealer_gain(spec)
+        rows.append(
+            {
+                "agent": name,
+                "spec": spec,
+                "nash_conv": value,
+                "exploitability": value / 2,
+                "gain_dealer": value,
+                "gain_other": 0.0,
+                "seconds": round(time.perf_counter() - started, 1),
+                "method": "enumeration of the dealer's decision (--one-turn)",
+            }
+        )
+        log(f"{name}: NashConv {value:.6f}")
+    kept = [row for row in previous["rows"] if row["agent"] not in agents]
+    previous["rows"] = kept[:-1] + rows + kept[-1:]  # CFR+ last
+    command = " ".join(["python benchmarks/tri_palki_tiny_exact.py", *raw_args])
+    previous["added"] = [*previous.get("added", []), command]
+    previous["one_turn_checks"] = {**previous.get("one_turn_checks", {}), **checks}
+    args.out.write_text(json.dumps(previous, indent=2) + "\n", encoding="utf-8")
+    log(f"wrote {args.out}")
     return 0
 
 

@@ -109,8 +109,9 @@ class AgentPolicy(os_policy.Policy):
 
     At a state, the seat's agent is built afresh (seeded from ``seed`` and the seat's
     information state, so the answer is a function of what the seat knows), shown the seat's
-    earlier decisions as it saw them, and asked for its probabilities where it gives them
-    (``action_probabilities``), else for ``samples`` choices whose frequencies are returned.
+    earlier decisions as it saw them, and asked for its probabilities where it plays by them
+    (``action_probabilities``, unless it is ``deterministic``), else for ``samples`` choices
+    whose frequencies are returned.
     """
 
     def __init__(self, spec: str, game: Any, seed: int = 0, samples: int = 1):
@@ -139,11 +140,18 @@ class AgentPolicy(os_policy.Policy):
             agent.reset()
             for earlier in state.decision_observations(player):
                 agent.act(earlier)
-            if callable(getattr(agent, "action_probabilities", None)):
+            if plays_by_probabilities(agent):
                 probs = np.asarray(agent.action_probabilities(observation), dtype=np.float64)
                 return {a: float(probs[a]) for a in legal}
             counts[agent.act(observation)] += 1
         return {a: float(counts[a] / self.samples) for a in legal}
+
+
+def plays_by_probabilities(agent: Agent) -> bool:
+    """Whether ``agent`` plays by sampling its ``action_probabilities`` (a network that plays
+    its most likely move is deterministic: its policy is that move)."""
+    has = callable(getattr(agent, "action_probabilities", None))
+    return has and not getattr(agent, "deterministic", False)
 
 
 def as_policy(spec: str, game: Any, seed: int = 0, samples: int = 1) -> AgentPolicy:

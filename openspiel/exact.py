@@ -19,6 +19,7 @@ import numpy as np
 import pyspiel
 
 from ..agents.base import make_agent
+from .agents import plays_by_probabilities
 from .game import load_game
 
 
@@ -65,7 +66,7 @@ def _observation(text: str, size: int, num_actions: int) -> dict[str, np.ndarray
 def agent_policy(spec: str, python_game: Any, states: dict[str, list[int]], seed: int = 0) -> Any:
     """Agent ``spec`` as a ``pyspiel.TabularPolicy`` over ``states``: at each, the agent (built
     with ``seed``) acts on the seat's earlier observations, then gives its probabilities on the
-    current one (``action_probabilities`` where it has them, else its one choice)."""
+    current one (``action_probabilities`` where it plays by them, else its one choice)."""
     size = python_game.observation_size
     num_actions = python_game.num_distinct_actions()
     table: dict[str, list[tuple[int, float]]] = {}
@@ -77,7 +78,7 @@ def agent_policy(spec: str, python_game: Any, states: dict[str, list[int]], seed
             text, _, _ = decision.rpartition(">")
             agent.act(_observation(text, size, num_actions))
         observation = _observation(current, size, num_actions)
-        if callable(getattr(agent, "action_probabilities", None)):
+        if plays_by_probabilities(agent):
             probs = np.asarray(agent.action_probabilities(observation), dtype=np.float64)
         else:
             probs = np.zeros(num_actions)

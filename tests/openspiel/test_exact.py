@@ -102,3 +102,29 @@ def test_cpp_nash_conv_and_each_seats_gain_match_openspiels_python(small_deals):
     assert nash_conv(cached, uniform_policy(states)) == pytest.approx(expected.nash_conv, abs=1e-9)
     assert sum(gains) == pytest.approx(expected.nash_conv, abs=1e-9)
     assert gains[0] > 0.1  # the dealer decides at max_turns=1: a best response gains there
+
+
+def test_the_dealers_decision_enumerated_gives_the_trees_nash_conv(small_deals):
+    """At max_turns=1 only the dealer decides: ``benchmarks/tri_palki_tiny_exact.py``'s
+    enumeration of that decision over the deals (the rules engine, no tree) and OpenSpiel's
+    NashConv on the cached tree agree, for random and for the heuristic."""
+    import importlib.util
+    from pathlib import Path
+
+    from folkcards.envs.tri_palki.tiny import TINY_HANDS
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "tri_palki_tiny_exact.py"
+    module_spec = importlib.util.spec_from_file_location("tri_palki_tiny_exact", path)
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    python_game, cached = cached_game("tri_palki_tiny", max_turns=1)
+    states, _ = information_states(cached)
+    left = [TINY_HANDS[FIRST_HAND]]
+    values = []
+    for spec, policy in (
+        (None, uniform_policy(states)),
+        ("heuristic", agent_policy("heuristic", python_game, states)),
+    ):
+        values.append(nash_conv(cached, policy))
+        assert module.dealer_gain(spec, left_hands=left) == pytest.approx(values[-1], abs=1e-12)
+    assert values[0] > 0.1  # random as the dealer is exploitable: the check is not 0 == 0
