@@ -135,6 +135,21 @@ def test_folkcards_agent_as_openspiel_policy_chooses_what_the_agent_chooses(name
     assert probs == {a: float(a == expected) for a in state.legal_actions()}
 
 
+def test_a_network_playing_its_most_likely_move_is_that_move_as_a_policy():
+    """``ppo`` plays the argmax of its network: as a policy it is that one move, not the
+    softmax it does not sample from."""
+    game = fo.load_game("tri_palki", players=4)
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    seat = state.agents[state.current_player()]
+    agent = make_agent("ppo", "tri_palki", seat, seed=0)
+    assert agent.deterministic
+    expected = agent.act(state.env.observe(seat))
+    probs = fo.as_policy("ppo", game).action_probabilities(state)
+    assert probs == {a: float(a == expected) for a in state.legal_actions()}
+
+
 def test_random_agent_as_policy_gives_its_choice_frequencies():
     game = fo.load_game("tri_palki", players=3)
     state = game.new_initial_state()
