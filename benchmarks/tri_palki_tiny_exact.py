@@ -65,8 +65,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--one-turn",
         action="store_true",
-        help="with --add-to at --max-turns 1: value the agents by enumerating the dealer's one "
-        "decision in every deal (no tree walk)",
+        help="at --max-turns 1: value random and the agents by enumerating the dealer's one "
+        "decision in every deal (no tree walk, no CFR+); with --add-to, add the agents",
     )
     parser.add_argument(
         "--check-rows",
@@ -76,8 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     raw_args = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(raw_args)
-    if args.one_turn and (not args.add_to or args.max_turns != 1):
-        parser.error("--one-turn is for --add-to at --max-turns 1")
+    if args.one_turn and args.max_turns != 1:
+        parser.error("--one-turn is for --max-turns 1")
     if args.max_turns < 1 or args.iterations < 1:
         parser.error("--max-turns and --iterations must be positive")
     agents = dict(item.partition("=")[::2] for item in args.agent)
@@ -99,6 +99,14 @@ def main(argv: list[str] | None = None) -> int:
         args.iterations = 1  # the tree is cached by the first CFR+ iteration; its rows are kept
 
     if args.one_turn:
+        if previous is None:  # a new result: random and the agents, no tree (no CFR+)
+            previous = {
+                "game": "tri_palki_tiny",
+                "params": {"max_turns": 1, "dealer": 0},
+                "rows": [],
+                "machine": platform.machine(),
+            }
+            agents = {"random": "random", **agents}
         return _add_one_turn(args, agents, previous, raw_args, log)
 
     python_game, cached = cached_game("tri_palki_tiny", max_turns=args.max_turns)
@@ -256,7 +264,7 @@ def _add_one_turn(
     rows = []
     for name, spec in agents.items():
         started = time.perf_counter()
-        value = dealer_gain(spec)
+        value = dealer_gain(None if spec == "random" else spec)
         rows.append(
             {
                 "agent": name,
@@ -273,7 +281,10 @@ def _add_one_turn(
     kept = [row for row in previous["rows"] if row["agent"] not in agents]
     previous["rows"] = kept[:-1] + rows + kept[-1:]  # CFR+ last
     command = " ".join(["python benchmarks/tri_palki_tiny_exact.py", *raw_args])
-    previous["added"] = [*previous.get("added", []), command]
+    if "command" in previous:
+        previous["added"] = [*previous.get("added", []), command]
+    else:
+        previous["command"] = command
     previous["one_turn_checks"] = {**previous.get("one_turn_checks", {}), **checks}
     args.out.write_text(json.dumps(previous, indent=2) + "\n", encoding="utf-8")
     log(f"wrote {args.out}")

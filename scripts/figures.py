@@ -420,7 +420,7 @@ def tiny_probe_table(cache: dict[str, Any]) -> str:
     ]
     for row in stored["rows"]:
         gain = f"{row['gain']:.3g} [{row['gain_low']:.3g}, {row['gain_high']:.3g}]"
-        fraction = "— (an equilibrium: nothing to find)"
+        fraction = "— (no exact gain to find)"
         if row["fraction"] is not None:
             fraction = (
                 f"{row['fraction']:.2f} [{row['fraction_low']:.2f}, {row['fraction_high']:.2f}]"
