@@ -29,11 +29,13 @@ POLICY_KEYS = ("policy", "missing")
 
 
 def save_policy(policy: Any, path: str | Path) -> Path:
-    """Write a tabular OpenSpiel policy (``TabularPolicy``, or any with ``to_dict()``) as JSON:
+    """Write a tabular OpenSpiel policy (Python ``TabularPolicy``, or any with ``to_dict()``;
+    C++ ``pyspiel.TabularPolicy``, with ``policy_table()``) as JSON:
     ``{information state: {action: probability}}``, which ``openspiel:policy=PATH`` plays."""
+    pairs_of = policy.to_dict() if hasattr(policy, "to_dict") else policy.policy_table()
     table = {
         key: {str(int(action)): float(p) for action, p in pairs if p > 0}
-        for key, pairs in policy.to_dict().items()
+        for key, pairs in pairs_of.items()
     }
     path = Path(path)
     path.write_text(json.dumps(table), encoding="utf-8")

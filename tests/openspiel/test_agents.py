@@ -198,3 +198,13 @@ def test_as_policy_refuses_a_bad_spec_or_game():
         fo.as_policy("random", game, samples=0)
     with pytest.raises(ValueError, match="load_game"):
         fo.as_policy("random", pyspiel.load_game("kuhn_poker"))
+
+
+def test_save_policy_writes_openspiels_cpp_tabular_policy(tmp_path):
+    """CFR+ in C++ (``pyspiel.CFRPlusSolver``) returns a ``pyspiel.TabularPolicy``."""
+    import pyspiel
+    from folkcards.openspiel.agents import load_policy
+
+    policy = pyspiel.TabularPolicy({"player_0\nx": [(0, 0.25), (3, 0.75), (5, 0.0)]})
+    path = save_policy(policy, tmp_path / "cfr.json")
+    assert load_policy(path) == {"player_0\nx": {0: 0.25, 3: 0.75}}
