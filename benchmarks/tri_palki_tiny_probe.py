@@ -1,8 +1,8 @@
 """How much of the exact best-response gain each probe (`folkcards exploit`) finds on Tri Palki tiny.
 
     python benchmarks/tri_palki_tiny_probe.py \\
-        random/trained=docs/exploit/tri_palki_tiny_random \\
-        random/search=docs/exploit/tri_palki_tiny_random_search ...
+        random/trained=docs/exploit/tri_palki_tiny/random_trained \\
+        random/search=docs/exploit/tri_palki_tiny/random_search ...
 
 Each ``AGENT/PROBE=DIR`` names a ``folkcards exploit`` run against the agent of row ``AGENT`` of
 the exact result (``--exact``, written by ``benchmarks/tri_palki_tiny_exact.py`` at the same
