@@ -14,7 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from ..envs.registry import game_spec
 from ..envs.tri_palki import observation as tri_palki_obs
+from ..envs.tri_palki.observation import TURNS_HORIZON
 from ..envs.tri_palki.rules import (
     ACTION,
     ANNOUNCE,
@@ -29,6 +31,8 @@ from ..envs.tri_palki.rules import (
     settle,
 )
 from ..envs.tri_palki.rules import OVER as TRI_PALKI_OVER
+from ..envs.tri_palki.tiny import TINY_DECK, TINY_MAX_TURNS
+from .base import spec_pairs
 from .montecarlo import MonteCarloAgent, copy_state, montecarlo_factory
 
 MAX_ROLLOUT_ACTIONS = 500  # a greedy Tri Palki round ends far sooner; a guard, never reached
@@ -121,3 +125,53 @@ class TriPalkiMonteCarlo(MonteCarloAgent):
 make_tri_palki_montecarlo = montecarlo_factory(TriPalkiMonteCarlo, "tri_palki")
 
 __all__ = ["TriPalkiMonteCarlo", "greedy_action", "make_tri_palki_montecarlo"]
+
+
+class TriPalkiTinyMonteCarlo(TriPalkiMonteCarlo):
+    """Tri Palki tiny: every world of the ten-card deck instead of a sample (at most four
+    arrangements of the four unseen cards), and rollouts scored at the table's turn limit
+    (``max_turns``, the variant's default unless the spec gives another), as the variant
+    scores a round reaching it. The greedy rollouts are deterministic, so each action's value
+    is exact under the default policy; ``worlds`` is not used."""
+
+    max_turns = TINY_MAX_TURNS
+
+    def _states(self, vector: np.ndarray) -> list[TriPalkiRound]:
+        from ..search.tri_palki_belief import exact_worlds
+
+        view = tri_palki_obs.decode(vector)
+        worlds = exact_worlds(vector, TINY_DECK, observer=self.seat_index)
+        turns = round(view.turn_fraction * min(self.max_turns, TURNS_HORIZON))
+        states = [self._engine(world, view) for world in worlds]
+        for state in states:
+            state.turns = turns
+        return states
+
+    def _rollout(self, state: TriPalkiRound, action: int) -> float:
+        round_ = copy_state(state, self._LISTS)
+        round_.apply(action)
+        while round_.phase != TRI_PALKI_OVER and round_.turns < self.max_turns:
+            round_.apply(greedy_action(round_))
+        result = settle(round_.hands, round_.alive, [0] * round_.num_seats, round_.dealer)
+        return -float(result.stick[self.seat_index])
+
+
+def make_tri_palki_tiny_montecarlo(
+    game: str, seat: str, seed: int | None, arg: str | None, **_: Any
+) -> MonteCarloAgent:
+    """``montecarlo`` on Tri Palki tiny: ``montecarlo:max_turns=N`` for a table whose turn
+    limit is not the variant's default (``seed=S`` as for the other games)."""
+    if game_spec(game).name != "tri_palki_tiny":
+        raise ValueError(f"this montecarlo player plays tri_palki_tiny, not {game!r}")
+    pairs = dict(spec_pairs(arg, ("max_turns", "seed"), "montecarlo"))
+    values = {}
+    for key, text in pairs.items():
+        try:
+            values[key] = int(text)
+        except ValueError:
+            raise ValueError(f"montecarlo {key} must be an integer, got {text!r}") from None
+    if values.get("max_turns", TINY_MAX_TURNS) < 1:
+        raise ValueError(f"montecarlo max_turns must be at least 1, got {values['max_turns']}")
+    agent = TriPalkiTinyMonteCarlo(game, seat, values.get("seed", seed))
+    agent.max_turns = values.get("max_turns", TINY_MAX_TURNS)
+    return agent

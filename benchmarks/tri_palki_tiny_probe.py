@@ -1,28 +1,46 @@
-"""How much of the exact best-response gain ``folkcards exploit`` finds on Tri Palki tiny.
+"""How much of the exact best-response gain each probe (`folkcards exploit`) finds on Tri Palki tiny.
 
-    python benchmarks/tri_palki_tiny_probe.py random=docs/exploit/tri_palki_tiny_random \\
-        heuristic=docs/exploit/tri_palki_tiny_heuristic
+    python benchmarks/tri_palki_tiny_probe.py \\
+        random/trained=docs/exploit/tri_palki_tiny/random_trained \\
+        random/search=docs/exploit/tri_palki_tiny/random_search ...
 
-Each ``AGENT=DIR`` names a ``folkcards exploit --config configs/exploit/tri_palki_tiny.yaml
---agent AGENT --out DIR`` run. Its measured gain (sticks per round, 95% interval) is divided by
-the agent's exact exploitability from ``--exact`` (``benchmarks/tri_palki_tiny_exact.py``, same
-``max_turns``): the fraction of the exact gain the probe found. Writes ``--out`` as JSON, which
-``scripts/figures.py`` reads.
+Each ``AGENT/PROBE=DIR`` names a ``folkcards exploit`` run against the agent of row ``AGENT`` of
+the exact result (``--exact``, written by ``benchmarks/tri_palki_tiny_exact.py`` at the same
+``max_turns``); ``PROBE`` is a one-word label of the probe and its budget (``trained``,
+``search``, ``search_policy`` ...). The run's measured gain (sticks per round, 95% interval,
+paired by deal: the probe and the agent play the same duplicate deals) is divided by the
+agent's exact exploitability (the exact best response's gain averaged over the two seats, as
+the probe's rounds average the dealer's seat and the other): the fraction of the exact gain the
+probe found. Writes ``--out`` as JSON, which ``scripts/figures.py`` reads.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _budget(final: dict) -> str:
+    """The probe's method and budget in words."""
+    if final.get("method") == "search":
+        s = final["search"]
+        model = "uniform worlds" if not s["weighting"] else "worlds weighted by the agent"
+        rollout = s["rollout"] or "the agent"
+        return (
+            f"search: {s['worlds']} of {s['candidates']} worlds ({model}), rollouts by "
+            f"{rollout}, z {s['z']:g}"
+        )
+    return f"trained: {final['steps']:,} learner decisions, start {final['start']}"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("runs", nargs="+", metavar="AGENT=DIR", help="exploit runs")
+    parser.add_argument("runs", nargs="+", metavar="AGENT/PROBE=DIR", help="exploit runs")
     parser.add_argument(
         "--exact", type=Path, default=ROOT / "docs/results/tri_palki_tiny_exact.json"
     )
@@ -32,25 +50,40 @@ def main(argv: list[str] | None = None) -> int:
     values = {row["agent"].split(" ")[0]: row["exploitability"] for row in exact["rows"]}
     rows = []
     for run in args.runs:
-        agent, sep, folder = run.partition("=")
-        if not sep or agent not in values:
-            parser.error(f"{run!r}: expected AGENT=DIR with AGENT one of {', '.join(values)}")
-        m = json.loads((Path(folder) / "final.json").read_text(encoding="utf-8"))["measurement"]
-        if m["game"] != exact["game"] or m["agent"] != agent:
-            parser.error(f"{folder} measured {m['agent']} on {m['game']}, not {agent}")
+        name, sep, folder = run.partition("=")
+        agent, slash, probe = name.partition("/")
+        if not sep or not slash or not re.fullmatch(r"\w+", probe) or agent not in values:
+            parser.error(
+                f"{run!r}: expected AGENT/PROBE=DIR, AGENT one of {', '.join(values)} and PROBE "
+                "one word"
+            )
+        final_path = Path(folder) / "final.json"
+        if not final_path.is_file():
+            parser.error(f"{folder}: no final.json (not a finished folkcards exploit run)")
+        final = json.loads(final_path.read_text(encoding="utf-8"))
+        m = final["measurement"]
+        if m["game"] != exact["game"]:
+            parser.error(f"{folder} measured {m['agent']} on {m['game']}, not {exact['game']}")
         value = values[agent]
+        low, high = m["gain"] - m["ci95"], m["gain"] + m["ci95"]
         rows.append(
             {
-                "agent": agent,
+                "agent": name,
+                "spec": m["agent"],
+                "probe": probe,
+                "budget": _budget(final),
                 "exact": value,
                 "gain": m["gain"],
-                "gain_low": m["gain"] - m["ci95"],
-                "gain_high": m["gain"] + m["ci95"],
-                "fraction": m["gain"] / value,
-                "fraction_low": (m["gain"] - m["ci95"]) / value,
-                "fraction_high": (m["gain"] + m["ci95"]) / value,
+                "gain_low": low,
+                "gain_high": high,
+                # below a thousandth of a stick (an equilibrium) the fraction would be noise
+                "fraction": m["gain"] / value if value > 1e-3 else None,
+                "fraction_low": low / value if value > 1e-3 else None,
+                "fraction_high": high / value if value > 1e-3 else None,
                 "deals": m["deals"],
-                "run": folder,
+                "run": Path(folder).resolve().relative_to(ROOT).as_posix()
+                if Path(folder).resolve().is_relative_to(ROOT)
+                else folder,
             }
         )
     result = {"game": exact["game"], "params": exact["params"], "rows": rows}

@@ -443,13 +443,13 @@ GAMES: dict[str, GameSpec] = {
     ),
 }
 
-# Tri Palki with two players and nine cards, small enough for exact computation
+# Tri Palki with two players and ten cards, small enough for exact computation
 # (folkcards.envs.tri_palki_tiny_v0): Tri Palki's actions, observation, records and views; no
 # batched engine, and only the agents that make no assumption about the deck.
 GAMES["tri_palki_tiny"] = replace(
     GAMES["tri_palki"],
     name="tri_palki_tiny",
-    title="Tri Palki tiny (2 players, 9 cards)",
+    title="Tri Palki tiny (2 players, 10 cards)",
     aliases=("tri_palki_tiny", "tri-palki-tiny"),
     module="folkcards.envs.tri_palki_tiny_v0",
     env_id="folkcards/tri_palki_tiny-v0",
@@ -462,12 +462,13 @@ GAMES["tri_palki_tiny"] = replace(
     search_agent=None,
     expert_agent=None,
     unsure_search=None,
-    montecarlo_agent=None,
+    # every world of the ten-card deck (search.tri_palki_belief.exact_worlds), not a sample
+    montecarlo_agent="folkcards.agents.tri_palki_montecarlo:make_tri_palki_tiny_montecarlo",
     iterated_agent=None,
-    belief=None,  # the samplers deal from the full deck
-    deal_options=None,  # its nine-card deals are not the full game's held-out deal sets
+    belief="folkcards.search.tri_palki_belief:TINY_SAMPLER",  # every world of the ten cards
+    deal_options=None,  # its ten-card deals are not the full game's held-out deal sets
     explicit_chance="folkcards.envs.tri_palki.chance:TriPalkiTinyChance",
-    agents=("random", "heuristic"),
+    agents=("random", "heuristic"),  # montecarlo plays it too, as a baseline (not shipped)
     table_opponent="heuristic",
 )
 

@@ -1,4 +1,4 @@
-"""Tri Palki tiny (v0): Tri Palki for two players with nine cards, for exact computation.
+"""Tri Palki tiny (v0): Tri Palki for two players with ten cards, for exact computation.
 
 | | |
 |---|---|
@@ -9,16 +9,18 @@
 | Registry | `pettingzoo.make("aec", "folkcards/tri_palki_tiny-v0")` |
 
 Rules: `docs/rules/tri_palki_tiny.md`. Tri Palki's rules with the deck cut to the 10, K and A of
-spades, clubs and diamonds: both hands and the centre take all nine cards and the reserve is
-empty, so a one-suit centre (at the deal or after a swap) ends the round at once with the hands
-as they stand. The 31 announcement (A, K and 10 of one suit), three aces and washes are kept;
-there are no safe hands. A round reaching `max_turns` (2 by default: one turn each) is scored
-as at the round's end (outcome `turn_limit`): the lowest normal hand takes the stick.
+spades, clubs and diamonds and the ace of hearts: both hands and the centre take nine cards and
+the tenth stays face down as the reserve, so each player sees six of the ten cards. A one-suit
+centre (at the deal or after a swap) ends the round at once with the hands as they stand (a
+one-card reserve cannot replace a wash). The 31 announcement (A, K and 10 of one suit), three
+aces and washes are kept; there are no safe hands. A round reaching `max_turns` (2 by default:
+one turn each) is scored as at the round's end (outcome `turn_limit`): the lowest normal hand
+takes the stick.
 
 `tri_palki_tiny_v0.env(num_players=2, episode="round", reward="sticks", max_turns=2,
-render_mode=None)`; the reset options are Tri Palki's, with `deck` the nine cards in deal
-order. Every other behaviour (rewards, infos, records, text) is Tri Palki's
-(`folkcards.envs.tri_palki_v0`).
+render_mode=None)`; the reset options are Tri Palki's, with `deck` the ten cards in deal
+order, the reserve's card last. Every other behaviour (rewards, infos, records, text) is Tri
+Palki's (`folkcards.envs.tri_palki_v0`).
 """
 
 from __future__ import annotations

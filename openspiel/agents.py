@@ -29,11 +29,13 @@ POLICY_KEYS = ("policy", "missing")
 
 
 def save_policy(policy: Any, path: str | Path) -> Path:
-    """Write a tabular OpenSpiel policy (``TabularPolicy``, or any with ``to_dict()``) as JSON:
+    """Write a tabular OpenSpiel policy (Python ``TabularPolicy``, or any with ``to_dict()``;
+    C++ ``pyspiel.TabularPolicy``, with ``policy_table()``) as JSON:
     ``{information state: {action: probability}}``, which ``openspiel:policy=PATH`` plays."""
+    pairs_of = policy.to_dict() if hasattr(policy, "to_dict") else policy.policy_table()
     table = {
         key: {str(int(action)): float(p) for action, p in pairs if p > 0}
-        for key, pairs in policy.to_dict().items()
+        for key, pairs in pairs_of.items()
     }
     path = Path(path)
     path.write_text(json.dumps(table), encoding="utf-8")
@@ -109,8 +111,9 @@ class AgentPolicy(os_policy.Policy):
 
     At a state, the seat's agent is built afresh (seeded from ``seed`` and the seat's
     information state, so the answer is a function of what the seat knows), shown the seat's
-    earlier decisions as it saw them, and asked for its probabilities where it gives them
-    (``action_probabilities``), else for ``samples`` choices whose frequencies are returned.
+    earlier decisions as it saw them, and asked for its probabilities where it plays by them
+    (``action_probabilities``, unless it is ``deterministic``), else for ``samples`` choices
+    whose frequencies are returned.
     """
 
     def __init__(self, spec: str, game: Any, seed: int = 0, samples: int = 1):
@@ -139,11 +142,18 @@ class AgentPolicy(os_policy.Policy):
             agent.reset()
             for earlier in state.decision_observations(player):
                 agent.act(earlier)
-            if callable(getattr(agent, "action_probabilities", None)):
+            if plays_by_probabilities(agent):
                 probs = np.asarray(agent.action_probabilities(observation), dtype=np.float64)
                 return {a: float(probs[a]) for a in legal}
             counts[agent.act(observation)] += 1
         return {a: float(counts[a] / self.samples) for a in legal}
+
+
+def plays_by_probabilities(agent: Agent) -> bool:
+    """Whether ``agent`` plays by sampling its ``action_probabilities`` (a network that plays
+    its most likely move is deterministic: its policy is that move)."""
+    has = callable(getattr(agent, "action_probabilities", None))
+    return has and not getattr(agent, "deterministic", False)
 
 
 def as_policy(spec: str, game: Any, seed: int = 0, samples: int = 1) -> AgentPolicy:

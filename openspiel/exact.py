@@ -19,6 +19,7 @@ import numpy as np
 import pyspiel
 
 from ..agents.base import make_agent
+from .agents import plays_by_probabilities
 from .game import load_game
 
 
@@ -65,7 +66,7 @@ def _observation(text: str, size: int, num_actions: int) -> dict[str, np.ndarray
 def agent_policy(spec: str, python_game: Any, states: dict[str, list[int]], seed: int = 0) -> Any:
     """Agent ``spec`` as a ``pyspiel.TabularPolicy`` over ``states``: at each, the agent (built
     with ``seed``) acts on the seat's earlier observations, then gives its probabilities on the
-    current one (``action_probabilities`` where it has them, else its one choice)."""
+    current one (``action_probabilities`` where it plays by them, else its one choice)."""
     size = python_game.observation_size
     num_actions = python_game.num_distinct_actions()
     table: dict[str, list[tuple[int, float]]] = {}
@@ -77,7 +78,7 @@ def agent_policy(spec: str, python_game: Any, states: dict[str, list[int]], seed
             text, _, _ = decision.rpartition(">")
             agent.act(_observation(text, size, num_actions))
         observation = _observation(current, size, num_actions)
-        if callable(getattr(agent, "action_probabilities", None)):
+        if plays_by_probabilities(agent):
             probs = np.asarray(agent.action_probabilities(observation), dtype=np.float64)
         else:
             probs = np.zeros(num_actions)
@@ -97,6 +98,18 @@ def nash_conv(cached: Any, policy: Any) -> float:
     """NashConv of ``policy`` (both seats playing it): the sum over seats of what a best
     response gains against the other seat's policy."""
     return float(pyspiel.nash_conv(cached, policy))
+
+
+def best_response_gains(cached: Any, policy: Any) -> list[float]:
+    """What a best response in each seat gains over ``policy`` in that seat, the other seats
+    playing ``policy`` (their sum is the NashConv)."""
+    root = cached.new_initial_state()
+    on_policy = pyspiel.expected_returns(root, policy, -1, True)
+    return [
+        float(pyspiel.TabularBestResponse(cached, seat, policy).value_from_state(root))
+        - on_policy[seat]
+        for seat in range(cached.num_players())
+    ]
 
 
 def solve_cfr_plus(
@@ -122,6 +135,7 @@ def solve_cfr_plus(
 
 __all__ = [
     "agent_policy",
+    "best_response_gains",
     "cached_game",
     "information_states",
     "nash_conv",

@@ -178,7 +178,7 @@ def exact_figure(results: dict[str, Any], row: str, digits: int) -> str:
     ``AGENT`` its NashConv, ``AGENT.FIELD`` another field of its row (``exploitability``,
     ``fraction`` …), or a count (``histories``, ``information_states``); ``AGENT`` is the first
     word of the row's agent. Values have ``digits`` significant digits."""
-    if row in ("histories", "information_states"):
+    if row in ("histories", "information_states", "solve_seconds"):
         return f"{results[row]:,}"
     agent, _, what = row.partition(".")
     values = {r["agent"].split(" ")[0]: r for r in results["rows"]}
@@ -458,7 +458,31 @@ def games_table(cache: dict[str, Any], episodes: int = 100) -> str:
     return "\n".join(lines) + "\n"
 
 
-TABLES = {"players": players_table, "games": games_table}
+def tiny_probe_table(cache: dict[str, Any]) -> str:
+    """Each probe's gain against each agent of Tri Palki tiny, beside the agent's exact
+    exploitability (``benchmarks/tri_palki_tiny_probe.py``): gain and fraction found with their
+    95% intervals, the probe's budget."""
+    stored = json.loads((ROOT / "docs/results/tri_palki_tiny_probe.json").read_text())
+    lines = [
+        "| agent | probe | exact exploitability | probe's gain [95% interval] "
+        "| fraction found [95% interval] | budget |",
+        "|---|---|---|---|---|---|",
+    ]
+    for row in stored["rows"]:
+        gain = f"{row['gain']:.3g} [{row['gain_low']:.3g}, {row['gain_high']:.3g}]"
+        fraction = "— (no exact gain to find)"
+        if row["fraction"] is not None:
+            fraction = (
+                f"{row['fraction']:.2f} [{row['fraction_low']:.2f}, {row['fraction_high']:.2f}]"
+            )
+        lines.append(
+            f"| `{row['spec']}` | {row['probe'].replace('_', ' ')} | {row['exact']:.3g} | {gain} "
+            f"| {fraction} | {row['budget']}; {row['deals']:,} deals |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+TABLES = {"players": players_table, "games": games_table, "tri_palki_tiny_probe": tiny_probe_table}
 
 
 def process_tables(text: str, cache: dict[str, Any]) -> tuple[str, list[str]]:

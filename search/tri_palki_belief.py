@@ -47,6 +47,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import combinations, permutations
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -82,6 +83,8 @@ from .tri_palki_history import (
 __all__ = [
     "TriPalkiWorld",
     "sample_worlds",
+    "exact_worlds",
+    "tiny_sample_worlds",
     "public_context",
     "weight_worlds",
     "log_likelihoods",
@@ -125,6 +128,7 @@ class TriPalkiWorld:
     reserve: tuple[int, ...]
     announcer: int | None
     observer_deciding: bool = False  # the observer is deciding whether to announce
+    deck_mask: int = field(default=ALL_CARDS, repr=False)  # the game's cards (a short deck's)
     history: tuple[Any, ...] | None = field(default=None, compare=False, repr=False)
     parsed_history: ParsedHistory | None = field(default=None, compare=False, repr=False)
     env_kwargs: dict[str, Any] | None = field(default=None, compare=False, repr=False)
@@ -133,7 +137,7 @@ class TriPalkiWorld:
         return mask_to_cards(self.hands[seat])
 
     def deck(self, history: Sequence[Any] | None = None) -> list[int]:
-        """The 36 cards in deal order (the env's ``deck`` option) that lead to this world."""
+        """The deck in deal order (the env's ``deck`` option) that leads to this world."""
         return rebuild_deck(self, self._history(history))
 
     def actions(self, history: Sequence[Any] | None = None) -> list[int]:
@@ -228,15 +232,19 @@ def _seen(view: obs_mod.TriPalkiView, o: int, num: int) -> _Seen:
     return _Seen(alive, sticks, known, _bits(view.hand), _bits(view.centre), _bits(view.washed))
 
 
-def _hidden_places(seen: _Seen, o: int, num: int, reserve_count: int) -> tuple[int, list[int]]:
-    """The unseen cards (mask) and the other surviving seats, whose unknown cards with the
-    reserve take them; checks that the observation's cards fit together."""
+def _hidden_places(
+    seen: _Seen, o: int, num: int, reserve_count: int, deck: int = ALL_CARDS
+) -> tuple[int, list[int]]:
+    """The unseen cards of ``deck`` (masks) and the other surviving seats, whose unknown cards
+    with the reserve take them; checks that the observation's cards fit together."""
     known = seen.known
     shown = 0
     for mask in (seen.hand_o, seen.centre, seen.washed, *(known[s] for s in range(num) if s != o)):
         if shown & mask:
             raise ValueError("the observation shows a card in two places")
         shown |= mask
+    if shown & ~deck:
+        raise ValueError(f"the observation shows cards not in the deck: {_names(shown & ~deck)}")
     if _popcount(seen.centre) != 3 or (seen.alive[o] and _popcount(seen.hand_o) != 3):
         raise ValueError("the observation needs a three-card centre and a three-card own hand")
     if known[o] & ~seen.hand_o:
@@ -247,7 +255,7 @@ def _hidden_places(seen: _Seen, o: int, num: int, reserve_count: int) -> tuple[i
             raise ValueError(f"eliminated player_{s} is shown holding cards")
         if _popcount(known[s]) > 3:
             raise ValueError(f"player_{s} is known to hold more than 3 cards")
-    unknown = ALL_CARDS & ~shown
+    unknown = deck & ~shown
     sizes = [3 - _popcount(known[s]) for s in others]
     if sum(sizes) + reserve_count != _popcount(unknown):
         raise ValueError(
@@ -398,6 +406,67 @@ def sample_worlds(
 # --- policy weighting --------------------------------------------------------------------------
 
 
+def exact_worlds(
+    observation: Any,
+    deck: Sequence[int],
+    *,
+    observer: int | str,
+    history: Sequence[Any] | None = None,
+    env_kwargs: dict[str, Any] | None = None,
+) -> list[TriPalkiWorld]:
+    """Every world consistent with one observation of a game dealt from ``deck`` (a variant's
+    short deck, such as Tri Palki tiny's ten cards), in a fixed order: the unseen cards of
+    ``deck`` in every way they fill the other seats' unknown places and the reserve, in every
+    reserve order. Under the posterior of :func:`sample_worlds` (a uniform shuffle, choices
+    uninformative) they are equally likely, so averaging over them is the exact expectation.
+    A deck of a few unseen cards only: their number of arrangements is the cost. ``history``
+    and ``env_kwargs`` as for :func:`sample_worlds`."""
+    vector = observation_vector(observation, lambda s: s in _VALID_SIZES, "Tri Palki")
+    view, num, o = _decode(vector, observer)
+    seen = _seen(view, o, num)
+    deck_mask = _bits(deck)
+    unknown, others = _hidden_places(seen, o, num, view.reserve_count, deck_mask)
+    announcer, _ = _announcer_completions(view, seen, unknown, o, num)
+    dealer = (o + view.dealer) % num
+    parsed = parse_history(history, num) if history is not None else None
+    if parsed is not None:
+        _check_observer_fits(parsed, seen, dealer, num)
+    base = {
+        "num_players": num,
+        "observer": o,
+        "dealer": dealer,
+        "alive": tuple(seen.alive),
+        "sticks": tuple(seen.sticks),
+        "centre": seen.centre,
+        "washed": seen.washed,
+        "announcer": announcer,
+        "observer_deciding": view.phase == "announce",
+        "deck_mask": deck_mask,
+        "history": tuple(history) if history is not None else None,
+        "parsed_history": parsed,
+        "env_kwargs": dict(env_kwargs) if env_kwargs else None,
+    }
+    hands = list(seen.known)
+    hands[o] = seen.hand_o
+    worlds: list[TriPalkiWorld] = []
+
+    def fill(index: int, pool: int) -> None:
+        if index == len(others):
+            for reserve in permutations(mask_to_cards(pool)):
+                worlds.append(TriPalkiWorld(hands=tuple(hands), reserve=reserve, **base))
+            return
+        seat = others[index]
+        held = hands[seat]
+        for cards in combinations(mask_to_cards(pool), 3 - _popcount(held)):
+            hands[seat] = held | _bits(cards)
+            if seat != announcer or TRIPLES[hands[seat]].normal_31:
+                fill(index + 1, pool & ~_bits(cards))
+        hands[seat] = held
+
+    fill(0, unknown)
+    return worlds
+
+
 def log_likelihoods(
     worlds: Sequence[TriPalkiWorld],
     policy: Any,
@@ -459,3 +528,20 @@ def world_start(world: TriPalkiWorld) -> tuple[dict[str, Any], list[int]]:
 
 SAMPLER = BeliefSampler(public_context, sample_worlds, world_start)
 """This game's belief sampler (the registry's ``belief`` piece)."""
+
+
+def tiny_sample_worlds(
+    observation: Any, n: int, rng: np.random.Generator, **context: Any
+) -> list[TriPalkiWorld]:
+    """``n`` worlds of Tri Palki tiny drawn uniformly from :func:`exact_worlds` (its ten-card
+    deck): the same posterior as :func:`sample_worlds`, for the short deck."""
+    from ..envs.tri_palki.tiny import TINY_DECK
+
+    n = check_count(n)
+    rng = check_rng(rng)
+    worlds = exact_worlds(observation, TINY_DECK, **context)
+    return [worlds[int(i)] for i in rng.integers(len(worlds), size=n)]
+
+
+TINY_SAMPLER = BeliefSampler(public_context, tiny_sample_worlds, world_start)
+"""Tri Palki tiny's belief sampler (its registry entry's ``belief`` piece)."""

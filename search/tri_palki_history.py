@@ -26,7 +26,6 @@ import numpy as np
 
 from ..envs.cards import mask_to_cards
 from ..envs.tri_palki.rules import (
-    ALL_CARDS,
     ANNOUNCE,
     ANNOUNCE_DECISION,
     NO_ANNOUNCE,
@@ -68,6 +67,8 @@ class HistoryWorld(Protocol):
     def centre(self) -> int: ...
     @property
     def reserve(self) -> tuple[int, ...]: ...
+    @property
+    def deck_mask(self) -> int: ...
     @property
     def observer_deciding(self) -> bool: ...
 
@@ -156,8 +157,8 @@ def parse_history(history: Any, num_players: int) -> ParsedHistory:
 
 
 def rebuild_deck(world: HistoryWorld, history: Any) -> list[int]:
-    """The 36 cards in deal order (the env's ``deck`` option) that lead to ``world`` through
-    ``history``."""
+    """The deck in deal order (the env's ``deck`` option: 36 cards, or a variant's short deck,
+    ``world.deck_mask``) that leads to ``world`` through ``history``."""
     parsed = parse_history(history, world.num_players)
     if parsed.final_centre != world.centre:
         raise ValueError("the history's centre does not end as the observed centre")
@@ -180,8 +181,8 @@ def rebuild_deck(world: HistoryWorld, history: Any) -> list[int]:
         deck.append(dealt_centre[r])
     deck.extend(parsed.drawn)
     deck.extend(world.reserve)
-    if len(deck) != 36 or _bits(deck) != ALL_CARDS:
-        raise ValueError("the history and the world do not make a 36-card deck")
+    if len(deck) != bin(world.deck_mask).count("1") or _bits(deck) != world.deck_mask:
+        raise ValueError(f"the history and the world do not make a {len(deck)}-card deck")
     return deck
 
 

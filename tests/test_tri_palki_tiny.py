@@ -1,27 +1,29 @@
-"""Tri Palki tiny (docs/rules/tri_palki_tiny.md): nine cards, two players, an empty reserve,
-and a round settled at its turn limit; the deal's chance events for the OpenSpiel binding."""
+"""Tri Palki tiny (docs/rules/tri_palki_tiny.md): ten cards, two players, one hidden reserve
+card, and a round settled at its turn limit; the deal's chance events for the OpenSpiel binding."""
 
 from __future__ import annotations
 
 import math
-from itertools import product
 
 import numpy as np
 import pytest
+from folkcards.agents.base import make_agent
 from folkcards.envs import tri_palki_tiny_v0, tri_palki_v0
 from folkcards.envs.cards import TRI_PALKI_CARDS
 from folkcards.envs.registry import game_spec
 from folkcards.envs.tri_palki.chance import TriPalkiTinyChance
 from folkcards.envs.tri_palki.rules import ANNOUNCE, NO_ANNOUNCE
 from folkcards.envs.tri_palki.tiny import TINY_DECK, TINY_HANDS
+from folkcards.search.tri_palki_belief import exact_worlds
 
-NINE = "10S KS AS 10C KC AC 10D KD AD".split()
+TEN = "10S KS AS 10C KC AC 10D KD AD AH".split()
 
 
-def _deck(p1: str, p0: str, centre: str) -> list[str]:
-    """The deal order for dealer player_0: player_1, player_0, the centre, three times."""
+def _deck(p1: str, p0: str, centre: str, reserve: str = "AH") -> list[str]:
+    """The deal order for dealer player_0: player_1, player_0, the centre, three times; then
+    the reserve."""
     piles = [p1.split(), p0.split(), centre.split()]
-    return [pile[i] for i in range(3) for pile in piles]
+    return [pile[i] for i in range(3) for pile in piles] + [reserve]
 
 
 def _env(deck: list[str], **kwargs):
@@ -34,27 +36,29 @@ def _outcome(env) -> str:
     return next(iter(env.infos.values()))["outcome"]
 
 
-def test_the_deck_is_ten_king_ace_of_three_suits():
-    assert sorted(TRI_PALKI_CARDS.name(c) for c in TINY_DECK) == sorted(NINE)
+def test_the_deck_is_ten_king_ace_of_three_suits_and_the_ace_of_hearts():
+    assert sorted(TRI_PALKI_CARDS.name(c) for c in TINY_DECK) == sorted(TEN)
 
 
 @pytest.mark.parametrize("seed", range(20))
-def test_every_deal_uses_all_nine_cards_and_leaves_no_reserve(seed):
+def test_every_deal_uses_the_ten_cards_and_leaves_one_in_the_reserve(seed):
     env = tri_palki_tiny_v0.raw_env()
     env.reset(seed=seed)
     rnd = env.state_round()
     assert sorted(rnd.deck) == sorted(TINY_DECK)
-    assert rnd.reserve_count == 0
+    assert rnd.reserve_count == 1
     assert tri_palki_tiny_v0.decode(env.observe("player_0")["observation"]).reserve_low
 
 
-def test_only_two_players_and_the_nine_cards_are_accepted():
+def test_only_two_players_and_the_ten_cards_are_accepted():
     with pytest.raises(ValueError, match="exactly 2 players"):
         tri_palki_tiny_v0.raw_env(num_players=3)
     env = tri_palki_tiny_v0.raw_env()
     full_deck = [TRI_PALKI_CARDS.name(c) for c in range(36)]
-    with pytest.raises(ValueError, match="nine cards"):
+    with pytest.raises(ValueError, match="ten cards"):
         env.reset(options={"deck": full_deck})
+    with pytest.raises(ValueError, match="ten cards"):
+        env.reset(options={"deck": TEN[:9]})
 
 
 def test_the_turn_limit_settles_the_round_where_the_full_game_truncates():
@@ -122,20 +126,33 @@ def test_every_round_gives_exactly_one_stick():
         assert total == -1.0
 
 
-def test_the_chance_events_deal_1680_equally_likely_deals():
+def test_the_chance_events_deal_16800_equally_likely_deals():
+    """The hand of the dealer's left (120 of the ten cards), the dealer's (35 of the seven
+    left), the centre (4 of the four left); the reserve is the card left."""
     env = game_spec("tri_palki_tiny").raw_env()
     first = TriPalkiTinyChance(env, dealer=0)
     outcomes = first.outcomes()
-    assert len(outcomes) == math.comb(9, 3) == len(TINY_HANDS)
+    assert len(outcomes) == math.comb(10, 3) == len(TINY_HANDS)
     deals = 0
-    for hand, p in outcomes:
+    total = 0.0
+    for hand, p in outcomes[:: len(outcomes) // 6]:
         chance = TriPalkiTinyChance(env, dealer=0)
         chance.apply(hand)
         second = chance.outcomes()
-        assert len(second) == math.comb(6, 3)
-        deals += len(second)
-        assert math.isclose(p * sum(q for _, q in second), 1 / math.comb(9, 3))
-    assert deals == 1680
+        assert len(second) == math.comb(7, 3)
+        for other, q in second:
+            chance = TriPalkiTinyChance(env, dealer=0)
+            chance.apply(hand)
+            chance.apply(other)
+            centres = chance.outcomes()
+            assert len(centres) == 4
+            deals += len(centres)
+            total += p * q * sum(r for _, r in centres)
+            chance.apply(centres[0][0])
+            assert chance.outcomes() == []
+    assert deals == 35 * 4 * len(outcomes[:: len(outcomes) // 6])
+    assert math.isclose(total * math.comb(10, 3), len(outcomes[:: len(outcomes) // 6]))
+    assert 120 * 35 * 4 == 16800
 
 
 @pytest.mark.parametrize("seed", range(10))
@@ -151,25 +168,152 @@ def test_the_chance_events_of_an_env_deal_deal_it_again(seed):
     for seat in (0, 1):
         assert again.state_round().hands[seat] == env.state_round().hands[seat]
     assert again.state_round().centre == env.state_round().centre
+    assert again.state_round().reserve == env.state_round().reserve
 
 
-def test_no_deal_hides_a_card_from_either_seat():
-    """Own hand and centre are six of the nine cards: each seat's first observation tells
-    every deal apart (the reason the leak test skips this game)."""
+@pytest.mark.parametrize("seed", range(12))
+def test_the_other_hand_is_hidden_among_four_deals(seed):
+    """Own hand and centre are six of the ten cards: the other hand is three of the four
+    unseen cards, and the four deals that differ only in which is the reserve's card look the
+    same to the seat, and different to the other seat (whose hand differs)."""
+    rng = np.random.default_rng(seed)
+    cards = [TINY_DECK[i] for i in rng.permutation(10)]
+    own, centre, unseen = cards[:3], cards[3:6], cards[6:]
     env = tri_palki_tiny_v0.raw_env()
     seen: dict[str, set[bytes]] = {"player_0": set(), "player_1": set()}
-    hands = [TINY_HANDS[i] for i in range(len(TINY_HANDS))]
-    deals = 0
-    for p1, p0 in product(hands, hands):
-        if set(p1) & set(p0):
-            continue
-        centre = [c for c in TINY_DECK if c not in p1 + p0]
-        piles = [p1, p0, centre]
-        env.reset(
-            seed=0, options={"dealer": 0, "deck": [pile[i] for i in range(3) for pile in piles]}
-        )
-        deals += 1
+    for reserve in unseen:
+        other = [c for c in unseen if c != reserve]
+        piles = [other, own, centre]  # player_1, player_0 (the dealer), the centre
+        deck = [pile[i] for i in range(3) for pile in piles] + [reserve]
+        env.reset(seed=0, options={"dealer": 0, "deck": deck})
         for agent in seen:
             seen[agent].add(env.observe(agent)["observation"].tobytes())
-    assert deals == 1680
-    assert len(seen["player_0"]) == len(seen["player_1"]) == 1680
+    assert len(seen["player_0"]) == 1
+    assert len(seen["player_1"]) == 4
+
+
+def _play_to_a_decision(seed: int, max_turns: int = 6):
+    """A tiny env after a few random moves, at a decision (or None if the round ended)."""
+    env = tri_palki_tiny_v0.raw_env(max_turns=max_turns)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    moves = int(rng.integers(0, 4))
+    while not (any(env.terminations.values()) or any(env.truncations.values())):
+        if not moves:
+            return env
+        mask = env.observe(env.agent_selection)["action_mask"]
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+        moves -= 1
+    return None
+
+
+@pytest.mark.parametrize("seed", range(15))
+def test_exact_worlds_hold_the_true_world_once_and_only_what_the_seat_may_believe(seed):
+    env = _play_to_a_decision(seed)
+    if env is None:
+        pytest.skip("the round ended")
+    seat = env.agent_selection
+    o = int(seat.rpartition("_")[2])
+    rnd = env.state_round()
+    worlds = exact_worlds(env.observe(seat), TINY_DECK, observer=seat)
+    truth = (tuple(rnd.hands), tuple(rnd.reserve_cards()))
+    assert [(w.hands, w.reserve) for w in worlds].count(truth) == 1
+    assert len({(w.hands, w.reserve) for w in worlds}) == len(worlds) <= 4
+    for world in worlds:
+        assert world.hands[o] == rnd.hands[o] and world.centre == rnd.centre
+        other = 1 - o
+        assert world.hands[other] & rnd.known[other] == rnd.known[other]
+        cards = world.hands[0] | world.hands[1] | world.centre | world.washed
+        assert sorted([c for c in range(36) if cards >> c & 1] + list(world.reserve)) == sorted(
+            TINY_DECK
+        )
+
+
+def test_exact_worlds_refuse_a_card_outside_the_deck():
+    env = tri_palki_v0.raw_env(num_players=2)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="not in the deck"):
+        exact_worlds(env.observe("player_0"), TINY_DECK, observer="player_0")
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_montecarlo_values_each_action_by_the_env_over_the_four_worlds(seed):
+    """At max_turns=1 the dealer's action ends the round: the one-ply search's value of each
+    action is the env's mean reward over the four deals the dealer cannot tell apart."""
+    env = tri_palki_tiny_v0.raw_env(max_turns=1)
+    env.reset(seed=seed, options={"dealer": 0})
+    agent = make_agent("montecarlo:max_turns=1", "tri_palki_tiny", "player_0", seed)
+    observation = env.observe("player_0")
+    chosen = agent.act(observation)
+    rnd = env.state_round()
+    own, centre = rnd.hands[0], rnd.centre
+    unseen = [c for c in TINY_DECK if not (own | centre) >> c & 1]
+    values = {}
+    for action in np.flatnonzero(observation["action_mask"]):
+        total = 0.0
+        for reserve in unseen:
+            piles = [
+                [c for c in unseen if c != reserve],
+                [c for c in range(36) if own >> c & 1],
+                [c for c in range(36) if centre >> c & 1],
+            ]
+            deck = [pile[i] for i in range(3) for pile in piles] + [reserve]
+            trial = tri_palki_tiny_v0.raw_env(max_turns=1)
+            trial.reset(seed=0, options={"dealer": 0, "deck": deck})
+            trial.step(int(action))
+            while not (any(trial.terminations.values()) or any(trial.truncations.values())):
+                trial.step(NO_ANNOUNCE)  # the announce decision after a 31, declined
+            total += trial.rewards["player_0"]
+        values[int(action)] = total / 4
+    assert agent.last_action_values == pytest.approx(values)
+    assert values[chosen] == max(values.values())
+
+
+def test_montecarlo_refuses_a_bad_turn_limit():
+    with pytest.raises(ValueError, match="max_turns must be at least 1"):
+        make_agent("montecarlo:max_turns=0", "tri_palki_tiny", "player_0", 0)
+    with pytest.raises(ValueError, match="plays tri_palki_tiny"):
+        from folkcards.agents.montecarlo import make_tri_palki_tiny_montecarlo
+
+        make_tri_palki_tiny_montecarlo("tri_palki", "player_0", 0, None)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_the_belief_samplers_worlds_deal_again_to_the_seats_view(seed):
+    """Each world the variant's sampler draws, dealt and replayed by its ``start``, gives the
+    observing seat the observation it had (the ten-card deck rebuilt from the history)."""
+    sampler = game_spec("tri_palki_tiny").piece("belief")
+    env = _play_to_a_decision(seed)
+    if env is None:
+        pytest.skip("the round ended")
+    seat = env.agent_selection
+    observation = env.observe(seat)
+    context = sampler.public_context(env, seat)
+    worlds = sampler.sample_worlds(observation, 6, np.random.default_rng(seed), **context)
+    for world in worlds:
+        options, actions = sampler.start(world)
+        again = tri_palki_tiny_v0.raw_env(max_turns=6)
+        again.reset(seed=0, options=options)
+        for action in actions:
+            again.step(action)
+        assert again.agent_selection == seat
+        mine = again.observe(seat)
+        assert all(np.array_equal(mine[k], observation[k]) for k in observation)
+
+
+def test_the_search_probe_plays_the_variant_at_its_turn_limit(tmp_path):
+    from folkcards.train.exploit_search import SearchParams, search_exploit
+
+    result = search_exploit(
+        "tri_palki_tiny",
+        "random",
+        SearchParams(worlds=8, candidates=8),
+        30,
+        0,
+        tmp_path / "probe",
+        max_turns=1,
+        log=lambda _line: None,
+    )
+    assert result.gain > 0  # a best response to random as the dealer keeps a stick it would take
+    with pytest.raises(ValueError, match="no turn limit"):
+        search_exploit("paston", "random", SearchParams(), 1, 0, tmp_path / "p", max_turns=1)

@@ -25,12 +25,14 @@ Config = TypeVar("Config", bound=BaseModel)
 
 
 def check_agent_spec(value: Any, what: str, allow_self: bool = False) -> Any:
-    """``value`` if it is an agent spec of a known kind (``"self"`` too if ``allow_self``)."""
+    """``value`` if it is an agent spec of a known kind or a plug-in's entry point (group
+    ``folkcards.agents``, such as ``openspiel:``; ``"self"`` too if ``allow_self``)."""
     from folkcards.agents import agent_kinds
+    from folkcards.agents.plugins import _entry_point
 
     kinds = sorted({*agent_kinds(), "heuristic", *(["self"] if allow_self else [])})
     kind = value.partition(":")[0] if isinstance(value, str) else None
-    if kind not in kinds:
+    if kind not in kinds and (kind is None or _entry_point(kind) is None):
         close = difflib.get_close_matches(str(kind), kinds, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise ValueError(f"unknown agent {value!r}{hint}; {what} kinds: {', '.join(kinds)}")

@@ -117,34 +117,32 @@ class TriPalkiChance:
 
 
 class TriPalkiTinyChance:
-    """The chance events of one Tri Palki tiny round: each hand dealt whole.
+    """The chance events of one Tri Palki tiny round: each hand and the centre dealt whole.
 
-    The first event deals the hand of the seat on the dealer's left (84 three-card hands of the
-    nine cards, each 1/84), the second the dealer's (the 20 of the six left, each 1/20); the
-    centre is the three cards left, and the reserve is empty, so nothing is drawn later. An
-    outcome is the hand's index in :data:`~.tiny.TINY_HANDS`.
+    The first event deals the hand of the seat on the dealer's left (120 three-card hands of
+    the ten cards, each 1/120), the second the dealer's (the 35 of the seven left, each 1/35),
+    the third the centre (the 4 of the four left, each 1/4); the card left is the reserve. An
+    outcome is the hand's index in :data:`~.tiny.TINY_HANDS`. A wash needs three reserve cards
+    and the reserve holds one, so no card is drawn later and the reserve's card stays hidden.
     """
 
     max_outcomes = len(TINY_HANDS)
     env_parameters = ("max_turns",)
-    # own hand and centre are six of the nine cards, so each seat knows the other's hand:
-    # no deal hides a card (the reserve is empty and washed cards lie face up)
-    hidden_cards = False
 
     def __init__(self, env: Any, dealer: int):
         self.num_players = env.num_players
         self.dealer = dealer
         self.order = deal_order(dealer, [True] * self.num_players)
-        self.hands: list[int] = []  # outcome ids, in deal order
+        self.hands: list[int] = []  # outcome ids: the hands in deal order, then the centre
 
     @staticmethod
     def max_events(num_players: int, env: Any) -> int:
-        return num_players
+        return num_players + 1
 
     @staticmethod
     def max_decisions(num_players: int, env: Any) -> int:
-        """An action and an announce decision per turn up to ``max_turns`` (no reserve, so
-        a wash ends the round instead of giving another action)."""
+        """An action and an announce decision per turn up to ``max_turns`` (no wash can be
+        replaced, so a wash ends the round instead of giving another action)."""
         return 2 * env.max_turns
 
     @staticmethod
@@ -152,7 +150,7 @@ class TriPalkiTinyChance:
         return -1.0, 0.0
 
     def outcomes(self) -> list[tuple[int, float]]:
-        if len(self.hands) == self.num_players:
+        if len(self.hands) == self.num_players + 1:
             return []
         taken = {card for index in self.hands for card in TINY_HANDS[index]}
         left = [i for i, hand in enumerate(TINY_HANDS) if taken.isdisjoint(hand)]
@@ -164,17 +162,18 @@ class TriPalkiTinyChance:
         self.hands.append(int(outcome))
 
     def outcome_to_string(self, outcome: int) -> str:
-        seat = self.order[len(self.hands)]
         cards = " ".join(TRI_PALKI_CARDS.name(c) for c in TINY_HANDS[outcome])
-        return f"deal player_{seat}: {cards}"
+        if len(self.hands) == self.num_players:
+            return f"deal centre: {cards}"
+        return f"deal player_{self.order[len(self.hands)]}: {cards}"
 
     def _deck(self) -> list[int]:
-        """The nine cards in deal order (one to each seat from the dealer's left, then one to
-        the centre, three times)."""
-        taken = {card for index in self.hands for card in TINY_HANDS[index]}
+        """The ten cards in deal order (one to each seat from the dealer's left, then one to
+        the centre, three times), then the reserve."""
+        taken = [card for index in self.hands for card in TINY_HANDS[index]]
         piles = [list(TINY_HANDS[index]) for index in self.hands]
-        piles.append([card for card in TINY_DECK if card not in taken])
-        return [pile[i] for i in range(3) for pile in piles]
+        dealt = [pile[i] for i in range(3) for pile in piles]
+        return dealt + [card for card in TINY_DECK if card not in taken]
 
     def ready(self, env: Any, action: int | None) -> bool:
         return not self.outcomes()
@@ -184,10 +183,11 @@ class TriPalkiTinyChance:
 
     @staticmethod
     def outcomes_of(env: Any) -> list[int]:
-        """The chance outcomes that deal ``env``'s round: each seat's hand in deal order."""
+        """The chance outcomes that deal ``env``'s round: each seat's hand in deal order, then
+        the centre as dealt."""
         deck = env.state_round().deck
         stride = env.num_players + 1
         return [
-            TINY_HANDS.index(tuple(sorted(deck[position::stride])))
-            for position in range(env.num_players)
+            TINY_HANDS.index(tuple(sorted(deck[position : 3 * stride : stride])))
+            for position in range(stride)
         ]

@@ -1,11 +1,12 @@
-"""Tri Palki tiny: two players and nine cards, small enough for exact equilibrium computation.
+"""Tri Palki tiny: two players and ten cards, small enough for exact equilibrium computation.
 
 The same rules engine and observation as Tri Palki (``docs/rules/tri_palki_tiny.md``): the deck
-is the 10, K and A of spades, clubs and diamonds, so the two hands and the centre take every
-card and the reserve is empty. A one-suit centre (at the deal or after a swap) therefore ends
-the round at once with the hands as they stand (the full game's rule for a reserve that cannot
-replace a wash). A round reaching ``max_turns`` (2 by default) is scored as if it had ended
-there (outcome ``turn_limit``): the lowest normal hand takes a stick, so stalling does not pay.
+is the 10, K and A of spades, clubs and diamonds and the ace of hearts, so after the deal one
+card lies face down as the reserve, which no player ever sees. A one-suit centre (at the deal
+or after a swap) ends the round at once with the hands as they stand (the full game's rule for
+a reserve that cannot replace a wash). A round reaching ``max_turns`` (2 by default) is scored
+as if it had ended there (outcome ``turn_limit``): the lowest normal hand takes a stick, so
+stalling does not pay.
 """
 
 from __future__ import annotations
@@ -19,7 +20,11 @@ from .rules import TriPalkiRound
 
 TINY_SUITS = (0, 1, 2)  # spades, clubs, diamonds
 TINY_RANKS = (4, 7, 8)  # 10, K, A
-TINY_DECK: tuple[int, ...] = tuple(9 * suit + rank for suit in TINY_SUITS for rank in TINY_RANKS)
+ACE_OF_HEARTS = 9 * 3 + 8  # the tenth card: the reserve's one card after the deal
+TINY_DECK: tuple[int, ...] = (
+    *(9 * suit + rank for suit in TINY_SUITS for rank in TINY_RANKS),
+    ACE_OF_HEARTS,
+)
 TINY_PLAYERS = 2
 TINY_MAX_TURNS = 2
 TURN_LIMIT = "turn_limit"  # the outcome of a round settled at max_turns
@@ -28,11 +33,11 @@ TINY_HANDS: tuple[tuple[int, int, int], ...] = tuple(combinations(TINY_DECK, 3))
 
 
 def parse_tiny_deck(deck: Any) -> list[int]:
-    """Validate a user-given tiny deck: its nine cards once each, as ids or strings."""
+    """Validate a user-given tiny deck: its ten cards once each, as ids or strings."""
     cards = TRI_PALKI_CARDS.parse_cards(deck, "option 'deck'")
     if sorted(cards) != sorted(TINY_DECK):
         names = " ".join(TRI_PALKI_CARDS.name(c) for c in TINY_DECK)
-        raise ValueError(f"option 'deck' must hold the nine cards {names} once each")
+        raise ValueError(f"option 'deck' must hold the ten cards {names} once each")
     return cards
 
 

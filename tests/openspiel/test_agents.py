@@ -135,6 +135,21 @@ def test_folkcards_agent_as_openspiel_policy_chooses_what_the_agent_chooses(name
     assert probs == {a: float(a == expected) for a in state.legal_actions()}
 
 
+def test_a_network_playing_its_most_likely_move_is_that_move_as_a_policy():
+    """``ppo`` plays the argmax of its network: as a policy it is that one move, not the
+    softmax it does not sample from."""
+    game = fo.load_game("tri_palki", players=4)
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    seat = state.agents[state.current_player()]
+    agent = make_agent("ppo", "tri_palki", seat, seed=0)
+    assert agent.deterministic
+    expected = agent.act(state.env.observe(seat))
+    probs = fo.as_policy("ppo", game).action_probabilities(state)
+    assert probs == {a: float(a == expected) for a in state.legal_actions()}
+
+
 def test_random_agent_as_policy_gives_its_choice_frequencies():
     game = fo.load_game("tri_palki", players=3)
     state = game.new_initial_state()
@@ -183,3 +198,13 @@ def test_as_policy_refuses_a_bad_spec_or_game():
         fo.as_policy("random", game, samples=0)
     with pytest.raises(ValueError, match="load_game"):
         fo.as_policy("random", pyspiel.load_game("kuhn_poker"))
+
+
+def test_save_policy_writes_openspiels_cpp_tabular_policy(tmp_path):
+    """CFR+ in C++ (``pyspiel.CFRPlusSolver``) returns a ``pyspiel.TabularPolicy``."""
+    import pyspiel
+    from folkcards.openspiel.agents import load_policy
+
+    policy = pyspiel.TabularPolicy({"player_0\nx": [(0, 0.25), (3, 0.75), (5, 0.0)]})
+    path = save_policy(policy, tmp_path / "cfr.json")
+    assert load_policy(path) == {"player_0\nx": {0: 0.25, 3: 0.75}}
