@@ -273,7 +273,7 @@ def test_montecarlo_refuses_a_bad_turn_limit():
     with pytest.raises(ValueError, match="max_turns must be at least 1"):
         make_agent("montecarlo:max_turns=0", "tri_palki_tiny", "player_0", 0)
     with pytest.raises(ValueError, match="plays tri_palki_tiny"):
-        from folkcards.agents.montecarlo import make_tri_palki_tiny_montecarlo
+        from folkcards.agents.tri_palki_montecarlo import make_tri_palki_tiny_montecarlo
 
         make_tri_palki_tiny_montecarlo("tri_palki", "player_0", 0, None)
 
@@ -302,7 +302,7 @@ def test_the_belief_samplers_worlds_deal_again_to_the_seats_view(seed):
 
 
 def test_the_search_probe_plays_the_variant_at_its_turn_limit(tmp_path):
-    from folkcards.train.exploit_search import SearchParams, search_exploit
+    from folkcards.train.exploit.search import SearchParams, search_exploit
 
     result = search_exploit(
         "tri_palki_tiny",
