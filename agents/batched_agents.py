@@ -19,7 +19,7 @@ opponent pool uses:
   ``folkcards.agents.tri_palki_heuristic_batched.BatchedTriPalkiHeuristic``). Until those modules
   exist, :class:`PerRowHeuristicFallback` asks the per-game heuristic row by row (a temporary,
   slow path; the heuristics are stateless, so it makes the same decisions).
-- ``ppo[:ARG]``: the model's actor as a :class:`~folkcards.agents.ppo_agent.NumpyPolicy` over the
+- ``ppo[:ARG]``: the model's actor as a :class:`~folkcards.agents.policy_network.NumpyPolicy` over the
   whole batch, deterministic (argmax of the masked logits) as :class:`PPOAgent` plays; its
   feature set, if any, is applied to the batch first. A model of another table size reads rows
   translated by the game's size adapter (row by row, as :class:`PPOAgent` does).
@@ -213,7 +213,7 @@ class LogitsBatchAgent:
 
 
 class BatchedPolicy(LogitsBatchAgent):
-    """A :class:`~folkcards.agents.ppo_agent.NumpyPolicy` acting on a whole batch.
+    """A :class:`~folkcards.agents.policy_network.NumpyPolicy` acting on a whole batch.
 
     The forward pass runs in torch when it is installed (its matrix products are several times
     faster than numpy's multi-threaded BLAS on a loaded machine), else in numpy; the logits are
@@ -296,7 +296,7 @@ class BatchedPolicy(LogitsBatchAgent):
 class BatchedWithSearch:
     """A batched agent (``inner``) whose rows a search takes where it applies (the
     ``distilled`` player's learned calls and endgame,
-    :func:`~folkcards.agents.ppo_agent.make_distilled_searches`):
+    :func:`~folkcards.agents.distilled_agent.make_distilled_searches`):
     row by row, each from a fresh search state seeded by the row's stream (or this agent's
     seeded generator without ``streams``), so a game's choices do not depend on the batch."""
 
@@ -325,7 +325,7 @@ class BatchedWithSearch:
 class BatchedWithUnsureSearch:
     """A batched policy (``inner``) whose rows the game's unsure search takes where the
     network's first choice is unsure (the ``distilled`` player's
-    :func:`~folkcards.agents.ppo_agent.make_unsure_search`): the network over the batch, then
+    :func:`~folkcards.agents.distilled_agent.make_unsure_search`): the network over the batch, then
     those rows one by one, each from a fresh search state seeded by the row's stream (or this
     agent's seeded generator without ``streams``), so a game's choices do not depend on the
     batch. The search then sees the row's observation alone (not the round before it)."""
@@ -537,15 +537,12 @@ def make_batched_agent(
     if kind == "heuristic":
         return batched_heuristic(game, players)
     if kind in ("ppo", "distilled"):
-        from .ppo_agent import (
-            DISTILL_CONFIG,
-            PPO_CONFIG,
-            load_policy,
+        from .distilled_agent import (
             make_distilled_searches,
             make_unsure_search,
-            network_file,
             parse_distilled_spec,
         )
+        from .policy_files import DISTILL_CONFIG, PPO_CONFIG, load_policy, network_file
 
         searches: tuple[Any, ...] = ()
         unsure = None

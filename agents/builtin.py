@@ -19,7 +19,7 @@ from .ppo_agent import make_ppo_agent  # noqa: E402  (torch loads only when a mo
 
 register_agent("ppo", make_ppo_agent)
 
-from .ppo_agent import make_distilled_agent  # noqa: E402
+from .distilled_agent import make_distilled_agent  # noqa: E402
 
 register_agent("distilled", make_distilled_agent)
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..envs.registry import game_spec
 from .base import GAMES, Agent
-from .ppo_agent import MODELS_DIR
+from .policy_files import MODELS_DIR
 
 POLICY_FILE = "policy.pt"
 FORMAT = "folkcards-rllib-policy-1"

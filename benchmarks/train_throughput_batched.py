@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def measure(
     config_path: Path, steps: int, engine: str, n_envs: int | None, torch_threads: int | None = None
 ) -> dict[str, Any]:
-    from folkcards.agents.ppo_agent import NumpyPolicy
+    from folkcards.agents.policy_network import NumpyPolicy
     from folkcards.train.config import load_config
     from folkcards.train.ppo import make_model, make_vec_env, set_determinism, timed_vec_env
 

@@ -69,7 +69,7 @@ from folkcards.agents.batched_agents import (
     policy_agent,
 )
 from folkcards.agents.features import get_feature_set
-from folkcards.agents.ppo_agent import NumpyPolicy
+from folkcards.agents.policy_network import NumpyPolicy
 from folkcards.envs._batched import seed_states
 from folkcards.envs.registry import DEFAULT_GAME, GAMES, UnsupportedError, game_spec
 from gymnasium import spaces

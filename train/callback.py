@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from folkcards.agents.ppo_agent import NumpyPolicy
+from folkcards.agents.policy_network import NumpyPolicy
 from stable_baselines3.common.callbacks import BaseCallback
 
 from .config import TrainConfig

@@ -246,7 +246,9 @@ def evaluate_model(
     ``features``: the :mod:`folkcards.agents.features` set the model was trained with.
     ``tournament`` saves the model to a temporary ``.zip`` (with its sidecar) for ``ppo:PATH``.
     """
-    from folkcards.agents.ppo_agent import PolicyAgent, policy_from_model, write_sidecar
+    from folkcards.agents.policy_files import write_sidecar
+    from folkcards.agents.policy_network import policy_from_model
+    from folkcards.agents.ppo_agent import PolicyAgent
 
     if method not in METHODS:
         raise ValueError(f"unknown evaluation method {method!r}: tournament or duplicate")

@@ -2,7 +2,7 @@
 
 Each entry is a :func:`~folkcards.agents.make_agent` spec (``"random"``, ``"heuristic"``,
 ``"ppo:PATH"``) or ``"self"`` (a frozen snapshot of the learner: a
-:class:`~folkcards.agents.ppo_agent.NumpyPolicy` ``.npz`` added with
+:class:`~folkcards.agents.policy_network.NumpyPolicy` ``.npz`` added with
 :meth:`OpponentPool.add_snapshot`; the newest ``max_snapshots`` are kept and drawn uniformly;
 ``"self"`` is left out while there is none) with a weight. For every episode each other seat
 (``per_seat=True``) or all of them together get an entry drawn by weight.
@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 from folkcards.agents import make_agent
-from folkcards.agents.ppo_agent import NumpyPolicy, PolicyAgent
+from folkcards.agents.policy_network import NumpyPolicy
+from folkcards.agents.ppo_agent import PolicyAgent
 
 SELF = "self"
 

@@ -65,7 +65,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from folkcards.agents.ppo_agent import write_sidecar
+from folkcards.agents.policy_files import write_sidecar
 from folkcards.envs.registry import game_spec
 
 from .callback import RunCallback
@@ -427,7 +427,7 @@ def start_model_path(spec: str, game: str) -> Path:
     """The ``model.zip`` that ``pretrain.start_model`` names: an agent spec with a network
     (``distilled``, ``ppo``, ``ppo:<game>``, ``ppo:PATH``) or a path; ``ConfigError`` (one
     line) if there is no such file."""
-    from folkcards.agents.ppo_agent import network_file
+    from folkcards.agents.policy_files import network_file
 
     path = network_file(spec, game) or Path(spec).expanduser()
     if not path.is_file():
@@ -452,7 +452,7 @@ def copy_network(path: Path, model: Any, config: TrainConfig) -> None:
     """Load the network of ``path`` into ``model`` (policy and value heads); ``ConfigError``
     (one line) unless it was trained for this game, feature set and input size and has the
     config's ``net_arch`` and activation."""
-    from folkcards.agents.ppo_agent import read_sidecar
+    from folkcards.agents.policy_files import read_sidecar
 
     meta = read_sidecar(path) or {}
     game, features = meta.get("game"), meta.get("features")

@@ -528,7 +528,7 @@ def pretrain(
 
 def _numpy_actor(model: Any) -> Any:
     """The actor of an SB3 MaskablePPO model as a picklable numpy policy."""
-    from folkcards.agents.ppo_agent import NumpyPolicy
+    from folkcards.agents.policy_network import NumpyPolicy
 
     return NumpyPolicy.from_sb3(model)
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from folkcards.agents import make_agent
 from folkcards.agents.batched_agents import make_batched_agent
-from folkcards.agents.ppo_agent import distilled_model_path
+from folkcards.agents.policy_files import distilled_model_path
 from folkcards.agents.tri_palki_search import (
     EXPERT_PARAMS,
     TriPalkiSearchParams,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from folkcards.agents import make_agent
-from folkcards.agents.ppo_agent import network_file
+from folkcards.agents.policy_files import network_file
 from folkcards.envs import GAMES
 
 pytest.importorskip("sb3_contrib")

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from folkcards.agents import make_agent, size_adapter
 from folkcards.agents.features import get_feature_set, tri_palki_action_extra
-from folkcards.agents.ppo_agent import NumpyPolicy, PolicyAgent, PPOModelError
+from folkcards.agents.policy_network import NumpyPolicy, PPOModelError
+from folkcards.agents.ppo_agent import PolicyAgent
 from folkcards.agents.size_adapter import adapt_view, kept_seats
 from folkcards.agents.table_sizes import agent_table_sizes, check_table
 from folkcards.envs import tri_palki_v0

@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 from folkcards.agents.paston_expert import shipped_evaluator_path
-from folkcards.agents.ppo_agent import MODELS_DIR
+from folkcards.agents.policy_files import MODELS_DIR
 from folkcards.evaluate.storage.versions import agent_version
 
 pytest.importorskip("torch")

@@ -17,7 +17,7 @@ from folkcards.agents.batched_agents import (
     make_batched_agent,
     masked_logits_choice,
 )
-from folkcards.agents.ppo_agent import NumpyPolicy
+from folkcards.agents.policy_network import NumpyPolicy
 from folkcards.envs.registry import game_spec
 from folkcards.train.batched_training_env import BatchedSingleSeatVecEnv
 

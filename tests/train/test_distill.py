@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from folkcards.agents import make_agent, ppo_agent  # noqa: E402
+from folkcards.agents import make_agent, policy_files  # noqa: E402
 from folkcards.agents.batched_agents import make_batched_agent  # noqa: E402
 from folkcards.train.config import ConfigError, config_from_dict, load_config  # noqa: E402
 from folkcards.train.ppo import train  # noqa: E402
@@ -82,7 +82,7 @@ def test_distilled_plays_the_committed_network_like_ppo_path(cloned_run, tmp_pat
     models.mkdir()
     shutil.copy(cloned_run / "model.zip", models / "paston_distilled.zip")
     shutil.copy(cloned_run / "model.json", models / "paston_distilled.json")
-    monkeypatch.setattr(ppo_agent, "MODELS_DIR", models)
+    monkeypatch.setattr(policy_files, "MODELS_DIR", models)
     from folkcards.envs import paston_v0
 
     env = paston_v0.raw_env()
@@ -110,7 +110,7 @@ def test_distilled_plays_the_committed_network_like_ppo_path(cloned_run, tmp_pat
 def test_distilled_refuses_an_argument_and_names_the_recipe_when_missing(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="is not key=value.*ppo:PATH"):
         make_agent("distilled:foo.zip", "paston")
-    monkeypatch.setattr(ppo_agent, "MODELS_DIR", tmp_path)
+    monkeypatch.setattr(policy_files, "MODELS_DIR", tmp_path)
     with pytest.raises(ValueError, match=r"configs/tri_palki/distill\.yaml"):
         make_agent("distilled", "tri_palki")
     with pytest.raises(ValueError, match=r"configs/tri_palki/distill\.yaml"):

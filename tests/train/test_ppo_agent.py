@@ -10,7 +10,8 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from folkcards.agents import make_agent  # noqa: E402
-from folkcards.agents.ppo_agent import MODELS_DIR, NumpyPolicy, PPOModelError, write_sidecar  # noqa: E402
+from folkcards.agents.policy_files import MODELS_DIR, write_sidecar  # noqa: E402
+from folkcards.agents.policy_network import NumpyPolicy, PPOModelError  # noqa: E402
 from folkcards.train.single_seat import SingleSeatEnv  # noqa: E402
 
 from ..helpers import walk_decisions  # noqa: E402

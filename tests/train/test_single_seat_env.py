@@ -111,7 +111,7 @@ def test_illegal_action_ends_episode_with_penalty() -> None:
 
 
 def test_snapshots_join_the_pool(tmp_path) -> None:
-    from folkcards.agents.ppo_agent import NumpyPolicy
+    from folkcards.agents.policy_network import NumpyPolicy
 
     rng = np.random.default_rng(0)
     policy = NumpyPolicy(

@@ -21,7 +21,7 @@ CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 def _recipe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """``configs/tri_palki/distill_ppo.yaml`` as step 2 reads it: from a folder where step 1's
     run directory exists (here a copy of the committed network stands in for it)."""
-    from folkcards.agents.ppo_agent import distilled_model_path
+    from folkcards.agents.policy_files import distilled_model_path
 
     step1 = tmp_path / "runs" / "distill" / "tri_palki"
     step1.mkdir(parents=True)
@@ -93,7 +93,7 @@ def test_a_run_started_from_the_distilled_network_plays_it(tmp_path: Path, _conf
 
 
 def test_the_start_weights_are_the_distilled_networks(_config) -> None:
-    from folkcards.agents.ppo_agent import distilled_model_path
+    from folkcards.agents.policy_files import distilled_model_path
     from folkcards.train.ppo import copy_network, make_model, make_vec_env, timed_ppo_class
 
     config = _config()

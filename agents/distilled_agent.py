@@ -1,0 +1,188 @@
+"""The distilled agent: the network distilled from a game's search player, with the decisions a
+cheap exact piece of the game makes better taken from it.
+
+Spec strings (kind ``distilled``): ``distilled[:endgame=K,endgame_samples=S,calls=0|1,unsure=P]``
+(:func:`parse_distilled_spec`); the network is the one committed with the package
+(:func:`~folkcards.agents.policy_files.distilled_model_path`); ``ppo:PATH`` plays any other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..envs.registry import game_spec
+from .base import GAMES, spec_pairs
+from .policy_files import DISTILL_CONFIG, distilled_model_path, load_policy
+from .policy_network import NumpyPolicy, PPOModelError
+from .ppo_agent import PolicyAgent
+
+
+@dataclass(frozen=True)
+class DistilledParams:
+    """A ``distilled`` spec's settings (``None``: the game's default)."""
+
+    endgame: int | None = None  # card play with this many cards or fewer: the endgame search
+    endgame_samples: int | None = None  # the endgame search's worlds
+    calls: int | None = None  # 1: the game's learned calls decide the calls; 0: the network
+    unsure: float | None = None  # the game's search takes the decisions where the network's
+    # first choice has probability under this (0: the network takes them all)
+
+
+def parse_distilled_spec(game: str, arg: str | None) -> DistilledParams:
+    """The settings of a ``distilled`` spec argument such as ``"endgame=6,calls=0"``;
+    ``ValueError`` in one line for a bad key or value, or a piece asked of a game without it."""
+    values: dict[str, Any] = {}
+    hint = " (distilled plays the network committed for the game; play another with ppo:PATH)"
+    keys = ("endgame", "endgame_samples", "calls", "unsure")
+    for key, text in spec_pairs(arg, keys, "distilled", hint):
+        if key == "unsure":
+            try:
+                values[key] = float(text)
+            except ValueError:
+                raise ValueError(
+                    f"distilled parameter unsure needs a number, got {text!r}"
+                ) from None
+            if not 0.0 <= values[key] <= 1.0:
+                raise ValueError(f"distilled parameter unsure must be in [0, 1], got {text}")
+            continue
+        try:
+            values[key] = int(text)
+        except ValueError:
+            raise ValueError(f"distilled parameter {key} needs an integer, got {text!r}") from None
+    params = DistilledParams(**values)
+    spec = game_spec(game)
+    if params.unsure not in (None, 0.0) and not spec.has("unsure_search"):
+        raise ValueError(
+            f"distilled: {game} has no search for unsure decisions (unsure=0 or no argument)"
+        )
+    asked = params.endgame != 0 and (
+        params.endgame is not None or params.endgame_samples is not None
+    )
+    if asked and not spec.has("endgame_search"):
+        raise ValueError(f"distilled: {game} has no endgame search (endgame=0 or no argument)")
+    if params.calls not in (None, 0, 1):
+        raise ValueError(f"distilled parameter calls is 0 or 1, got {params.calls}")
+    if params.calls == 1 and not spec.has("learned_calls"):
+        raise ValueError(f"distilled: {game} has no learned calls (calls=0 or no argument)")
+    return params
+
+
+def make_endgame_search(
+    game: str, seat: str, seed: int | None, cards: int | None, samples: int | None
+) -> Any:
+    """The game's endgame search for the distilled player (``None`` if the game has none or
+    ``cards`` is 0); ``ValueError`` for bad ``cards`` / ``samples``."""
+    spec = game_spec(game)
+    if cards == 0 or not spec.has("endgame_search"):
+        return None
+    return spec.piece("endgame_search")(game, seat, seed, cards=cards, samples=samples)
+
+
+def make_distilled_searches(
+    game: str, seat: str, seed: int | None, params: DistilledParams
+) -> tuple[Any, ...]:
+    """The pieces that take some of the distilled player's decisions from its network, in the
+    order they are asked: the game's learned calls, then its endgame search (each if the game
+    has it and ``params`` does not turn it off). Each has ``applies(vector)``,
+    ``act(observation) -> action or None``, ``reset()`` and ``reseed(seed)``."""
+    spec = game_spec(game)
+    searches: list[Any] = []
+    if params.calls != 0 and spec.has("learned_calls"):
+        searches.append(spec.piece("learned_calls")(game, seat, seed))
+    endgame = make_endgame_search(game, seat, seed, params.endgame, params.endgame_samples)
+    if endgame is not None:
+        searches.append(endgame)
+    return tuple(searches)
+
+
+def make_unsure_search(game: str, seat: str, seed: int | None, params: DistilledParams) -> Any:
+    """The game's search for the decisions where the distilled network is unsure (``None`` if
+    the game has none or ``params.unsure`` is 0); built for the game's family, whose search
+    plays every table size of it."""
+    spec = game_spec(game)
+    if params.unsure == 0.0 or not spec.has("unsure_search"):
+        return None
+    return spec.piece("unsure_search")(spec.family, seat, seed, threshold=params.unsure)
+
+
+class DistilledAgent(PolicyAgent):
+    """The network distilled from the game's search player
+    (:func:`~folkcards.agents.policy_files.distilled_model_path`), its deterministic masked
+    prediction, with the decisions a cheap exact piece makes better taken from it
+    (:func:`make_distilled_searches`). Paston: the expert's learned calls (bids, discards,
+    contract, whist from the evaluator, :class:`~folkcards.agents.paston_expert.
+    PastonLearnedCalls`; ``calls=0``: the network's) and open-hand PIMC over 64 worlds for
+    every card with a choice (:class:`~folkcards.agents.pimc.PastonEndgameSearch`;
+    ``endgame=K`` from K cards in hand, ``endgame=0``: the network's), so that with the defaults
+    the network decides only the whist after an all-pass; ``distilled:calls=0,endgame=0`` is
+    the network alone. Tri Palki: the expert's search takes the decisions where the network's
+    first choice has probability under 0.99 (:class:`~folkcards.agents.tri_palki_search.
+    TriPalkiUnsureSearch`; ``unsure=P`` sets the threshold, ``unsure=0``: the network alone).
+    Under a millisecond per decision at the median."""
+
+    name = "distilled"
+
+    def __init__(
+        self,
+        game: str,
+        seat: str = "player_0",
+        seed: int | None = None,
+        num_players: int | None = None,
+        params: DistilledParams | None = None,
+    ):
+        if game not in GAMES:
+            raise ValueError(f"unknown game {game!r}; choose from {', '.join(GAMES)}")
+        self.path = distilled_model_path(game)
+        policy = load_policy(self.path, game, "distilled", trained_by=DISTILL_CONFIG)
+        super().__init__(
+            game, seat, seed, policy=policy, deterministic=True, label="distilled",
+            num_players=num_players,
+        )  # fmt: skip
+        params = params or DistilledParams()
+        self.searches = make_distilled_searches(game, seat, seed, params)
+        self.unsure = make_unsure_search(game, seat, seed, params)
+        if self.unsure is not None and not isinstance(self.policy, NumpyPolicy):
+            raise PPOModelError("distilled: the unsure search needs the network's probabilities")
+
+    def reset(self) -> None:
+        super().reset()
+        for search in self.searches:
+            search.reset()
+        if self.unsure is not None:
+            self.unsure.reset()
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        for search in self.searches:
+            action = search.act(observation)
+            if action is not None:
+                return int(action)
+        if self.unsure is None:
+            return super().act(observation)
+        probabilities = self.action_probabilities(observation)
+        if self.unsure.takes(observation, probabilities):
+            return int(self.unsure.act(observation))
+        action = int(np.argmax(probabilities))
+        self.unsure.observe(observation, action)
+        return action
+
+
+def make_distilled_agent(
+    game: str, seat: str, seed: int | None, arg: str | None, **kwargs: Any
+) -> DistilledAgent:
+    """Factory for the ``distilled[:endgame=K,endgame_samples=S,calls=0|1,unsure=P]`` kind
+    (``ppo:PATH`` plays any other network)."""
+    return DistilledAgent(game, seat, seed, params=parse_distilled_spec(game, arg), **kwargs)
+
+
+__all__ = [
+    "DistilledAgent",
+    "DistilledParams",
+    "make_distilled_agent",
+    "make_distilled_searches",
+    "make_endgame_search",
+    "make_unsure_search",
+    "parse_distilled_spec",
+]
