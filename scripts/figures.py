@@ -408,7 +408,16 @@ def games_table(cache: dict[str, Any], episodes: int = 100) -> str:
     return "\n".join(lines) + "\n"
 
 
-TABLES = {"players": players_table, "games": games_table}
+def probes_table(cache: dict[str, Any]) -> str:
+    """Both best-response probes against every shipped agent (:mod:`folkcards.evaluate.probe_table`)."""
+    from folkcards.evaluate.probe_table import probe_table
+
+    return probe_table(
+        ROOT / EXPLOIT_DIR, ROOT / EXPLOIT_DIR / "search", ROOT / EXPLOIT_DIR / "README.md"
+    )
+
+
+TABLES = {"players": players_table, "games": games_table, "probes": probes_table}
 
 
 def process_tables(text: str, cache: dict[str, Any]) -> tuple[str, list[str]]:
