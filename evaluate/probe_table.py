@@ -49,7 +49,7 @@ class ProbeRecord:
     command: str | None
     budget: str
     size: tuple[int, int]  # what "the largest budget" compares
-    itself: bool  # a trained probe whose measured learner is its start: the agent, gain 0
+    itself: str | None  # why the probe played exactly as the agent (gain 0), if it did
 
     @property
     def low(self) -> float:
@@ -86,6 +86,18 @@ def _budget(data: dict[str, Any], folder: Path, deals: int) -> tuple[str, tuple[
     return f"{steps:,} steps, {deals:,} final deals{learner}", (steps, deals)
 
 
+def _itself(data: dict[str, Any], folder: Path) -> str | None:
+    """Why the measured probe was the agent itself (its gain exactly 0), or None."""
+    if data.get("method") == "search":
+        stats = json.loads((folder / "search.json").read_text())
+        if stats["deviations"] == 0:
+            return f"no deviation in {stats['searched']:,} searched decisions"
+        return None
+    if data.get("selected_step") == 0 and float(data["measurement"]["gain"]) == 0.0:
+        return "the learner kept its start, the agent"
+    return None
+
+
 def read_records(folder: str | os.PathLike[str], method: str) -> list[ProbeRecord]:
     """The records of ``method`` ("train" or "search") directly under ``folder``."""
     found = []
@@ -112,7 +124,7 @@ def read_records(folder: str | os.PathLike[str], method: str) -> list[ProbeRecor
                     command=state.get("command"),
                     budget=budget,
                     size=size,
-                    itself=data.get("selected_step") == 0 and float(m["gain"]) == 0.0,
+                    itself=_itself(data, final.parent),
                 )
             )
         except (OSError, ValueError, KeyError, TypeError) as exc:
@@ -168,7 +180,7 @@ def _cell(record: ProbeRecord | None, page: Path) -> tuple[str, str]:
     if record.deals < 2:
         text = num(record.gain, d, True)
     if record.itself:
-        text = "0 (the agent itself)"
+        text = f"0 ({record.itself})"
     verdict = "**found**" if record.found else "none found"
     return f"[{text}]({link}) {verdict}", record.budget
 

@@ -26,6 +26,8 @@ def _record(folder: Path, name: str, agent: str, gain: float, ci95: float, deals
         final["method"] = "search"
         final["search"] = search
     (out / "final.json").write_text(json.dumps(final))
+    if search:
+        (out / "search.json").write_text(json.dumps({"searched": 9, "deviations": int(gain != 0)}))
     (out / "exploit_state.json").write_text(json.dumps({"command": f"folkcards exploit {name}"}))
     return out
 
@@ -71,10 +73,17 @@ def test_the_table_states_each_budget_and_what_was_not_measured(tmp_path):
     assert "40 deals; 8 of 24 worlds, searched decisions per deal and seat: its first 3" in ppo
     assert ppo.count("not measured") == 1  # the trained probe's cell
     expert = next(line for line in text.splitlines() if "| Tri Palki | 3 | `expert`" in line)
-    assert "0 (the agent itself)" in expert and "12,288 steps, 300 final deals" in expert
+    assert "0 (the learner kept its start, the agent)" in expert
+    assert "12,288 steps, 300 final deals" in expert
     assert "learned agents with a gain whose interval lies above 0: `ppo`" in text
     assert "search agents with a gain whose interval lies above 0: none" in text
     assert "`folkcards exploit tp3_ppo`" in text
+
+
+def test_a_search_probe_without_deviation_says_so(tmp_path):
+    _record(tmp_path, "tp4_expert", "expert", 0.0, 0.0, 10, players=4, search=SEARCH)
+    text = probe_table(tmp_path / "t", tmp_path, tmp_path / "README.md")
+    assert "[0 (no deviation in 9 searched decisions)](tp4_expert/exploit.md) none found" in text
 
 
 def test_a_malformed_record_is_one_line(tmp_path):
