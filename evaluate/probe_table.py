@@ -221,33 +221,36 @@ def probe_table(
 _METHOD = {"train": "trained", "search": "search"}
 
 
+def _where(agent: str, r: ProbeRecord) -> str:
+    return (
+        f"`{agent}` ({game_spec(r.game).title}, {r.num_players} players, {_METHOD[r.method]} probe"
+    )
+
+
 def _summary(shown: list[tuple[str, ProbeRecord]]) -> str:
-    """Which learned and search agents have a separated gain, and the largest upper ends of
-    the intervals where none was found."""
-    parts = []
+    """Per family of agents: the separated gains, the upper ends of the intervals where none was
+    found, and the probes that played as the agent throughout."""
+    lines = ["What was found, by kind of agent:", ""]
     for family in ("learned", "search"):
         mine = [(a, r) for a, r in shown if FAMILY.get(a.partition(":")[0]) == family]
-        found = [(a, r) for a, r in mine if r.found]
-        if found:
-            listed = ", ".join(
-                f"`{a}` ({game_spec(r.game).title}, {r.num_players} players, {r.method} probe: "
-                f"{num(r.gain, _digits(r.game), True)})"
-                for a, r in found
-            )
-            parts.append(f"{family} agents with a gain whose interval lies above 0: {listed}")
-        else:
-            parts.append(f"{family} agents with a gain whose interval lies above 0: none")
-        missed = [(a, r) for a, r in mine if not r.found and not r.itself]
+        found = [f"{_where(a, r)}: {num(r.gain, _digits(r.game), True)} "
+                 f"[{num(r.low, _digits(r.game), True)}, {num(r.high, _digits(r.game), True)}])"
+                 for a, r in mine if r.found]  # fmt: skip
+        missed = [f"{_where(a, r)}: below {num(r.high, _digits(r.game), True)})"
+                  for a, r in mine if not r.found and not r.itself]  # fmt: skip
+        same = [f"{_where(a, r)}, {r.deals:,} deals)" for a, r in mine if r.itself]
+        lines.append(
+            f"- **{family} agents**, a gain whose interval lies above 0: "
+            + ("; ".join(found) if found else "none at these budgets")
+        )
         if missed:
-            highs = ", ".join(
-                f"`{a}` {game_spec(r.game).title} {r.num_players}p {_METHOD[r.method]} "
-                f"< {num(r.high, _digits(r.game), True)}"
-                for a, r in missed
+            lines.append(
+                "  - none found; the probe's own gain at most (upper end of its 95% interval): "
+                + "; ".join(missed)
             )
-            parts.append(
-                f"where none was found, the upper ends of the intervals ({family}): {highs}"
-            )
-    return "Summary: " + "; ".join(parts) + "."
+        if same:
+            lines.append(f"  - the probe played as the agent throughout: {'; '.join(same)}")
+    return "\n".join(lines)
 
 
 __all__ = ["ProbeRecord", "best_record", "probe_table", "read_records", "shipped_rows"]

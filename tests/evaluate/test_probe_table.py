@@ -75,8 +75,9 @@ def test_the_table_states_each_budget_and_what_was_not_measured(tmp_path):
     expert = next(line for line in text.splitlines() if "| Tri Palki | 3 | `expert`" in line)
     assert "0 (the learner kept its start, the agent)" in expert
     assert "12,288 steps, 300 final deals" in expert
-    assert "learned agents with a gain whose interval lies above 0: `ppo`" in text
-    assert "search agents with a gain whose interval lies above 0: none" in text
+    assert "**learned agents**, a gain whose interval lies above 0: `ppo` (Tri Palki" in text
+    assert "**search agents**, a gain whose interval lies above 0: none at these budgets" in text
+    assert "played as the agent throughout: `expert` (Tri Palki, 3 players, trained" in text
     assert "`folkcards exploit tp3_ppo`" in text
 
 
