@@ -69,14 +69,15 @@ def _budget(data: dict[str, Any], folder: Path, deals: int) -> tuple[str, tuple[
     if data.get("method") == "search":
         p = data["search"]
         rollouts = f"`{p['rollout']}` rollouts" if p.get("rollout") else "the agent's rollouts"
-        searched = f"its first {p['decisions']}" if p.get("decisions") else "every one"
+        n = int(p.get("decisions") or 0)
+        searched = f"the first {n} decision{'s' if n > 1 else ''}" if n else "every decision"
         weights = (
             f"{p['worlds']} of {p['candidates']} worlds"
             if p.get("weighting", True)
             else (f"{p['worlds']} unweighted worlds")
         )
         text = (
-            f"{deals:,} deals; {weights}, searched decisions per deal and seat: {searched}, "
+            f"{deals:,} deals; {weights}, {searched} of each seat searched, "
             f"{rollouts}, z {p['z']:g}"
         )
         return text, (deals * int(p["worlds"]), deals)

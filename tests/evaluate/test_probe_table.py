@@ -70,7 +70,7 @@ def test_the_table_states_each_budget_and_what_was_not_measured(tmp_path):
     text = probe_table(tmp_path, tmp_path / "s", tmp_path / "README.md")
     ppo = next(line for line in text.splitlines() if "| Tri Palki | 3 | `ppo`" in line)
     assert "[+0.020 [+0.010, +0.030]](s/tp3_ppo/exploit.md) **found**" in ppo
-    assert "40 deals; 8 of 24 worlds, searched decisions per deal and seat: its first 3" in ppo
+    assert "40 deals; 8 of 24 worlds, the first 3 decisions of each seat searched" in ppo
     assert ppo.count("not measured") == 1  # the trained probe's cell
     expert = next(line for line in text.splitlines() if "| Tri Palki | 3 | `expert`" in line)
     assert "0 (the learner kept its start, the agent)" in expert
