@@ -482,7 +482,21 @@ def tiny_probe_table(cache: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-TABLES = {"players": players_table, "games": games_table, "tri_palki_tiny_probe": tiny_probe_table}
+def probes_table(cache: dict[str, Any]) -> str:
+    """Both best-response probes against every shipped agent (:mod:`folkcards.evaluate.pages.probe_table`)."""
+    from folkcards.evaluate.pages.probe_table import probe_table
+
+    return probe_table(
+        ROOT / EXPLOIT_DIR, ROOT / EXPLOIT_DIR / "search", ROOT / EXPLOIT_DIR / "README.md"
+    )
+
+
+TABLES = {
+    "players": players_table,
+    "games": games_table,
+    "tri_palki_tiny_probe": tiny_probe_table,
+    "probes": probes_table,
+}
 
 
 def process_tables(text: str, cache: dict[str, Any]) -> tuple[str, list[str]]:
