@@ -41,7 +41,7 @@ import shutil
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -81,6 +81,7 @@ class SearchSettings(_Strict):
     horizon: int = Field(60, ge=1)
     top_k: int = Field(0, ge=0)
     cutoff: int = Field(0, ge=0)
+    others: Literal["net", "learned", "rules"] = "net"  # the other seats' model with a network
 
 
 class LeagueEntry(_Strict):
@@ -222,6 +223,8 @@ def search_spec(config: IterateConfig, folder: str | None) -> str:
     spec = f"iterated:samples={s.samples},infer={s.infer},horizon={s.horizon}"
     if folder is not None:
         spec += f",net={folder},top_k={s.top_k},cutoff={s.cutoff}"
+        if s.others != "net":
+            spec += f",others={s.others}"
     return spec
 
 
@@ -232,7 +235,7 @@ def _search_agent(
     params = TriPalkiSearchParams(
         **{**EXPERT_PARAMS.__dict__, "samples": s.samples, "infer": s.infer, "horizon": s.horizon}
     )
-    net_params = NetSearchParams(net=folder, top_k=s.top_k, cutoff=s.cutoff)
+    net_params = NetSearchParams(net=folder, top_k=s.top_k, cutoff=s.cutoff, others=s.others)
     return TriPalkiNetSearchAgent("tri_palki", seat, seed, params, net_params, record=record)
 
 
