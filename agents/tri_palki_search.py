@@ -502,7 +502,7 @@ class TriPalkiUnsureSearch:
     """The Tri Palki ``distilled`` player's search where its network is unsure (the registry's
     ``unsure_search`` piece): a decision whose network probability of its first choice is
     under ``threshold`` (0.99 by default) is taken by the ``expert``'s search instead (its
-    :data:`EXPERT_PARAMS`, or ``params``).
+    :data:`EXPERT_PARAMS`, or ``params``; the Python search, which decides as ``expert``).
 
     The search's inference reads the round so far, so the player tells it every decision the
     network took (:meth:`observe`); those are worked into the search's reconstruction of the
@@ -536,9 +536,7 @@ class TriPalkiUnsureSearch:
         self.max_searches = self.default_max_searches if max_searches is None else int(max_searches)
         if self.max_searches < 0:
             raise ValueError(f"max_searches must be at least 0, got {self.max_searches}")
-        from .tri_palki_net_search import TriPalkiExpertAgent  # the compiled rollouts
-
-        self.search = TriPalkiExpertAgent(game, seat, seed, params)
+        self.search = TriPalkiSearchAgent(game, seat, seed, params)  # the expert's decisions
         self._pending: list[tuple[np.ndarray, int]] = []
         self.work: dict[str, int] = {}
         self.cut = False  # the last catch-up ran out of budget and forgot part of the round

@@ -326,7 +326,9 @@ def collect(config: IterateConfig, run_dir: Path, g: int, log: Any, show_progres
             shutil.copyfile(parent_folder / f"chunk_{k:04d}.npz", folder / f"chunk_{k:04d}.tmp.npz")
             os.replace(folder / f"chunk_{k:04d}.tmp.npz", folder / f"chunk_{k:04d}.npz")
             missing.remove(k)
-        log(f"generation {g}: {chunks - len(missing)} chunks are the parent run's (the same collection)")
+        log(
+            f"generation {g}: {chunks - len(missing)} chunks are the parent run's (the same collection)"
+        )
     if missing:
         log(f"generation {g}: collecting {c.rounds} rounds (teacher: generation {teacher})")
     with progress(
@@ -353,8 +355,10 @@ def _same_collection_in_parent(config: IterateConfig, g: int) -> Path | None:
     if stored is None:
         return None
     theirs = IterateConfig.model_validate(stored)
-    same = theirs.seed == config.seed and theirs.search == config.search and (
-        theirs.collect == config.collect
+    same = (theirs.seed, theirs.search, theirs.collect) == (
+        config.seed,
+        config.search,
+        config.collect,
     )
     return gen_dir(Path(parent.run_dir), g) / "data" if same else None
 

@@ -70,7 +70,9 @@ def test_the_shipped_expert_is_the_compiled_search() -> None:
 @pytest.mark.parametrize("n", [3, 4, 6])
 def test_expert_decides_as_its_python_reference_decision_by_decision(n: int) -> None:
     pair = _pair("", seed=91000 + n)
-    _play(pair, n, ["heuristic", "random", "pimc:samples=4"], range(91000 + 100 * n, 91006 + 100 * n))
+    _play(
+        pair, n, ["heuristic", "random", "pimc:samples=4"], range(91000 + 100 * n, 91006 + 100 * n)
+    )
     _assert_same(pair, at_least=8)
 
 

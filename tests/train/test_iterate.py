@@ -162,9 +162,10 @@ def test_a_child_run_continues_its_parents_generations_with_another_fit(tmp_path
     for name in ("chunk_0000.npz", "chunk_0001.npz"):
         ours, theirs = (d / "gen_002" / "data" / name for d in (child_dir, parent_dir))
         assert ours.read_bytes() == theirs.read_bytes()
-    with np.load(child_dir / "gen_002" / "net" / "policy.npz") as ours, np.load(
-        parent_dir / "gen_002" / "net" / "policy.npz"
-    ) as theirs:
+    with (
+        np.load(child_dir / "gen_002" / "net" / "policy.npz") as ours,
+        np.load(parent_dir / "gen_002" / "net" / "policy.npz") as theirs,
+    ):
         assert not all(np.array_equal(ours[k], theirs[k]) for k in ours.files)  # soft targets
     assert [row["generation"] for row in summary["generations"]] == [1, 2]
     assert summary["parent_config"]["fit"]["temperature"] == 0.0
@@ -184,6 +185,8 @@ def test_a_parent_generation_without_a_gate_result_is_refused(tmp_path: Path) ->
     parent_dir = tmp_path / "parent"
     run_iteration(_tiny(parent_dir), parent_dir, log=lambda s: None, show_progress=False)
     base = _tiny(tmp_path / "child", generations=3)
-    child = base.model_copy(update={"parent": ParentSettings(run_dir=str(parent_dir), generation=2)})
+    child = base.model_copy(
+        update={"parent": ParentSettings(run_dir=str(parent_dir), generation=2)}
+    )
     with pytest.raises(ValueError, match="no gate result"):
         run_iteration(child, tmp_path / "child", log=lambda s: None, show_progress=False)
