@@ -471,7 +471,7 @@ def expert_speed_table(cache: dict[str, Any]) -> str:
         return f"{statistics.median(values):.1f} ({min(values):.1f}–{max(values):.1f})"
 
     head = "| players | " + " | ".join(
-        f"`{stored['specs'][n]}` median (range) | p95" for n in names
+        f"`{stored['specs'][n]}` CPU ms: median (range) | p95" for n in names
     )
     lines = [head + " | ratio of the medians |", "| --- " * (2 * len(names) + 2) + "|"]
     for players, runs in stored["players"].items():
