@@ -128,6 +128,10 @@ SOURCES: dict[str, Source] = {
         )
         for n in (3, 4, 6)
     },
+    # an expert-iteration generation against expert (docs/iterate.md)
+    "tri_palki_iterate_gen4_3p": Source(
+        stored="docs/tournaments/tri_palki_iterate_gen4_3p/results.json", digits=3
+    ),
     # exact NashConv on Tri Palki tiny (python benchmarks/tri_palki_tiny_exact.py)
     "tri_palki_tiny_exact": Source(stored="docs/results/tri_palki_tiny_exact.json", digits=3),
     "tri_palki_tiny_probe": Source(stored="docs/results/tri_palki_tiny_probe.json", digits=3),
