@@ -14,13 +14,19 @@ in every world, the fewest sticks wins), with three parts that a network may tak
 - **the model of the others**: the worlds are weighted by the network's move probabilities
   (the policy has the learned opponent model's shape,
   :class:`~folkcards.agents.tri_palki_opponent_model.LearnedOpponentModel`);
+- **the others**: with ``others=learned`` (or ``rules``) the other seats move in the rollouts,
+  and the worlds are weighted, by the shipped learned opponent model (or the heuristic's core
+  rules) while the network plays this seat;
 - **values**: with ``cutoff`` > 0 and a value network, a rollout still running after ``cutoff``
   actions is scored by the value network's probability that this seat gets the stick.
 
-Spec: ``iterated[:net=DIR,samples=N,top_k=N,cutoff=N,...]`` (``DIR`` holds ``policy.npz`` and
+Spec: ``iterated[:net=DIR,samples=N,top_k=N,cutoff=N,others=net|learned|rules,...]`` (``DIR`` holds ``policy.npz`` and
 optionally ``value.npz``, as ``folkcards iterate`` writes them; the other keys are ``pimc``'s).
 Without ``net`` the search is ``expert``'s with the heuristic's rules. Deterministic given its
-seed. Rounds with an eliminated player fall back to ``pimc``'s rollouts.
+seed. Rounds with an eliminated player fall back to ``pimc``'s rollouts, and so does
+``rollout=heuristic`` without a network (the full heuristic is not compiled).
+
+Tri Palki's ``expert`` is this search without a network (:class:`TriPalkiExpertAgent`).
 """
 
 from __future__ import annotations
@@ -64,23 +70,28 @@ from ..envs.tri_palki.rules import (
 )
 from ..envs.tri_palki.vocabulary import KEY_VALUE_SHIFT
 from ..search.mlp import Mlp
+from ..search.tri_palki_belief import OpponentModel
 from .tri_palki_heuristic_core import core_moves
 from .tri_palki_opponent_model import LearnedOpponentModel, load_opponent_model, opponent_features
 from .tri_palki_search import (
+    CORE_MODEL,
     EXPERT_PARAMS,
     TriPalkiSearchAgent,
     TriPalkiSearchParams,
     choose_action,
     parse_spec,
+    shipped_opponent_model,
 )
 
 __all__ = [
     "NUM_WORLD_FEATURES",
     "NetSearchParams",
+    "TriPalkiExpertAgent",
     "TriPalkiNet",
     "TriPalkiNetSearchAgent",
     "load_net",
     "make_net_search_agent",
+    "make_tri_palki_expert_agent",
     "rollout_sticks",
     "world_features",
 ]
@@ -97,6 +108,8 @@ class NetSearchParams:
     net: str | None = None  # a folder with policy.npz (and value.npz); None: the heuristic's rules
     top_k: int = 0  # roll out only the policy's top_k actions and the heuristic's (0: all)
     cutoff: int = 0  # score a rollout by the value network after this many actions (0: never)
+    others: str = "net"  # the other seats' model (rollout moves and world weights) with a
+    # network: "net" (its policy), "learned" (the shipped learned opponent model) or "rules"
 
 
 @dataclass(frozen=True)
@@ -229,11 +242,12 @@ def rollout_sticks(
     horizon: int,
     net: TriPalkiNet | None = None,
     cutoff: int = 0,
+    others: OpponentModel | None = None,
 ) -> tuple[np.ndarray, int]:
     """Apply ``first[i]`` in row ``i``, then play every row on with the policy in every seat
     (the network's best move, or the heuristic's core rules without one; always announce a
     normal 31) for at most ``horizon`` actions, or ``cutoff`` when > 0 and the network has a
-    value head; returns seat 0's stick per row (1/0 for a finished round, the value network's
+    value head; with a network, ``others`` (when given) moves every seat but seat 0; returns seat 0's stick per row (1/0 for a finished round, the value network's
     probability or the stick the hands as they stand would give for an unfinished one) and the
     actions played."""
     st, hands, known, deck = batch.st, batch.hands, batch.known, batch.deck
@@ -248,7 +262,15 @@ def rollout_sticks(
             break
         played += len(rows)
         facts = _move_facts(batch, rows)
-        moves = core_moves(*facts) if net is None else net.policy.moves(*facts)
+        if net is None:
+            moves = core_moves(*facts)
+        elif others is None:
+            moves = net.policy.moves(*facts)
+        else:
+            mine = st[rows, TO_ACT] == 0
+            moves = np.empty(len(rows), dtype=np.int64)
+            moves[mine] = net.policy.moves(*(f[mine] for f in facts))
+            moves[~mine] = others.moves(*(f[~mine] for f in facts))
         moves = np.where(st[rows, PHASE] == ANNOUNCE_DECISION, ANNOUNCE, moves).astype(np.int64)
         _apply_rows(st, hands, known, deck, rows, moves)
     sticks = np.zeros(len(st))
@@ -322,7 +344,8 @@ def _blas() -> Any:
     return ThreadpoolController()
 
 
-_NET_KEYS = ("net", "top_k", "cutoff")
+_NET_KEYS = ("net", "top_k", "cutoff", "others")
+OTHERS = ("net", "learned", "rules")
 
 
 def parse_net_spec(
@@ -336,6 +359,11 @@ def parse_net_spec(
         if key.strip() in _NET_KEYS and eq:
             key, text = key.strip(), text.strip()
             if key == "net":
+                net_values[key] = text
+                continue
+            if key == "others":
+                if text not in OTHERS:
+                    raise ValueError(f"iterated others must be one of {OTHERS}, got {text!r}")
                 net_values[key] = text
                 continue
             try:
@@ -378,8 +406,13 @@ class TriPalkiNetSearchAgent(TriPalkiSearchAgent):
         self.net = net if net is not None else (
             load_net(self.net_params.net) if self.net_params.net else None
         )  # fmt: skip
+        self.others: OpponentModel | None = None  # the other seats' model when not the network's
+        if self.net is not None and self.net_params.others == "learned":
+            self.others = shipped_opponent_model()
+        elif self.net is not None and self.net_params.others == "rules":
+            self.others = CORE_MODEL
         if self.net is not None:
-            self.opponent_model = self.net.policy
+            self.opponent_model = self.others if self.others is not None else self.net.policy
         self.record = record
         self.records: list[dict[str, Any]] = []
 
@@ -390,6 +423,8 @@ class TriPalkiNetSearchAgent(TriPalkiSearchAgent):
         legal: list[int],
         observation: dict[str, np.ndarray],
     ) -> int:
+        if self.net is None:  # no matrix products
+            return self._search_batched(vector, view, legal, observation)
         with _blas().limit(limits=1, user_api="blas"):  # threads cost more than small products
             return self._search_batched(vector, view, legal, observation)
 
@@ -400,17 +435,18 @@ class TriPalkiNetSearchAgent(TriPalkiSearchAgent):
         legal: list[int],
         observation: dict[str, np.ndarray],
     ) -> int:
+        if any(view.eliminated) or (self.net is None and self.params.rollout != "fast"):
+            # the compiled rollouts play every seat alive, with the core rules or the network
+            return super()._search(vector, view, legal, observation)
         preferred = self._policy.act(observation)
         bases, counts = self._worlds(vector, view)
         worlds = [world for world, _ in bases]
-        if not all(all(w.alive) for w in worlds):
-            return super()._search(vector, view, legal, observation)
         candidates = self._candidates(view, legal, preferred)
         batch = load_worlds(worlds, view, len(candidates))
         first = np.tile(np.array(candidates, dtype=np.int64), len(worlds))
         snapshot = (batch.st.copy(), batch.hands.copy()) if self.record else None
         sticks, played = rollout_sticks(
-            batch, first, self.params.horizon, self.net, self.net_params.cutoff
+            batch, first, self.params.horizon, self.net, self.net_params.cutoff, self.others
         )
         self.work["rollout"] += played + len(first)
         outcomes = sticks.reshape(len(worlds), len(candidates))
@@ -481,6 +517,33 @@ def make_net_search_agent(
     return TriPalkiNetSearchAgent(
         game, seat, spec_seed if spec_seed is not None else seed, params, net_params
     )
+
+
+class TriPalkiExpertAgent(TriPalkiNetSearchAgent):
+    """Tri Palki ``expert``: the search with :data:`EXPERT_PARAMS` and no network, its rollouts
+    compiled and batched; the same decisions as
+    :class:`~folkcards.agents.tri_palki_search.TriPalkiSearchAgent` with that budget
+    (``pimc:samples=96``), in about half its time."""
+
+    name = "expert"
+
+    def __init__(
+        self,
+        game: str = "tri_palki",
+        seat: str = "player_0",
+        seed: int | None = None,
+        params: TriPalkiSearchParams | None = None,
+    ):
+        super().__init__(game, seat, seed, params or EXPERT_PARAMS)
+
+
+def make_tri_palki_expert_agent(
+    game: str, seat: str, seed: int | None, arg: str | None, **_: Any
+) -> TriPalkiExpertAgent:
+    """The Tri Palki ``expert[:key=value,...]`` factory: ``pimc``'s keys, :data:`EXPERT_PARAMS`
+    where the spec is silent."""
+    params, spec_seed = parse_spec(arg, EXPERT_PARAMS)
+    return TriPalkiExpertAgent(game, seat, spec_seed if spec_seed is not None else seed, params)
 
 
 def with_samples(params: TriPalkiSearchParams, samples: int) -> TriPalkiSearchParams:

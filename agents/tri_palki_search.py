@@ -66,9 +66,12 @@ slowest decision 0.54 s; with max_turns 1000 (3 and 6 players, swapping back and
 rounds) the slowest was 0.68 s. Before the bound, 4 players swapping back and forth cost a
 median 0.92 s and up to 2.3 s per decision, and long histories grew without limit.
 
-**expert** (:func:`make_tri_palki_expert_agent`): the same search with :data:`EXPERT_PARAMS`
-(96 worlds); ahead of ``pimc``, ``ppo:tri_palki`` and the heuristic at 3, 4 and 6 players
-over 2,000 fresh rounds each (docs/guide/expert.md, "Tri Palki's expert").
+**expert** (:func:`folkcards.agents.tri_palki_net_search.make_tri_palki_expert_agent`): the
+same search with :data:`EXPERT_PARAMS` (96 worlds), its rollouts played together in compiled
+code; the same decisions as this agent with that budget (``pimc:samples=96``, the reference
+the tests compare it with) at about half the time. Ahead of ``pimc``, ``ppo:tri_palki`` and
+the heuristic at 3, 4 and 6 players over 2,000 fresh rounds each (docs/guide/expert.md, "Tri
+Palki's expert").
 
 Parameters come from the spec, e.g. ``pimc:samples=32,horizon=60,seed=3`` (fields of
 :class:`TriPalkiSearchParams`: ``samples`` 32, ``horizon`` 60, ``rollout`` fast,
@@ -497,26 +500,11 @@ EXPERT_PARAMS = TriPalkiSearchParams(samples=96)
 ``infer`` 8, so 768 weighted draws per decision). Measured against ``pimc`` in docs/guide/expert.md."""
 
 
-class TriPalkiExpertAgent(TriPalkiSearchAgent):
-    """Tri Palki ``expert``: :class:`TriPalkiSearchAgent` with :data:`EXPERT_PARAMS`."""
-
-    name = "expert"
-
-
-def make_tri_palki_expert_agent(
-    game: str, seat: str, seed: int | None, arg: str | None, **_: Any
-) -> TriPalkiExpertAgent:
-    """The Tri Palki ``expert[:key=value,...]`` factory: ``pimc``'s keys, :data:`EXPERT_PARAMS`
-    where the spec is silent."""
-    params, spec_seed = parse_spec(arg, EXPERT_PARAMS)
-    return TriPalkiExpertAgent(game, seat, spec_seed if spec_seed is not None else seed, params)
-
-
 class TriPalkiUnsureSearch:
     """The Tri Palki ``distilled`` player's search where its network is unsure (the registry's
     ``unsure_search`` piece): a decision whose network probability of its first choice is
     under ``threshold`` (0.99 by default) is taken by the ``expert``'s search instead (its
-    :data:`EXPERT_PARAMS`, or ``params``).
+    :data:`EXPERT_PARAMS`, or ``params``; the Python search, which decides as ``expert``).
 
     The search's inference reads the round so far, so the player tells it every decision the
     network took (:meth:`observe`); those are worked into the search's reconstruction of the
@@ -550,7 +538,7 @@ class TriPalkiUnsureSearch:
         self.max_searches = self.default_max_searches if max_searches is None else int(max_searches)
         if self.max_searches < 0:
             raise ValueError(f"max_searches must be at least 0, got {self.max_searches}")
-        self.search = TriPalkiExpertAgent(game, seat, seed, params)
+        self.search = TriPalkiSearchAgent(game, seat, seed, params)  # the expert's decisions
         self._pending: list[tuple[np.ndarray, int]] = []
         self.work: dict[str, int] = {}
         self.cut = False  # the last catch-up ran out of budget and forgot part of the round

@@ -134,6 +134,10 @@ SOURCES: dict[str, Source] = {
         )
         for n in (3, 4, 6)
     },
+    # an expert-iteration generation against expert (docs/iterate.md)
+    "tri_palki_iterate_gen4_3p": Source(
+        stored="docs/tournaments/tri_palki_iterate_gen4_3p/results.json", digits=3
+    ),
     # exact NashConv on Tri Palki tiny (python benchmarks/tri_palki_tiny_exact.py)
     "tri_palki_tiny_exact": Source(stored="docs/results/tri_palki_tiny_exact.json", digits=3),
     "tri_palki_tiny_probe": Source(stored="docs/results/tri_palki_tiny_probe.json", digits=3),
@@ -491,11 +495,89 @@ def probes_table(cache: dict[str, Any]) -> str:
     )
 
 
+ITERATE_DIR = "docs/results/iterate"
+EXPERT_SPEED = "docs/results/tri_palki_expert_speed.json"
+
+
+def _interval_cell(pair: dict[str, Any] | None) -> str:
+    if not pair:
+        return "–"
+    if pair["ci_low"] is None:
+        return f"{_signed(pair['mean_diff'], 3)} ({pair['rounds']:,})"
+    return (
+        f"{_signed(pair['mean_diff'], 3)} [{_signed(pair['ci_low'], 3)}, "
+        f"{_signed(pair['ci_high'], 3)}] ({pair['rounds']:,})"
+    )
+
+
+def iterate_table(cache: dict[str, Any]) -> str:
+    """Every stored ``folkcards iterate`` run's generations (``docs/results/iterate/RUN.json``,
+    its ``summary.json``): the fit's held-out metrics and the gate's paired differences; a run
+    continuing another lists its own generations only."""
+    lines = [
+        "| run | generation | teacher | policy agrees with the search (heuristic rules) "
+        "| value log-loss (constant) | new − teacher, 95% (rounds) | passed "
+        "| new − `expert` (rounds) |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for path in sorted((ROOT / ITERATE_DIR).glob("*.json")):
+        summary = json.loads(path.read_text())
+        parent = summary["config"].get("parent")
+        first = parent["generation"] + 1 if parent else 1
+        for row in summary["generations"]:
+            if row["generation"] < first or not row["fit"]:
+                continue
+            fit, gate = row["fit"], row["gate"]
+            agreement = (
+                f"{fit['held_out_agreement']:.1%} ({fit['held_out_heuristic_rules_agreement']:.1%})"
+            )
+            loss = f"{fit['held_out_value_loss']:.3f} ({fit['held_out_constant_value_loss']:.3f})"
+            if gate is None:
+                lines.append(f"| {path.stem} | {row['generation']} | – | {agreement} | {loss} "
+                             "| (gate not played) | – | – |")  # fmt: skip
+                continue
+            report = (gate.get("report") or {}).get("expert")
+            lines.append(
+                f"| {path.stem} | {row['generation']} | {gate['teacher']} | {agreement} | {loss} "
+                f"| {_interval_cell(gate['vs_teacher'])} | {'yes' if gate['accepted'] else 'no'} "
+                f"| {_interval_cell(report)} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def expert_speed_table(cache: dict[str, Any]) -> str:
+    """Tri Palki ``expert`` against its Python reference, CPU ms per decision: the median of
+    the repeats' medians, their range, and the 95th percentile
+    (``benchmarks/tri_palki_expert_speed.py``, ``docs/results/tri_palki_expert_speed.json``)."""
+    import statistics
+
+    stored = json.loads((ROOT / EXPERT_SPEED).read_text())
+    names = list(stored["specs"])
+
+    def cell(values: list[float]) -> str:
+        return f"{statistics.median(values):.1f} ({min(values):.1f}–{max(values):.1f})"
+
+    head = "| players | " + " | ".join(
+        f"`{stored['specs'][n]}` CPU ms: median (range) | p95" for n in names
+    )
+    lines = [head + " | ratio of the medians |", "| --- " * (2 * len(names) + 2) + "|"]
+    for players, runs in stored["players"].items():
+        cells = " | ".join(
+            f"{cell(runs[n]['cpu_median'])} | {statistics.median(runs[n]['cpu_p95']):.1f}"
+            for n in names
+        )
+        medians = [statistics.median(runs[n]["cpu_median"]) for n in names]
+        lines.append(f"| {players} | {cells} | {medians[-1] / medians[0]:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
 TABLES = {
     "players": players_table,
     "games": games_table,
     "tri_palki_tiny_probe": tiny_probe_table,
     "probes": probes_table,
+    "iterate": iterate_table,
+    "tri_palki_expert_speed": expert_speed_table,
 }
 
 

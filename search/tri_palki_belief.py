@@ -397,9 +397,39 @@ def sample_worlds(
         "env_kwargs": dict(env_kwargs) if env_kwargs else None,
     }
     unknown_cards = np.array(mask_to_cards(unknown), dtype=np.int64)
+    if not completions:
+        return _draw_worlds(rng, seen, o, unknown_cards, others, base, n)
     return [
         _draw_world(rng, seen, o, announcer, completions, unknown_cards, others, base)
         for _ in range(n)
+    ]
+
+
+def _draw_worlds(
+    rng: np.random.Generator,
+    seen: _Seen,
+    o: int,
+    unknown_cards: np.ndarray,
+    slot_seats: list[int],
+    base: dict[str, Any],
+    n: int,
+) -> list[TriPalkiWorld]:
+    """``n`` of :func:`_draw_world`'s worlds when no announcer's hand is to complete, drawn
+    together: ``rng.permuted`` shuffles each row with the same draws as one
+    ``rng.permutation`` per world, so the worlds (and the generator's state after) are the
+    same."""
+    hands = list(seen.known)
+    hands[o] = seen.hand_o
+    orders = rng.permuted(np.tile(unknown_cards, (n, 1)), axis=1)
+    masks = np.tile(np.array(hands, dtype=np.int64), (n, 1))
+    start = 0
+    for seat in slot_seats:
+        need = 3 - _popcount(hands[seat])
+        masks[:, seat] |= np.sum(np.left_shift(1, orders[:, start : start + need]), axis=1)
+        start += need
+    return [
+        TriPalkiWorld(hands=tuple(h), reserve=tuple(r), **base)
+        for h, r in zip(masks.tolist(), orders[:, start:].tolist(), strict=True)
     ]
 
 

@@ -37,10 +37,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -80,6 +81,7 @@ class SearchSettings(_Strict):
     horizon: int = Field(60, ge=1)
     top_k: int = Field(0, ge=0)
     cutoff: int = Field(0, ge=0)
+    others: Literal["net", "learned", "rules"] = "net"  # the other seats' model with a network
 
 
 class LeagueEntry(_Strict):
@@ -139,6 +141,14 @@ class GateSettings(_Strict):
     report_against: list[str] = Field(default_factory=lambda: ["expert", "heuristic"])
 
 
+class ParentSettings(_Strict):
+    """Continue another run with this config: its generations up to ``generation`` (gated)
+    become this run's first ones, read in place."""
+
+    run_dir: str = Field(min_length=1)
+    generation: int = Field(ge=1)
+
+
 class IterateConfig(_Strict):
     """``configs/tri_palki/iterate.yaml``."""
 
@@ -150,6 +160,7 @@ class IterateConfig(_Strict):
     collect: CollectSettings = Field(default_factory=lambda: CollectSettings.model_validate({}))
     fit: FitSettings = Field(default_factory=lambda: FitSettings.model_validate({}))
     gate: GateSettings = Field(default_factory=lambda: GateSettings.model_validate({}))
+    parent: ParentSettings | None = None  # start from another run's generations
 
     @field_validator("game")
     @classmethod
@@ -212,6 +223,8 @@ def search_spec(config: IterateConfig, folder: str | None) -> str:
     spec = f"iterated:samples={s.samples},infer={s.infer},horizon={s.horizon}"
     if folder is not None:
         spec += f",net={folder},top_k={s.top_k},cutoff={s.cutoff}"
+        if s.others != "net":
+            spec += f",others={s.others}"
     return spec
 
 
@@ -222,7 +235,7 @@ def _search_agent(
     params = TriPalkiSearchParams(
         **{**EXPERT_PARAMS.__dict__, "samples": s.samples, "infer": s.infer, "horizon": s.horizon}
     )
-    net_params = NetSearchParams(net=folder, top_k=s.top_k, cutoff=s.cutoff)
+    net_params = NetSearchParams(net=folder, top_k=s.top_k, cutoff=s.cutoff, others=s.others)
     return TriPalkiNetSearchAgent("tri_palki", seat, seed, params, net_params, record=record)
 
 
@@ -307,6 +320,15 @@ def collect(config: IterateConfig, run_dir: Path, g: int, log: Any, show_progres
     passed = passed_generations(run_dir, g)
     teacher = passed[-1]
     missing = [k for k in range(chunks) if not (folder / f"chunk_{k:04d}.npz").is_file()]
+    parent_folder = _same_collection_in_parent(config, g)
+    if parent_folder is not None:
+        for k in [k for k in missing if (parent_folder / f"chunk_{k:04d}.npz").is_file()]:
+            shutil.copyfile(parent_folder / f"chunk_{k:04d}.npz", folder / f"chunk_{k:04d}.tmp.npz")
+            os.replace(folder / f"chunk_{k:04d}.tmp.npz", folder / f"chunk_{k:04d}.npz")
+            missing.remove(k)
+        log(
+            f"generation {g}: {chunks - len(missing)} chunks are the parent run's (the same collection)"
+        )
     if missing:
         log(f"generation {g}: collecting {c.rounds} rounds (teacher: generation {teacher})")
     with progress(
@@ -320,6 +342,51 @@ def collect(config: IterateConfig, run_dir: Path, g: int, log: Any, show_progres
             os.replace(tmp, folder / f"chunk_{k:04d}.npz")
             advance(1)
     return folder
+
+
+def _same_collection_in_parent(config: IterateConfig, g: int) -> Path | None:
+    """The parent run's data folder of generation ``g`` when it is this run's first own
+    generation and the parent collects exactly as this run does (the same seed, search and
+    collection settings, the same generations before): its chunks are this run's."""
+    parent = config.parent
+    if parent is None or g != parent.generation + 1:
+        return None
+    stored = _read_json(Path(parent.run_dir) / "config.json")
+    if stored is None:
+        return None
+    theirs = IterateConfig.model_validate(stored)
+    same = (theirs.seed, theirs.search, theirs.collect) == (
+        config.seed,
+        config.search,
+        config.collect,
+    )
+    return gen_dir(Path(parent.run_dir), g) / "data" if same else None
+
+
+def link_parent(config: IterateConfig, run_dir: Path) -> None:
+    """Link the parent run's generations up to ``parent.generation`` into ``run_dir`` (each
+    must have its gate result); ``ValueError`` in one line otherwise."""
+    parent = config.parent
+    if parent is None:
+        return
+    source = Path(parent.run_dir).resolve()
+    if source == run_dir.resolve():
+        raise ValueError("parent.run_dir is this run's own folder")
+    for g in range(1, parent.generation + 1):
+        theirs = gen_dir(source, g)
+        if not (theirs / "gate" / "gate.json").is_file():
+            raise ValueError(f"{theirs} has no gate result: parent.generation too high")
+        ours = gen_dir(run_dir, g)
+        if ours.is_symlink() and ours.resolve() == theirs:
+            continue
+        if ours.exists() or ours.is_symlink():
+            raise ValueError(f"{ours} exists and is not the parent's generation {g}")
+        ours.symlink_to(theirs, target_is_directory=True)
+    if config.generations <= parent.generation:
+        raise ValueError(
+            f"generations ({config.generations}) must be above parent.generation "
+            f"({parent.generation})"
+        )
 
 
 def load_data(run_dir: Path, generations: list[int]) -> dict[str, np.ndarray]:
@@ -647,7 +714,9 @@ def summarise(config: IterateConfig, run_dir: Path) -> dict[str, Any]:
             "gate": _read_json(folder / "gate" / "gate.json"),
         }
         rows.append(row)
-    summary = {"config": config.model_dump(), "generations": rows}
+    summary: dict[str, Any] = {"config": config.model_dump(), "generations": rows}
+    if config.parent is not None:  # the first generations are the parent's, under its config
+        summary["parent_config"] = _read_json(Path(config.parent.run_dir) / "config.json")
     _write_json(run_dir / "summary.json", summary)
     _plot(rows, run_dir / "curves.png")
     return summary
@@ -736,6 +805,7 @@ def run_iteration(
             f"{run_dir} holds a run of another config (config.json differs): use another run dir"
         )
     _write_json(run_dir / "config.json", current)
+    link_parent(config, run_dir)
     done_now = 0
     for g in range(1, config.generations + 1):
         folder = gen_dir(run_dir, g)

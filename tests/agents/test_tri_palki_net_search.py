@@ -104,3 +104,50 @@ def test_a_network_search_plays_legal_moves_deterministically(tmp_path: Path) ->
 def test_bad_specs_are_refused_in_one_line(spec: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         make_agent(spec, "tri_palki", "player_0")
+
+
+def test_the_other_seats_model_moves_them_in_the_rollouts(tmp_path: Path) -> None:
+    """``others=rules``: the network moves seat 0 only; with a network that always plays
+    what the core rules play, ``others=rules`` changes nothing, and ``others`` is refused
+    unless net, learned or rules."""
+    from folkcards.agents.tri_palki_heuristic_core import core_moves
+    from folkcards.agents.tri_palki_net_search import TriPalkiNet, load_worlds, rollout_sticks
+    from folkcards.agents.tri_palki_search import CORE_MODEL
+    from folkcards.envs.tri_palki import observation as obs_mod
+    from folkcards.search.tri_palki_belief import sample_worlds
+
+    class _Rules:
+        announces = True
+
+        @staticmethod
+        def moves(*facts):  # type: ignore[no-untyped-def]
+            return core_moves(*facts)
+
+    class _PassAlways(_Rules):
+        @staticmethod
+        def moves(*facts):  # type: ignore[no-untyped-def]
+            return np.zeros(len(facts[0]), dtype=np.int64)  # PASS
+
+    env = raw_env(num_players=4)
+    env.reset(seed=61)
+    observation = env.observe(env.agent_selection)
+    vector = np.asarray(observation["observation"])
+    view = obs_mod.decode(vector)
+    worlds = sample_worlds(vector, 16, np.random.default_rng(0), observer=0)
+    legal = [int(a) for a in np.flatnonzero(observation["action_mask"])]
+
+    def sticks(net, others):  # type: ignore[no-untyped-def]
+        batch = load_worlds(worlds, view, len(legal))
+        first = np.tile(np.array(legal, dtype=np.int64), len(worlds))
+        return rollout_sticks(batch, first, 60, net, 0, others)[0]
+
+    rules_net = TriPalkiNet(_Rules())  # type: ignore[arg-type]
+    passing_net = TriPalkiNet(_PassAlways())  # type: ignore[arg-type]
+    assert np.array_equal(sticks(None, None), sticks(rules_net, None))
+    assert np.array_equal(sticks(rules_net, CORE_MODEL), sticks(None, None))
+    # a network that passes everywhere, but only in seat 0: not the same as in every seat
+    assert not np.array_equal(sticks(passing_net, CORE_MODEL), sticks(passing_net, None))
+    with pytest.raises(ValueError, match="others must be one of"):
+        make_agent(f"iterated:net={_tiny_net(tmp_path)},others=bogus", "tri_palki", "player_0")
+    agent = make_agent(f"iterated:net={tmp_path},others=learned", "tri_palki", "player_0")
+    assert agent.others is not None and agent.opponent_model is agent.others

@@ -133,3 +133,60 @@ def test_the_gate_needs_fewer_sticks_than_the_teacher_and_a_tie_does_not_pass() 
     assert not passes(tie, plain) and passes(better, plain) and passes(clearly, plain)
     assert not passes(better, strict) and passes(clearly, strict)
     assert not passes({"mean_diff": -0.04, "ci_low": None, "ci_high": None}, strict)
+
+
+def test_a_child_run_continues_its_parents_generations_with_another_fit(tmp_path: Path) -> None:
+    """``parent``: the parent's generations up to ``parent.generation`` are the child's first
+    ones (read in place, never rewritten); the child's first own generation collects exactly as
+    the parent's did (same seed, search and collection), so it takes the parent's chunks of that
+    generation, and fits them its own way."""
+    from folkcards.train.tri_palki_iterate import ParentSettings
+
+    parent_dir = tmp_path / "parent"
+    run_iteration(_tiny(parent_dir, generations=2), parent_dir, log=lambda s: None,
+                  show_progress=False)  # fmt: skip
+    before = _mtimes(parent_dir / "gen_001")
+    base = _tiny(tmp_path / "child", generations=2)
+    child = base.model_copy(
+        update={
+            "fit": base.fit.model_copy(update={"temperature": 0.05}),
+            "parent": ParentSettings(run_dir=str(parent_dir), generation=1),
+        }
+    )
+    child_dir = tmp_path / "child"
+    lines: list[str] = []
+    summary = run_iteration(child, child_dir, log=lines.append, show_progress=False)
+    assert (child_dir / "gen_001").resolve() == (parent_dir / "gen_001").resolve()
+    assert _mtimes(parent_dir / "gen_001") == before
+    assert not any(line.startswith("generation 1") for line in lines)
+    for name in ("chunk_0000.npz", "chunk_0001.npz"):
+        ours, theirs = (d / "gen_002" / "data" / name for d in (child_dir, parent_dir))
+        assert ours.read_bytes() == theirs.read_bytes()
+    with (
+        np.load(child_dir / "gen_002" / "net" / "policy.npz") as ours,
+        np.load(parent_dir / "gen_002" / "net" / "policy.npz") as theirs,
+    ):
+        assert not all(np.array_equal(ours[k], theirs[k]) for k in ours.files)  # soft targets
+    assert [row["generation"] for row in summary["generations"]] == [1, 2]
+    assert summary["parent_config"]["fit"]["temperature"] == 0.0
+
+    # another collection: the child collects its own generation
+    other = child.model_copy(update={"collect": child.collect.model_copy(update={"value_rows": 2})})
+    lines.clear()
+    run_iteration(other, tmp_path / "other", log=lines.append, show_progress=False)
+    assert not any("parent run's" in line for line in lines)
+    with np.load(tmp_path / "other" / "gen_002" / "data" / "chunk_0000.npz") as data:
+        assert data["value_y"].size
+
+
+def test_a_parent_generation_without_a_gate_result_is_refused(tmp_path: Path) -> None:
+    from folkcards.train.tri_palki_iterate import ParentSettings
+
+    parent_dir = tmp_path / "parent"
+    run_iteration(_tiny(parent_dir), parent_dir, log=lambda s: None, show_progress=False)
+    base = _tiny(tmp_path / "child", generations=3)
+    child = base.model_copy(
+        update={"parent": ParentSettings(run_dir=str(parent_dir), generation=2)}
+    )
+    with pytest.raises(ValueError, match="no gate result"):
+        run_iteration(child, tmp_path / "child", log=lambda s: None, show_progress=False)

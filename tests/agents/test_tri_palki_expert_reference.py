@@ -1,0 +1,97 @@
+"""Tri Palki ``expert`` (compiled, batched rollouts) against its reference, the Python search
+with the expert's budget (``TriPalkiSearchAgent`` with ``EXPERT_PARAMS``, i.e. ``pimc:samples=96``):
+asked the same observations with the same seed, decision by decision, they must choose the same
+action from the same action values. Seeds 91000+ were not used to develop either search."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from folkcards.agents.base import make_agent
+from folkcards.agents.episode import play_episode
+from folkcards.agents.tri_palki_net_search import TriPalkiExpertAgent
+from folkcards.agents.tri_palki_search import (
+    EXPERT_PARAMS,
+    TriPalkiSearchAgent,
+    parse_spec,
+)
+from folkcards.envs.tri_palki_v0 import raw_env
+
+
+class _Lockstep:
+    """Plays ``new``'s moves; asks ``reference`` every same observation and keeps both answers."""
+
+    def __init__(self, new: Any, reference: Any):
+        self.new, self.reference = new, reference
+        self.decisions: list[tuple[Any, ...]] = []
+
+    def reset(self) -> None:
+        self.new.reset()
+        self.reference.reset()
+
+    def act(self, observation: Any) -> int:
+        action = self.new.act(observation)
+        reference = self.reference.act(observation)
+        self.decisions.append(
+            (action, reference, self.new.last_action_values, self.reference.last_action_values)
+        )
+        return action
+
+
+def _pair(spec_keys: str, seed: int) -> _Lockstep:
+    new = make_agent(f"expert:{spec_keys}" if spec_keys else "expert", "tri_palki", "player_0",
+                     seed=seed)  # fmt: skip
+    params, _ = parse_spec(spec_keys, EXPERT_PARAMS)
+    return _Lockstep(new, TriPalkiSearchAgent("tri_palki", "player_0", seed, params))
+
+
+def _play(pair: _Lockstep, n: int, opponents: list[str], seeds: range, **env: Any) -> None:
+    table: list[Any] = [pair] + [
+        make_agent(opponents[(i - 1) % len(opponents)], "tri_palki", f"player_{i}", seed=i)
+        for i in range(1, n)
+    ]
+    for seed in seeds:
+        play_episode(raw_env(num_players=n, **env), table, seed=seed)
+
+
+def _assert_same(pair: _Lockstep, at_least: int) -> None:
+    searched = [d for d in pair.decisions if d[3] is not None]
+    assert len(searched) >= at_least
+    for action, reference, values, reference_values in pair.decisions:
+        assert action == reference
+        assert values == reference_values  # the same floats: the same sticks over the same worlds
+
+
+def test_the_shipped_expert_is_the_compiled_search() -> None:
+    assert isinstance(make_agent("expert", "tri_palki", "player_0", seed=1), TriPalkiExpertAgent)
+
+
+@pytest.mark.parametrize("n", [3, 4, 6])
+def test_expert_decides_as_its_python_reference_decision_by_decision(n: int) -> None:
+    pair = _pair("", seed=91000 + n)
+    _play(
+        pair, n, ["heuristic", "random", "pimc:samples=4"], range(91000 + 100 * n, 91006 + 100 * n)
+    )
+    _assert_same(pair, at_least=8)
+
+
+@pytest.mark.parametrize(
+    "keys",
+    ["opponents=learned,samples=24", "confidence=1.5,samples=24", "infer=1,horizon=8,samples=24"],
+)
+def test_the_expert_keys_keep_the_decisions_of_the_reference(keys: str) -> None:
+    pair = _pair(keys, seed=91017)
+    _play(pair, 4, ["heuristic", "random"], range(91400, 91404))
+    _assert_same(pair, at_least=4)
+
+
+def test_eliminated_players_and_the_full_heuristic_rollouts_use_the_reference() -> None:
+    """A match eliminates players (the compiled rollouts play full tables only), and
+    ``rollout=heuristic`` is the heuristic agent itself: both fall back to the Python search."""
+    pair = _pair("samples=8", seed=91023)
+    _play(pair, 4, ["heuristic"], range(91500, 91501), episode="match", max_turns=200)
+    _assert_same(pair, at_least=10)
+    pair = _pair("rollout=heuristic,samples=4,horizon=12", seed=91029)
+    _play(pair, 3, ["heuristic"], range(91600, 91602))
+    _assert_same(pair, at_least=2)

@@ -1,0 +1,59 @@
+"""Tri Palki's world sampler draws the worlds of an observation together when no announcer's
+hand is to complete: the same worlds, and the generator left in the same state, as drawing them
+one at a time (``_draw_world``, the reference)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from folkcards.agents.base import make_agent
+from folkcards.agents.episode import play_episode
+from folkcards.envs.tri_palki_v0 import raw_env
+from folkcards.search import tri_palki_belief as belief
+
+
+class _Recorder:
+    def __init__(self, agent: Any, seen: list[Any]):
+        self.agent, self.seen = agent, seen
+
+    def reset(self) -> None:
+        self.agent.reset()
+
+    def act(self, observation: Any) -> int:
+        self.seen.append(observation)
+        return self.agent.act(observation)
+
+
+def _one_at_a_time(rng, seen, o, unknown_cards, slot_seats, base, n):  # type: ignore[no-untyped-def]
+    return [
+        belief._draw_world(rng, seen, o, None, [], unknown_cards, slot_seats, base)
+        for _ in range(n)
+    ]
+
+
+@pytest.mark.parametrize("n", [3, 4, 6])
+def test_worlds_drawn_together_are_the_worlds_drawn_one_at_a_time(
+    n: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    observations: list[Any] = []
+    table = [
+        _Recorder(make_agent(spec, "tri_palki", f"player_{i}", seed=i), observations)
+        for i, spec in enumerate(["heuristic", "random"] * 3)
+    ][:n]
+    for episode in range(6):
+        play_episode(raw_env(num_players=n), table, seed=92000 + 10 * n + episode)
+    for episode in range(2):  # a match: eliminated seats
+        play_episode(raw_env(num_players=n, episode="match", max_turns=100), table,
+                     seed=92500 + 10 * n + episode)  # fmt: skip
+    assert len(observations) > 20
+    for k, observation in enumerate(observations):
+        together_rng, reference_rng = np.random.default_rng(k), np.random.default_rng(k)
+        together = belief.sample_worlds(observation, 40, together_rng, observer=0)
+        with monkeypatch.context() as patch:
+            patch.setattr(belief, "_draw_worlds", _one_at_a_time)
+            reference = belief.sample_worlds(observation, 40, reference_rng, observer=0)
+        assert together == reference
+        assert all(type(card) is int for card in together[0].hands + together[0].reserve)
+        assert together_rng.integers(2**62) == reference_rng.integers(2**62)
