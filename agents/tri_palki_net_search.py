@@ -70,7 +70,7 @@ from ..envs.tri_palki.rules import (
 )
 from ..envs.tri_palki.vocabulary import KEY_VALUE_SHIFT
 from ..search.mlp import Mlp
-from ..search.tri_palki_belief import OpponentModel
+from ..search.tri_palki_likelihood import OpponentModel
 from .tri_palki_heuristic_core import core_moves
 from .tri_palki_opponent_model import LearnedOpponentModel, load_opponent_model, opponent_features
 from .tri_palki_search import (

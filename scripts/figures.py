@@ -140,7 +140,6 @@ SOURCES: dict[str, Source] = {
     ),
     # exact NashConv on Tri Palki tiny (python benchmarks/tri_palki_tiny_exact.py)
     "tri_palki_tiny_exact": Source(stored="docs/results/tri_palki_tiny_exact.json", digits=3),
-    "tri_palki_tiny_probe": Source(stored="docs/results/tri_palki_tiny_probe.json", digits=3),
     # exact NashConv on Paston tiny's sub-games (python benchmarks/paston_tiny_exact.py)
     "paston_tiny_exact": Source(stored="docs/results/paston_tiny_exact.json", digits=3),
     # the bidding benchmark's rows (folkcards bidding evaluate --agent SPEC --json FILE)
