@@ -233,7 +233,7 @@ def _add_train_opponent_model(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_iterate(sub: argparse._SubParsersAction) -> None:
-    from folkcards.train import tri_palki_iterate as iterate
+    from folkcards.train.tri_palki_iterate import cli as iterate
 
     p = sub.add_parser(
         "iterate",

@@ -35,9 +35,6 @@ LONG_MODULES: dict[str, str] = {
     "train/batched_training_env.py": (
         "the single-seat training VecEnv on a batched engine, with its batched opponents"
     ),
-    "train/tri_palki_iterate.py": (
-        "still to split: expert iteration's config, collect, fit, gate and report steps"
-    ),
 }
 
 

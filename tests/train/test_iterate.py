@@ -13,7 +13,8 @@ from folkcards.errors import ConfigError
 
 pytest.importorskip("torch")
 
-from folkcards.train.tri_palki_iterate import IterateConfig, load_iterate_config, run_iteration  # noqa: E402
+from folkcards.train.tri_palki_iterate.config import IterateConfig, load_iterate_config  # noqa: E402
+from folkcards.train.tri_palki_iterate.loop import run_iteration  # noqa: E402
 
 TINY = Path(__file__).parents[2] / "configs" / "tri_palki" / "iterate_tiny.yaml"
 
@@ -112,7 +113,7 @@ def test_a_bad_config_is_refused_in_one_line(
 
 
 def test_soft_targets_follow_the_search_values_over_the_actions_it_rolled_out() -> None:
-    from folkcards.train.tri_palki_iterate import soft_targets
+    from folkcards.train.tri_palki_iterate.fit import soft_targets
 
     values = np.full((2, 11), np.nan, dtype=np.float32)
     values[0, [0, 3]] = [-0.2, -0.1]  # minus sticks: action 3 is better
@@ -123,7 +124,8 @@ def test_soft_targets_follow_the_search_values_over_the_actions_it_rolled_out() 
 
 
 def test_the_gate_needs_fewer_sticks_than_the_teacher_and_a_tie_does_not_pass() -> None:
-    from folkcards.train.tri_palki_iterate import GateSettings, passes
+    from folkcards.train.tri_palki_iterate.config import GateSettings
+    from folkcards.train.tri_palki_iterate.gate import passes
 
     plain = GateSettings.model_validate({})
     strict = GateSettings.model_validate({"require_interval": True, "margin": 0.01})
@@ -140,7 +142,7 @@ def test_a_child_run_continues_its_parents_generations_with_another_fit(tmp_path
     ones (read in place, never rewritten); the child's first own generation collects exactly as
     the parent's did (same seed, search and collection), so it takes the parent's chunks of that
     generation, and fits them its own way."""
-    from folkcards.train.tri_palki_iterate import ParentSettings
+    from folkcards.train.tri_palki_iterate.config import ParentSettings
 
     parent_dir = tmp_path / "parent"
     run_iteration(_tiny(parent_dir, generations=2), parent_dir, log=lambda s: None,
@@ -180,7 +182,7 @@ def test_a_child_run_continues_its_parents_generations_with_another_fit(tmp_path
 
 
 def test_a_parent_generation_without_a_gate_result_is_refused(tmp_path: Path) -> None:
-    from folkcards.train.tri_palki_iterate import ParentSettings
+    from folkcards.train.tri_palki_iterate.config import ParentSettings
 
     parent_dir = tmp_path / "parent"
     run_iteration(_tiny(parent_dir), parent_dir, log=lambda s: None, show_progress=False)

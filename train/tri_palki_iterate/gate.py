@@ -1,0 +1,138 @@
+"""Step 3, gate: a duplicate match of the new generation's search against its teacher's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .config import GateSettings, IterateConfig
+from .layout import _GATE, _REPORT, _seed, _write_json, gen_dir, net_folder, passed_generations
+
+TIE = 1e-9  # sticks per round: differences smaller than this are rounding, not a gain
+
+
+def search_spec(config: IterateConfig, folder: str | None) -> str:
+    """The ``iterated`` spec of a generation's search."""
+    s = config.search
+    spec = f"iterated:samples={s.samples},infer={s.infer},horizon={s.horizon}"
+    if folder is not None:
+        spec += f",net={folder},top_k={s.top_k},cutoff={s.cutoff}"
+        if s.others != "net":
+            spec += f",others={s.others}"
+    return spec
+
+
+def _tournament(
+    config: IterateConfig, agents: list[dict[str, str]], rounds: int, seed: int, out: Path,
+    show_progress: bool, log: Any,
+) -> dict[str, Any]:  # fmt: skip
+    from ...evaluate.config import resolve
+    from ...evaluate.running.runner import run
+
+    tconfig = resolve(
+        {
+            "game": "tri_palki",
+            "rounds": rounds,
+            "seed": seed,
+            "agents": agents,
+            "num_players": config.gate.num_players,
+            "workers": config.gate.workers,
+            "out": str(out),
+            "seating": "rotations",
+            "open_hand": False,
+        }  # fmt: skip
+    )
+    return run(
+        tconfig, progress=True, log=log, bootstrap=0, log_every=60 if not show_progress else 10
+    )
+
+
+def _pair(results: dict[str, Any], a: str, b: str) -> dict[str, Any] | None:
+    """``a``'s sticks per round minus ``b``'s, with the paired 95% interval."""
+    for row in results["head_to_head"]:
+        if {row["a"], row["b"]} == {a, b}:
+            sign = 1 if row["a"] == a else -1
+            if row["ci_low"] is None:  # too few rounds for an interval
+                low = high = None
+            else:
+                low, high = sorted((sign * row["ci_low"], sign * row["ci_high"]))
+            return {
+                "mean_diff": sign * row["mean_diff"],
+                "ci_low": low,
+                "ci_high": high,
+                "rounds": row["deals"],
+            }
+    return None
+
+
+def passes(versus: dict[str, Any], settings: GateSettings) -> bool:
+    """Whether a new generation's sticks per round minus its teacher's (``versus``: mean and
+    interval) passes the gate: below ``-margin`` (the interval's upper end too with
+    ``require_interval``); a tie, up to rounding, does not pass."""
+    bar = -settings.margin - TIE
+    return versus["mean_diff"] < bar and (
+        not settings.require_interval or (versus["ci_high"] is not None and versus["ci_high"] < bar)
+    )
+
+
+def gate(
+    config: IterateConfig, run_dir: Path, g: int, log: Any, show_progress: bool
+) -> dict[str, Any]:
+    """Generation ``g``'s duplicate match against its teacher (and the report against
+    ``expert``); ``gate/gate.json``."""
+    folder = gen_dir(run_dir, g) / "gate"
+    folder.mkdir(parents=True, exist_ok=True)
+    teacher = passed_generations(run_dir, g)[-1]
+    new, old = f"gen{g}", f"gen{teacher}"
+    agents = [
+        {"name": new, "spec": search_spec(config, net_folder(run_dir, g))},
+        {"name": old, "spec": search_spec(config, net_folder(run_dir, teacher))},
+        {"name": "heuristic", "spec": "heuristic"},
+    ]
+    gate_seed = _seed(config, g, _GATE) % 2**31
+    log(f"generation {g}: gate, {config.gate.rounds} rounds against generation {teacher}")
+    results = _tournament(
+        config, agents, config.gate.rounds, gate_seed, folder / "match", show_progress, log
+    )
+    versus = _pair(results, new, old)
+    assert versus is not None
+    accepted = passes(versus, config.gate)
+    times = results.get("decision_times", {})
+    summary: dict[str, Any] = {
+        "generation": g,
+        "teacher": teacher,
+        "accepted": bool(accepted),
+        "vs_teacher": versus,
+        "vs_heuristic": _pair(results, new, "heuristic"),
+        "teacher_vs_heuristic": _pair(results, old, "heuristic"),
+        "seed": gate_seed,
+        "num_players": config.gate.num_players,
+        "median_decision_seconds": {k: v.get("median") for k, v in times.items()},
+        "command": _command(config, agents, config.gate.rounds, gate_seed, folder / "match"),
+    }
+    if config.gate.report_rounds:
+        report_agents = [agents[0]] + [{"name": s, "spec": s} for s in config.gate.report_against]
+        report_seed = _seed(config, g, _REPORT) % 2**31
+        report = _tournament(
+            config, report_agents, config.gate.report_rounds, report_seed, folder / "report",
+            show_progress, log,
+        )  # fmt: skip
+        summary["report"] = {s: _pair(report, new, s) for s in config.gate.report_against}
+        summary["report_command"] = _command(
+            config, report_agents, config.gate.report_rounds, report_seed, folder / "report"
+        )
+        summary["report_median_decision_seconds"] = {
+            k: v.get("median") for k, v in report.get("decision_times", {}).items()
+        }
+    _write_json(folder / "gate.json", summary)
+    return summary
+
+
+def _command(
+    config: IterateConfig, agents: list[dict[str, str]], rounds: int, seed: int, out: Path
+) -> str:
+    specs = " ".join(f"'{a['spec']}'" for a in agents)
+    return (
+        f"folkcards tournament --game tri_palki --num-players {config.gate.num_players} "
+        f"--agents {specs} --seating rotations --rounds {rounds} --seed {seed} --out {out}"
+    )
