@@ -21,7 +21,7 @@ from ...agents.tri_palki_search import EXPERT_PARAMS, TriPalkiSearchParams
 from ...envs.tri_palki_v0 import raw_env
 from ...evaluate.running.progress import progress
 from .config import IterateConfig
-from .layout import _COLLECT, _read_json, _seed, gen_dir, net_folder, passed_generations
+from .layout import COLLECT_STEP, gen_dir, net_folder, passed_generations, read_json, step_seed
 
 
 def _search_agent(
@@ -40,7 +40,7 @@ def collect_chunk(
 ) -> dict[str, np.ndarray]:
     """Play chunk ``k`` of generation ``g``'s collection; the arrays of its samples."""
     c = config.collect
-    rng = np.random.default_rng(_seed(config, g, _COLLECT, k))
+    rng = np.random.default_rng(step_seed(config, g, COLLECT_STEP, k))
     first = k * c.chunk
     count = min(c.chunk, c.rounds - first)
     weights = np.array([e.weight for e in c.league])
@@ -144,7 +144,7 @@ def _same_collection_in_parent(config: IterateConfig, g: int) -> Path | None:
     parent = config.parent
     if parent is None or g != parent.generation + 1:
         return None
-    stored = _read_json(Path(parent.run_dir) / "config.json")
+    stored = read_json(Path(parent.run_dir) / "config.json")
     if stored is None:
         return None
     theirs = IterateConfig.model_validate(stored)

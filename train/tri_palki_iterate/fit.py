@@ -13,7 +13,7 @@ from ...agents.tri_palki_search import shipped_opponent_model
 from ...search.mlp import Mlp
 from .collect import load_data
 from .config import FitSettings, IterateConfig
-from .layout import _FIT, _seed, _write_json, gen_dir, net_folder, passed_generations
+from .layout import FIT_STEP, gen_dir, net_folder, passed_generations, step_seed, write_json
 
 
 def _train_mlp(
@@ -100,7 +100,7 @@ def fit(config: IterateConfig, run_dir: Path, g: int, log: Any) -> dict[str, Any
     data = load_data(run_dir, window)
     if not len(data["policy_y"]) or not len(data["value_y"]):
         raise ValueError(f"generation {g} collected no searched decision: raise collect.rounds")
-    rng = np.random.default_rng(_seed(config, g, _FIT))
+    rng = np.random.default_rng(step_seed(config, g, FIT_STEP))
     held_p = _split(data["policy_group"], f.holdout, rng)
     held_v = _split(data["value_group"], f.holdout, rng)
     teacher = passed_generations(run_dir, g)[-1]
@@ -121,11 +121,11 @@ def fit(config: IterateConfig, run_dir: Path, g: int, log: Any) -> dict[str, Any
         targets, policy_loss = data["policy_y"][~held_p], "choice"
     policy, policy_losses = _train_mlp(
         data["policy_x"][~held_p], targets, [NUM_FEATURES, *f.hidden, NUM_MOVES],
-        policy_loss, f, _seed(config, g, _FIT, 1), log, "policy", start_policy,
+        policy_loss, f, step_seed(config, g, FIT_STEP, 1), log, "policy", start_policy,
     )  # fmt: skip
     value, value_losses = _train_mlp(
         data["value_x"][~held_v], data["value_y"][~held_v].astype(np.float32),
-        [NUM_WORLD_FEATURES, *f.value_hidden, 1], "stick", f, _seed(config, g, _FIT, 2), log,
+        [NUM_WORLD_FEATURES, *f.value_hidden, 1], "stick", f, step_seed(config, g, FIT_STEP, 2), log,
         "value", start_value,
     )  # fmt: skip
     px, py = data["policy_x"][held_p], data["policy_y"][held_p]
@@ -165,5 +165,5 @@ def fit(config: IterateConfig, run_dir: Path, g: int, log: Any) -> dict[str, Any
     )
     save_value(value, folder / "value.npz")
     load_net.cache_clear()
-    _write_json(folder / "fit.json", metrics)
+    write_json(folder / "fit.json", metrics)
     return metrics

@@ -6,7 +6,15 @@ from pathlib import Path
 from typing import Any
 
 from .config import GateSettings, IterateConfig
-from .layout import _GATE, _REPORT, _seed, _write_json, gen_dir, net_folder, passed_generations
+from .layout import (
+    GATE_STEP,
+    REPORT_STEP,
+    gen_dir,
+    net_folder,
+    passed_generations,
+    step_seed,
+    write_json,
+)
 
 TIE = 1e-9  # sticks per round: differences smaller than this are rounding, not a gain
 
@@ -89,7 +97,7 @@ def gate(
         {"name": old, "spec": search_spec(config, net_folder(run_dir, teacher))},
         {"name": "heuristic", "spec": "heuristic"},
     ]
-    gate_seed = _seed(config, g, _GATE) % 2**31
+    gate_seed = step_seed(config, g, GATE_STEP) % 2**31
     log(f"generation {g}: gate, {config.gate.rounds} rounds against generation {teacher}")
     results = _tournament(
         config, agents, config.gate.rounds, gate_seed, folder / "match", show_progress, log
@@ -112,7 +120,7 @@ def gate(
     }
     if config.gate.report_rounds:
         report_agents = [agents[0]] + [{"name": s, "spec": s} for s in config.gate.report_against]
-        report_seed = _seed(config, g, _REPORT) % 2**31
+        report_seed = step_seed(config, g, REPORT_STEP) % 2**31
         report = _tournament(
             config, report_agents, config.gate.report_rounds, report_seed, folder / "report",
             show_progress, log,
@@ -124,7 +132,7 @@ def gate(
         summary["report_median_decision_seconds"] = {
             k: v.get("median") for k, v in report.get("decision_times", {}).items()
         }
-    _write_json(folder / "gate.json", summary)
+    write_json(folder / "gate.json", summary)
     return summary
 
 

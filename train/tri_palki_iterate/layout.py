@@ -12,27 +12,27 @@ import numpy as np
 from .config import IterateConfig
 
 
-def _seed(config: IterateConfig, *path: int) -> int:
+def step_seed(config: IterateConfig, *path: int) -> int:
     """A 63-bit seed for one step (and chunk) of one generation, from the config's seed."""
     words = np.random.SeedSequence([config.seed, *path]).generate_state(2, dtype=np.uint32)
     return int(words[0]) << 31 ^ int(words[1])
 
 
-_COLLECT, _FIT, _GATE, _REPORT = range(4)
+COLLECT_STEP, FIT_STEP, GATE_STEP, REPORT_STEP = range(4)
 
 
 def gen_dir(run_dir: Path, g: int) -> Path:
     return run_dir / f"gen_{g:03d}"
 
 
-def _write_json(path: Path, data: Any) -> None:
+def write_json(path: Path, data: Any) -> None:
     """Write atomically (a step is done when its file exists)."""
     tmp = path.with_suffix(path.suffix + ".tmp")
     tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
     os.replace(tmp, path)
 
 
-def _read_json(path: Path) -> Any:
+def read_json(path: Path) -> Any:
     return json.loads(path.read_text()) if path.is_file() else None
 
 
@@ -40,7 +40,7 @@ def passed_generations(run_dir: Path, before: int) -> list[int]:
     """The generations before ``before`` that passed their gate, in order (0 is always in)."""
     passed = [0]
     for g in range(1, before):
-        gate = _read_json(gen_dir(run_dir, g) / "gate" / "gate.json")
+        gate = read_json(gen_dir(run_dir, g) / "gate" / "gate.json")
         if gate is not None and gate["accepted"]:
             passed.append(g)
     return passed

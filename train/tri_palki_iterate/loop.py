@@ -11,7 +11,7 @@ from .collect import collect
 from .config import IterateConfig
 from .fit import fit
 from .gate import gate
-from .layout import _read_json, _write_json, gen_dir
+from .layout import gen_dir, read_json, write_json
 from .report import summarise
 
 __all__ = ["run_iteration"]
@@ -59,7 +59,7 @@ def run_iteration(
     """Run (or continue) the loop up to ``config.generations``; ``stop_after`` generations at
     most in this call. Returns the summary."""
     run_dir.mkdir(parents=True, exist_ok=True)
-    stored = _read_json(run_dir / "config.json")
+    stored = read_json(run_dir / "config.json")
     current = json.loads(config.model_dump_json())
     if stored is not None:  # fields added since the run started count with their defaults
         stored = json.loads(IterateConfig.model_validate(stored).model_dump_json())
@@ -69,7 +69,7 @@ def run_iteration(
         raise ValueError(
             f"{run_dir} holds a run of another config (config.json differs): use another run dir"
         )
-    _write_json(run_dir / "config.json", current)
+    write_json(run_dir / "config.json", current)
     link_parent(config, run_dir)
     done_now = 0
     for g in range(1, config.generations + 1):

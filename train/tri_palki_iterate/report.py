@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from .config import IterateConfig
-from .layout import _read_json, _write_json, gen_dir
+from .layout import gen_dir, read_json, write_json
 
 
 def summarise(config: IterateConfig, run_dir: Path) -> dict[str, Any]:
@@ -29,14 +29,14 @@ def summarise(config: IterateConfig, run_dir: Path) -> dict[str, Any]:
             "teacher_sticks_per_round": (
                 round(float(np.concatenate(sticks).mean()), 4) if sticks else None
             ),
-            "fit": _read_json(folder / "net" / "fit.json"),
-            "gate": _read_json(folder / "gate" / "gate.json"),
+            "fit": read_json(folder / "net" / "fit.json"),
+            "gate": read_json(folder / "gate" / "gate.json"),
         }
         rows.append(row)
     summary: dict[str, Any] = {"config": config.model_dump(), "generations": rows}
     if config.parent is not None:  # the first generations are the parent's, under its config
-        summary["parent_config"] = _read_json(Path(config.parent.run_dir) / "config.json")
-    _write_json(run_dir / "summary.json", summary)
+        summary["parent_config"] = read_json(Path(config.parent.run_dir) / "config.json")
+    write_json(run_dir / "summary.json", summary)
     _plot(rows, run_dir / "curves.png")
     return summary
 
