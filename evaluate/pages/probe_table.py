@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from ...envs.registry import GAMES, canonical_game, game_spec
+from ...envs.registry import GAMES, game_spec
 from ..formatting import md_table, num
+from .exploit_runs import Exploit, read_exploits, same_agent
 
 EXPLOIT_DIR = Path("docs/exploit")
 SEARCH_DIR = EXPLOIT_DIR / "search"
@@ -33,20 +34,10 @@ FAMILY = {"random": "baseline", "heuristic": "rules", "ppo": "learned", "rllib":
           "distilled": "learned", "pimc": "search", "expert": "search"}  # fmt: skip
 
 
-@dataclass(frozen=True)
-class ProbeRecord:
-    """One stored probe measurement."""
+@dataclass(frozen=True, kw_only=True)
+class ProbeRecord(Exploit):
+    """One stored probe measurement, with what the table shows of its budget."""
 
-    folder: Path
-    method: str  # "train" or "search"
-    game: str
-    agent: str
-    num_players: int
-    gain: float
-    ci95: float
-    deals: int
-    unit: str
-    command: str | None
     budget: str
     size: tuple[int, int]  # what "the largest budget" compares
     itself: str | None  # why the probe played exactly as the agent (gain 0), if it did
@@ -102,39 +93,19 @@ def _itself(data: dict[str, Any], folder: Path) -> str | None:
 def read_records(folder: str | os.PathLike[str], method: str) -> list[ProbeRecord]:
     """The records of ``method`` ("train" or "search") directly under ``folder``."""
     found = []
-    for final in sorted(Path(folder).glob("*/final.json")):
+    for run in read_exploits(Path(folder)):
+        if run.method != method:
+            continue
         try:
-            data = json.loads(final.read_text())
-            if data.get("method", "train") != method:
-                continue
-            m = data["measurement"]
-            state_file = final.parent / "exploit_state.json"
-            state = json.loads(state_file.read_text()) if state_file.is_file() else {}
-            budget, size = _budget(data, final.parent, int(m["deals"]))
-            found.append(
-                ProbeRecord(
-                    folder=final.parent,
-                    method=method,
-                    game=canonical_game(m["game"]),
-                    agent=str(m["agent"]),
-                    num_players=int(m["num_players"]),
-                    gain=float(m["gain"]),
-                    ci95=float(m["ci95"]),
-                    deals=int(m["deals"]),
-                    unit=str(m.get("unit", "")),
-                    command=state.get("command"),
-                    budget=budget,
-                    size=size,
-                    itself=_itself(data, final.parent),
-                )
-            )
+            budget, size = _budget(run.record, run.folder, run.deals)
+            itself = _itself(run.record, run.folder)
         except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise ValueError(f"{final}: not a folkcards exploit record ({exc})") from None
+            raise ValueError(
+                f"{run.folder / 'final.json'}: not a folkcards exploit measurement ({exc})"
+            ) from None
+        shared = {f.name: getattr(run, f.name) for f in fields(Exploit)}
+        found.append(ProbeRecord(**shared, budget=budget, size=size, itself=itself))
     return found
-
-
-def _same_agent(a: str, b: str, game: str) -> bool:
-    return a.removesuffix(f":{game}") == b.removesuffix(f":{game}")
 
 
 def shipped_rows() -> list[tuple[str, int, str]]:
@@ -163,7 +134,7 @@ def best_record(
     mine = [
         r
         for r in records
-        if r.game == game and r.num_players == players and _same_agent(r.agent, agent, game)
+        if r.game == game and r.num_players == players and same_agent(r.agent, agent, game)
     ]
     return max(mine, key=lambda r: (r.size, r.folder.name)) if mine else None
 

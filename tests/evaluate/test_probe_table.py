@@ -95,5 +95,5 @@ def test_a_search_probe_without_deviation_says_so(tmp_path):
 def test_a_malformed_record_is_one_line(tmp_path):
     (tmp_path / "bad").mkdir()
     (tmp_path / "bad" / "final.json").write_text("{}")
-    with pytest.raises(ValueError, match="not a folkcards exploit record"):
+    with pytest.raises(ValueError, match="not a folkcards exploit measurement"):
         read_records(tmp_path, "train")
