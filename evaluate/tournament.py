@@ -45,7 +45,7 @@ from folkcards.envs.registry import GAMES, GAMES_HELP
 
 from folkcards.errors import ConfigError
 
-from .arguments import ArgumentLineError, OneLineParser
+from .arguments import parse_line
 from .config import (
     COUNT_KEYS,
     SEATINGS,
@@ -331,11 +331,8 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
     """``folkcards tournament``: returns the exit code (0 ok, 1 failure, 2 bad config, 130 Ctrl-C)."""
     prog = "folkcards tournament"
     if args is None:
-        parser = build_parser(OneLineParser(prog=prog))
-        try:
-            args = parser.parse_args(argv)
-        except ArgumentLineError as exc:
-            print(f"{prog}: error: {exc}", file=sys.stderr)
+        args = parse_line(prog, build_parser, argv)
+        if args is None:
             return 2
     try:
         if _verify_only(args):

@@ -140,7 +140,7 @@ def best_record(
 
 
 def _digits(game: str) -> int:
-    return 2 if game_spec(game).modes[0].metric.startswith("table") else 3
+    return 2 if game_spec(game).higher_is_better else 3
 
 
 def _cell(record: ProbeRecord | None, page: Path) -> tuple[str, str]:

@@ -21,7 +21,7 @@ from folkcards.envs.registry import game_spec
 from folkcards.errors import ConfigError
 
 from .. import statistics
-from ..arguments import ArgumentLineError, OneLineParser
+from ..arguments import parse_line
 from ..config import TournamentConfig, counted, plural
 from ..formatting import md_table as _table
 from ..running.runner import BOOTSTRAP, results_of_store
@@ -303,11 +303,8 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
     """``folkcards report``: 0 written, 2 bad input (one line)."""
     prog = "folkcards report"
     if args is None:
-        parser = build_parser(OneLineParser(prog=prog))
-        try:
-            args = parser.parse_args(argv)
-        except ArgumentLineError as exc:
-            print(f"{prog}: error: {exc}", file=sys.stderr)
+        args = parse_line(prog, build_parser, argv)
+        if args is None:
             return 2
     if not args.db:
         print(f"{prog}: error: give the tournament database: --db FILE", file=sys.stderr)
