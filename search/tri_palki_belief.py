@@ -342,6 +342,53 @@ def _names(mask: int) -> str:
     return " ".join(cards) if cards else "no card"
 
 
+class _Observed(NamedTuple):
+    """What one observation fixes of every world consistent with it."""
+
+    seen: _Seen
+    observer: int
+    unknown: int  # the unseen cards of the deck (mask)
+    others: list[int]  # the other surviving seats, whose unknown places take them
+    announcer: int | None
+    completions: list[int]  # unseen cards that can complete another announcer's normal 31
+    base: dict[str, Any]  # the fields every world shares
+
+
+def _observed(
+    vector: np.ndarray,
+    observer: Any,
+    history: Sequence[Any] | None,
+    env_kwargs: dict[str, Any] | None,
+    deck_mask: int,
+) -> _Observed:
+    """Decode and check one observation (and the history, if given) of a game dealt from the
+    cards of ``deck_mask``."""
+    view, num, o = _decode(vector, observer)
+    seen = _seen(view, o, num)
+    dealer = (o + view.dealer) % num
+    parsed = parse_history(history, num) if history is not None else None
+    if parsed is not None:
+        _check_observer_fits(parsed, seen, dealer, num)
+    unknown, others = _hidden_places(seen, o, num, view.reserve_count, deck_mask)
+    announcer, completions = _announcer_completions(view, seen, unknown, o, num)
+    base = {
+        "num_players": num,
+        "observer": o,
+        "dealer": dealer,
+        "alive": tuple(seen.alive),
+        "sticks": tuple(seen.sticks),
+        "centre": seen.centre,
+        "washed": seen.washed,
+        "announcer": announcer,
+        "observer_deciding": view.phase == "announce",
+        "deck_mask": deck_mask,
+        "history": tuple(history) if history is not None else None,
+        "parsed_history": parsed,
+        "env_kwargs": dict(env_kwargs) if env_kwargs else None,
+    }
+    return _Observed(seen, o, unknown, others, announcer, completions, base)
+
+
 def sample_worlds(
     observation: Any,
     n: int,
@@ -374,28 +421,9 @@ def sample_worlds(
             "sample_worlds needs observer= (the observer's seat, e.g. 2 or 'player_2'): the "
             "observation is relative to its player"
         )
-    view, num, o = _decode(vector, observer)
-    seen = _seen(view, o, num)
-    dealer = (o + view.dealer) % num
-    parsed = parse_history(history, num) if history is not None else None
-    if parsed is not None:
-        _check_observer_fits(parsed, seen, dealer, num)
-    unknown, others = _hidden_places(seen, o, num, view.reserve_count)
-    announcer, completions = _announcer_completions(view, seen, unknown, o, num)
-    base = {
-        "num_players": num,
-        "observer": o,
-        "dealer": dealer,
-        "alive": tuple(seen.alive),
-        "sticks": tuple(seen.sticks),
-        "centre": seen.centre,
-        "washed": seen.washed,
-        "announcer": announcer,
-        "observer_deciding": view.phase == "announce",
-        "history": tuple(history) if history is not None else None,
-        "parsed_history": parsed,
-        "env_kwargs": dict(env_kwargs) if env_kwargs else None,
-    }
+    seen, o, unknown, others, announcer, completions, base = _observed(
+        vector, observer, history, env_kwargs, ALL_CARDS
+    )
     unknown_cards = np.array(mask_to_cards(unknown), dtype=np.int64)
     if not completions:
         return _draw_worlds(rng, seen, o, unknown_cards, others, base, n)
@@ -433,9 +461,6 @@ def _draw_worlds(
     ]
 
 
-# --- policy weighting --------------------------------------------------------------------------
-
-
 def exact_worlds(
     observation: Any,
     deck: Sequence[int],
@@ -452,30 +477,9 @@ def exact_worlds(
     A deck of a few unseen cards only: their number of arrangements is the cost. ``history``
     and ``env_kwargs`` as for :func:`sample_worlds`."""
     vector = observation_vector(observation, lambda s: s in _VALID_SIZES, "Tri Palki")
-    view, num, o = _decode(vector, observer)
-    seen = _seen(view, o, num)
-    deck_mask = _bits(deck)
-    unknown, others = _hidden_places(seen, o, num, view.reserve_count, deck_mask)
-    announcer, _ = _announcer_completions(view, seen, unknown, o, num)
-    dealer = (o + view.dealer) % num
-    parsed = parse_history(history, num) if history is not None else None
-    if parsed is not None:
-        _check_observer_fits(parsed, seen, dealer, num)
-    base = {
-        "num_players": num,
-        "observer": o,
-        "dealer": dealer,
-        "alive": tuple(seen.alive),
-        "sticks": tuple(seen.sticks),
-        "centre": seen.centre,
-        "washed": seen.washed,
-        "announcer": announcer,
-        "observer_deciding": view.phase == "announce",
-        "deck_mask": deck_mask,
-        "history": tuple(history) if history is not None else None,
-        "parsed_history": parsed,
-        "env_kwargs": dict(env_kwargs) if env_kwargs else None,
-    }
+    seen, o, unknown, others, announcer, _, base = _observed(
+        vector, observer, history, env_kwargs, _bits(deck)
+    )
     hands = list(seen.known)
     hands[o] = seen.hand_o
     worlds: list[TriPalkiWorld] = []
@@ -495,6 +499,9 @@ def exact_worlds(
 
     fill(0, unknown)
     return worlds
+
+
+# --- policy weighting --------------------------------------------------------------------------
 
 
 def log_likelihoods(
