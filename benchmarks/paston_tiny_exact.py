@@ -34,6 +34,7 @@ from folkcards.openspiel.exact import (
     agent_policy,
     information_states,
     nash_conv,
+    plot_cfr_curve,
     solve_cfr_plus,
     uniform_policy,
 )
@@ -128,27 +129,9 @@ def main(argv: list[str] | None = None) -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     log(f"wrote {args.out}")
-    _plot(curve, args.plot)
+    plot_cfr_curve(curve, args.plot, "table points", "CFR+ on Paston tiny")
     log(f"wrote {args.plot}")
     return 0
-
-
-def _plot(curve: list[tuple[int, float, float]], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 4))
-    ax.loglog([i for i, _, _ in curve], [max(v, 1e-12) for _, v, _ in curve], marker="o")
-    ax.set_xlabel("CFR+ iterations")
-    ax.set_ylabel("NashConv of the average policy (table points)")
-    ax.set_title("CFR+ on Paston tiny")
-    ax.grid(True, which="both", alpha=0.3)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
 
 
 if __name__ == "__main__":

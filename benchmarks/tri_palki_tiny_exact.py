@@ -30,6 +30,7 @@ from folkcards.openspiel.exact import (
     cached_game,
     information_states,
     nash_conv,
+    plot_cfr_curve,
     solve_cfr_plus,
     uniform_policy,
 )
@@ -178,7 +179,9 @@ def main(argv: list[str] | None = None) -> int:
     args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     log(f"wrote {args.out}")
     if previous is None:
-        _plot(curve, args.plot, args.max_turns)
+        plot_cfr_curve(
+            curve, args.plot, "sticks", f"CFR+ on Tri Palki tiny (max_turns={args.max_turns})"
+        )
         log(f"wrote {args.plot}")
     return 0
 
@@ -302,24 +305,6 @@ def both_dealers(path: Path) -> None:
         other = "player_1" if seat == "player_0" else "player_0"
         table.setdefault(f"{other}\n{rest}", row)
     path.write_text(json.dumps(table), encoding="utf-8")
-
-
-def _plot(curve: list[tuple[int, float, float]], path: Path, max_turns: int) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 4))
-    ax.loglog([i for i, _, _ in curve], [max(v, 1e-12) for _, v, _ in curve], marker="o")
-    ax.set_xlabel("CFR+ iterations")
-    ax.set_ylabel("NashConv of the average policy (sticks)")
-    ax.set_title(f"CFR+ on Tri Palki tiny (max_turns={max_turns})")
-    ax.grid(True, which="both", alpha=0.3)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
 
 
 if __name__ == "__main__":

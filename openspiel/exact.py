@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -133,12 +134,35 @@ def solve_cfr_plus(
     return solver.tabular_average_policy(), curve
 
 
+def plot_cfr_curve(
+    curve: list[tuple[int, float, float]], path: Path, unit: str, title: str
+) -> None:
+    """:func:`solve_cfr_plus`'s curve as a log-log picture of NashConv (in ``unit``) against
+    iterations, written to ``path``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.loglog([i for i, _, _ in curve], [max(v, 1e-12) for _, v, _ in curve], marker="o")
+    ax.set_xlabel("CFR+ iterations")
+    ax.set_ylabel(f"NashConv of the average policy ({unit})")
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
 __all__ = [
     "agent_policy",
     "best_response_gains",
     "cached_game",
     "information_states",
     "nash_conv",
+    "plot_cfr_curve",
     "solve_cfr_plus",
     "uniform_policy",
 ]
