@@ -102,10 +102,16 @@ def mask_to_cards(mask: int) -> list[int]:
 
 
 def cards_to_mask(cards: Iterable[int]) -> int:
+    """The bitmask of card ids (numpy integers too)."""
     mask = 0
     for card in cards:
-        mask |= 1 << card
+        mask |= 1 << int(card)
     return mask
+
+
+def popcount(mask: int) -> int:
+    """How many cards a bitmask holds."""
+    return bin(mask).count("1")
 
 
 PASTON_CARDS = CardSet(("7", "8", "9", "10", "J", "Q", "K", "A"))

@@ -31,13 +31,12 @@ declarer who turned out void in spades while J♠ is unseen).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..envs.cards import mask_to_cards
+from ..envs.cards import cards_to_mask, mask_to_cards, popcount
 from ..envs.paston import observation as obs_mod
 from ..envs.paston.rules import (
     ALL_CARDS,
@@ -54,10 +53,6 @@ __all__ = ["DEALER_SEVEN_WEIGHT", "Plan", "draw_worlds", "plan_worlds"]
 
 DEALER_SEVEN_WEIGHT = 0.9
 """Prior weight of a deal where the dealer holds 7♠ (the bottom card is never 7♠)."""
-
-
-def _popcount(mask: int) -> int:
-    return bin(mask).count("1")
 
 
 @dataclass
@@ -80,13 +75,6 @@ class Plan:
     discards: int  # known discards (case "declarer")
     others: tuple[int, ...]  # seats of the sampler's hand slots
     base: dict[str, Any]
-
-
-def _bits(cards: Sequence[int]) -> int:
-    mask = 0
-    for card in cards:
-        mask |= 1 << card
-    return mask
 
 
 def _check_card_pieces(vector: np.ndarray) -> None:
@@ -156,9 +144,9 @@ def _observed_cards(
     played: list[int] = [0, 0, 0]
     voids = [0, 0, 0]
     for r in range(NUM_SEATS):
-        played[_absolute(o, r)] = _bits(view.played[r])
+        played[_absolute(o, r)] = cards_to_mask(view.played[r])
         voids[_absolute(o, r)] = sum(1 << s for s in range(4) if view.voids[r][s])
-    hand_o = _bits(view.hand)
+    hand_o = cards_to_mask(view.hand)
     seen = hand_o
     for mask in played:
         if seen & mask:
@@ -203,8 +191,8 @@ def _auction_slots(
     """No declarer yet: the two other hands and the prikup are all unknown."""
     if any(played) or view.phase not in ("auction", "over"):
         raise ValueError("the observation has no declarer but is past the auction")
-    if _popcount(hand_o) != 10:
-        raise ValueError(f"the observer holds {_popcount(hand_o)} cards in the auction, not 10")
+    if popcount(hand_o) != 10:
+        raise ValueError(f"the observer holds {popcount(hand_o)} cards in the auction, not 10")
     sampler = PartitionSampler(mask_to_cards(ALL_CARDS & ~hand_o), [10, 10, 2], [0, 0, 0], 8)
     return _Slots("auction", sampler, hand_o, (left_of(o), right_of(o)))
 
@@ -216,17 +204,17 @@ def _declarer_slots(
     cards are unknown."""
     x, y = left_of(o), right_of(o)
     seen = hand_o | played[0] | played[1] | played[2]
-    prikup = _bits(view.prikup)
-    discards = _bits(view.discards)
-    if _popcount(prikup) != 2:
+    prikup = cards_to_mask(view.prikup)
+    discards = cards_to_mask(view.discards)
+    if popcount(prikup) != 2:
         raise ValueError("the declarer's observation must show the two prikup cards")
     if discards & (hand_o | seen) or prikup & ~(hand_o | played[o] | discards):
         raise ValueError("the declarer's prikup and discards contradict the hand")
     own_dealt = (hand_o | played[o] | discards) & ~prikup
-    if _popcount(own_dealt) != 10:
+    if popcount(own_dealt) != 10:
         raise ValueError("the declarer's hand, plays and discards do not add up to 12 cards")
     unknown = ALL_CARDS & ~(hand_o | discards | played[0] | played[1] | played[2])
-    sizes = [10 - _popcount(played[x]), 10 - _popcount(played[y])]
+    sizes = [10 - popcount(played[x]), 10 - popcount(played[y])]
     sampler = PartitionSampler(mask_to_cards(unknown), sizes, [voids[x], voids[y]], 8)
     return _Slots("declarer", sampler, own_dealt, (x, y), prikup, discards)
 
@@ -262,10 +250,10 @@ def _defender_slots(
     other = x if d == y else y
     k = _discards_made(view, items)
     own_dealt = hand_o | played[o]
-    if _popcount(own_dealt) != 10:
+    if popcount(own_dealt) != 10:
         raise ValueError("the observer's hand and plays do not add up to 10 cards")
     unknown = ALL_CARDS & ~(hand_o | played[0] | played[1] | played[2])
-    sizes = [10 - _popcount(played[other]), 12 - k - _popcount(played[d]), k]
+    sizes = [10 - popcount(played[other]), 12 - k - popcount(played[d]), k]
     sampler = PartitionSampler(mask_to_cards(unknown), sizes, [voids[other], voids[d], 0], 8)
     return _Slots("defender", sampler, own_dealt, (other, d))
 

@@ -52,7 +52,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..envs.cards import TRI_PALKI_CARDS, mask_to_cards
+from ..envs.cards import TRI_PALKI_CARDS, cards_to_mask, mask_to_cards, popcount
 from ..envs.tri_palki import observation as obs_mod
 from ..envs.tri_palki.rules import (
     ALL_CARDS,
@@ -99,17 +99,6 @@ NORMAL_31_HANDS: tuple[int, ...] = tuple(
 """The 24 three-card masks that are a normal hand worth 31 (A and two ten-point cards)."""
 
 _VALID_SIZES = {obs_mod.observation_size(n): n for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
-
-
-def _bits(cards: Sequence[int]) -> int:
-    mask = 0
-    for card in cards:
-        mask |= 1 << int(card)
-    return mask
-
-
-def _popcount(mask: int) -> int:
-    return bin(mask).count("1")
 
 
 @dataclass(frozen=True)
@@ -228,8 +217,15 @@ def _seen(view: obs_mod.TriPalkiView, o: int, num: int) -> _Seen:
         s = (o + r) % num
         alive[s] = not view.eliminated[r]
         sticks[s] = view.sticks[r]
-        known[s] = _bits(view.known[r])
-    return _Seen(alive, sticks, known, _bits(view.hand), _bits(view.centre), _bits(view.washed))
+        known[s] = cards_to_mask(view.known[r])
+    return _Seen(
+        alive,
+        sticks,
+        known,
+        cards_to_mask(view.hand),
+        cards_to_mask(view.centre),
+        cards_to_mask(view.washed),
+    )
 
 
 def _hidden_places(
@@ -245,7 +241,7 @@ def _hidden_places(
         shown |= mask
     if shown & ~deck:
         raise ValueError(f"the observation shows cards not in the deck: {_names(shown & ~deck)}")
-    if _popcount(seen.centre) != 3 or (seen.alive[o] and _popcount(seen.hand_o) != 3):
+    if popcount(seen.centre) != 3 or (seen.alive[o] and popcount(seen.hand_o) != 3):
         raise ValueError("the observation needs a three-card centre and a three-card own hand")
     if known[o] & ~seen.hand_o:
         raise ValueError("the observer is known to hold a card not in its hand")
@@ -253,13 +249,13 @@ def _hidden_places(
     for s in range(num):
         if s != o and not seen.alive[s] and known[s]:
             raise ValueError(f"eliminated player_{s} is shown holding cards")
-        if _popcount(known[s]) > 3:
+        if popcount(known[s]) > 3:
             raise ValueError(f"player_{s} is known to hold more than 3 cards")
     unknown = deck & ~shown
-    sizes = [3 - _popcount(known[s]) for s in others]
-    if sum(sizes) + reserve_count != _popcount(unknown):
+    sizes = [3 - popcount(known[s]) for s in others]
+    if sum(sizes) + reserve_count != popcount(unknown):
         raise ValueError(
-            f"{_popcount(unknown)} unseen cards cannot fill {sum(sizes)} hidden hand places "
+            f"{popcount(unknown)} unseen cards cannot fill {sum(sizes)} hidden hand places "
             f"and a reserve of {reserve_count}"
         )
     return unknown, others
@@ -306,7 +302,7 @@ def _draw_world(
     order = pool[rng.permutation(len(pool))].tolist()
     start = 0
     for seat in slot_seats:
-        need = 3 - _popcount(hands[seat])
+        need = 3 - popcount(hands[seat])
         for card in order[start : start + need]:
             hands[seat] |= 1 << card
         start += need
@@ -452,7 +448,7 @@ def _draw_worlds(
     masks = np.tile(np.array(hands, dtype=np.int64), (n, 1))
     start = 0
     for seat in slot_seats:
-        need = 3 - _popcount(hands[seat])
+        need = 3 - popcount(hands[seat])
         masks[:, seat] |= np.sum(np.left_shift(1, orders[:, start : start + need]), axis=1)
         start += need
     return [
@@ -478,7 +474,7 @@ def exact_worlds(
     and ``env_kwargs`` as for :func:`sample_worlds`."""
     vector = observation_vector(observation, lambda s: s in _VALID_SIZES, "Tri Palki")
     seen, o, unknown, others, announcer, _, base = _observed(
-        vector, observer, history, env_kwargs, _bits(deck)
+        vector, observer, history, env_kwargs, cards_to_mask(deck)
     )
     hands = list(seen.known)
     hands[o] = seen.hand_o
@@ -491,10 +487,10 @@ def exact_worlds(
             return
         seat = others[index]
         held = hands[seat]
-        for cards in combinations(mask_to_cards(pool), 3 - _popcount(held)):
-            hands[seat] = held | _bits(cards)
+        for cards in combinations(mask_to_cards(pool), 3 - popcount(held)):
+            hands[seat] = held | cards_to_mask(cards)
             if seat != announcer or TRIPLES[hands[seat]].normal_31:
-                fill(index + 1, pool & ~_bits(cards))
+                fill(index + 1, pool & ~cards_to_mask(cards))
         hands[seat] = held
 
     fill(0, unknown)

@@ -18,13 +18,12 @@ observation shows the observer itself deciding.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
 
-from ..envs.cards import mask_to_cards
+from ..envs.cards import cards_to_mask, mask_to_cards
 from ..envs.tri_palki.rules import (
     ANNOUNCE,
     ANNOUNCE_DECISION,
@@ -73,13 +72,6 @@ class HistoryWorld(Protocol):
     def observer_deciding(self) -> bool: ...
 
 
-def _bits(cards: Sequence[int]) -> int:
-    mask = 0
-    for card in cards:
-        mask |= 1 << int(card)
-    return mask
-
-
 def _event(event: Any) -> tuple[str, list[Any]]:
     if isinstance(event, (str, bytes)) or not isinstance(event, (list, tuple)) or not event:
         raise ValueError(f"a history event must be a list like ['pass', seat], got {event!r}")
@@ -94,7 +86,7 @@ def _event(event: Any) -> tuple[str, list[Any]]:
 def _triple_mask(cards: Any, what: str) -> int:
     if isinstance(cards, (str, bytes)) or not hasattr(cards, "__iter__"):
         raise ValueError(f"{what} must be a list of 3 card ids, got {cards!r}")
-    mask = _bits(cards)
+    mask = cards_to_mask(cards)
     if mask not in TRIPLES:
         raise ValueError(f"{what} must be 3 different card ids, got {cards!r}")
     return mask
@@ -181,7 +173,7 @@ def rebuild_deck(world: HistoryWorld, history: Any) -> list[int]:
         deck.append(dealt_centre[r])
     deck.extend(parsed.drawn)
     deck.extend(world.reserve)
-    if len(deck) != bin(world.deck_mask).count("1") or _bits(deck) != world.deck_mask:
+    if len(deck) != bin(world.deck_mask).count("1") or cards_to_mask(deck) != world.deck_mask:
         raise ValueError(f"the history and the world do not make a {len(deck)}-card deck")
     return deck
 

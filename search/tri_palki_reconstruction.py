@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from itertools import combinations
 from typing import NamedTuple
 
-from ..envs.cards import mask_to_cards
+from ..envs.cards import cards_to_mask, mask_to_cards, popcount
 from ..envs.tri_palki import observation as obs_mod
 from ..envs.tri_palki.rules import ANNOUNCE, PASS, SUIT_MASKS, SWAP_ALL, SWAP_BASE, TRIPLES
 
@@ -37,17 +37,6 @@ __all__ = [
     "reconstruct_opening",
     "reconstruct_steps",
 ]
-
-
-def _bits(cards: Sequence[int]) -> int:
-    mask = 0
-    for card in cards:
-        mask |= 1 << int(card)
-    return mask
-
-
-def _popcount(mask: int) -> int:
-    return bin(mask).count("1")
 
 
 # Step kinds of an observed opponent decision (relative seats, masks), see :class:`OpponentStep`.
@@ -95,8 +84,8 @@ class _Public(NamedTuple):
 
 
 def _view_masks(view: obs_mod.TriPalkiView) -> tuple[int, tuple[int, ...], int, int]:
-    known = tuple(_bits(k) for k in view.known)
-    return _bits(view.centre), known, _bits(view.washed), _bits(view.hand)
+    known = tuple(cards_to_mask(k) for k in view.known)
+    return cards_to_mask(view.centre), known, cards_to_mask(view.washed), cards_to_mask(view.hand)
 
 
 def _visible(view: obs_mod.TriPalkiView) -> int:
@@ -154,7 +143,7 @@ def _after_own_action(view: obs_mod.TriPalkiView, action: int) -> _Public | None
         if final_left <= 0:
             return None
     hidden = tuple(
-        3 - _popcount(known_l[s]) if alive[s] and s != 0 else 0 for s in range(len(alive))
+        3 - popcount(known_l[s]) if alive[s] and s != 0 else 0 for s in range(len(alive))
     )
     return _Public(
         centre, tuple(known_l), hidden, washed, view.reserve_count, passes,
@@ -197,7 +186,7 @@ def reconstruct_steps(
     for k in start.known:
         seen_before |= k
     seen_after = _visible(after)
-    if seen_before & ~seen_after or start.own != _bits(after.hand):
+    if seen_before & ~seen_after or start.own != cards_to_mask(after.hand):
         return None
     return _fit([(start, seen_after & ~seen_before)], after, budget, counter)
 
@@ -220,13 +209,13 @@ def reconstruct_opening(
         return None  # more turns than one round of the table: not the first decision
     if view.dealer == 0:
         return [()]
-    hand = _bits(view.hand)
+    hand = cards_to_mask(view.hand)
     seen = _visible(view) & ~hand
     n = view.num_players
     hidden = tuple(3 if alive[s] and s != 0 else 0 for s in range(n))
     starts = []
     for combo in combinations(mask_to_cards(seen), 3):
-        centre = _bits(combo)
+        centre = cards_to_mask(combo)
         if TRIPLES[centre].one_suit:
             continue
         start = _Public(
@@ -365,7 +354,7 @@ class _Fit:
         for combo in combinations(mask_to_cards(pool), hidden):
             if not self.try_one():
                 return
-            extra = _bits(combo)
+            extra = cards_to_mask(combo)
             given = known | extra
             if not final and not TRIPLES[given].one_suit:
                 continue
@@ -390,7 +379,7 @@ class _Fit:
         for combo in combinations(mask_to_cards(pool), 3):
             if self.nodes > _MAX_NODES or not self.try_one():
                 return
-            new = _bits(combo)
+            new = cards_to_mask(combo)
             state = ps._replace(centre=new, washed=ps.washed | ps.centre, reserve=ps.reserve - 3)
             if TRIPLES[new].one_suit:
                 self.washes(state, seat, path, pool & ~new)
