@@ -347,8 +347,7 @@ def players_table(cache: dict[str, Any]) -> str:
         rows = _gauntlet_rows(game, entry["num_players"], cache)
         deals = sorted({r["deals"] for r in rows if r["agent"] in entry["specs"]})
         dates = sorted({r["date"] for r in rows if r["agent"] in entry["specs"]})
-        played = " to ".join(f"{d:,}" for d in (deals[:1] + deals[-1:] if deals else []))
-        played = played if len(deals) > 1 else (f"{deals[0]:,}" if deals else "no")
+        played = " to ".join(f"{d:,}" for d in sorted({deals[0], deals[-1]})) if deals else "no"
         notes.append(
             f"{entry['title']}{table}: over the heuristic from the gauntlet "
             f"({played} {entry['unit_plural']} per agent, {', '.join(dates[-1:]) or '—'}), "
