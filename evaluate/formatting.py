@@ -32,6 +32,18 @@ def interval(low: float | None, high: float | None, digits: int, sign: bool) -> 
     return f"[{num(low, digits, sign)}, {num(high, digits, sign)}]"
 
 
+def estimate(
+    mean: float | None, low: float | None, high: float | None, digits: int = 2, sign: bool = True
+) -> str:
+    """``+1.25 [+0.50, +2.00]`` with :func:`num`; the mean alone without an interval, ``—``
+    without a mean."""
+    if mean is None:
+        return "—"
+    if low is None or high is None:
+        return num(mean, digits, sign)
+    return f"{num(mean, digits, sign)} {interval(low, high, digits, sign)}"
+
+
 def md_table(header: Sequence[str], rows: Sequence[Sequence[str]], right: int = 1) -> list[str]:
     """A Markdown table; columns from ``right`` on are right-aligned."""
 

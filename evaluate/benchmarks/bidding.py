@@ -44,6 +44,7 @@ from ...agents.batched_agents import SPEC_BATCHED_KINDS, BatchedAgent, make_batc
 from ...envs._batched import seed_states
 from ...envs.paston_bidding.batched import PastonBiddingVectorEnv
 from ...envs.paston_bidding.tables import OpenHandTable, load_table, shipped_table_path
+from ..formatting import estimate
 from ..statistics.intervals import Interval, mean_ci
 
 GAME = "paston_bidding"
@@ -109,7 +110,7 @@ HEADER = (
 
 
 def _ci(interval: Interval) -> str:
-    return f"{interval.mean:+.2f} [{interval.low:+.2f}, {interval.high:+.2f}]"
+    return estimate(interval.mean, interval.low, interval.high, 2)
 
 
 def _row_seed(seed: int, index: int, seating: int) -> int:

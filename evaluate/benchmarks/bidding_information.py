@@ -56,6 +56,7 @@ from ...envs.paston.rules import ALL_CARDS, DEFENCE, NUM_ACTIONS, OVER, PastonDe
 from ...envs.paston_bidding.tables import load_table, shipped_table_path
 from ...search import paston_belief as pb
 from ...search.belief import likelihood_factor, policy_probabilities
+from ..formatting import estimate
 from ..statistics.intervals import Interval, mean_ci
 
 GAME = "paston_bidding"
@@ -114,8 +115,7 @@ class InformationResult:
 
 
 def _ci(interval: Interval, digits: int, signed: bool = False) -> str:
-    fmt = f"{{:{'+' if signed else ''}.{digits}f}}"
-    return f"{fmt.format(interval.mean)} [{fmt.format(interval.low)}, {fmt.format(interval.high)}]"
+    return estimate(interval.mean, interval.low, interval.high, digits, sign=signed)
 
 
 def _seed(seed: int, index: int) -> int:

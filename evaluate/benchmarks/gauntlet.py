@@ -58,6 +58,7 @@ from folkcards.errors import ConfigError
 
 from ..arguments import parse_line
 from ..config import Entrant, TournamentConfig, default_workers
+from ..formatting import estimate
 from ..statistics.intervals import Interval, mean_ci
 from ..storage import deal_sets
 from ..storage.database import Store
@@ -502,9 +503,11 @@ def row_text(row: dict[str, Any], rated: dict[str, Any] | None) -> str:
     for part in row["references"]:
         a = part["advantage"]
         lines.append(f"  vs {part['reference']:<12} {_shown(a)}")
-    rating_text = "—" if rated is None else f"{rated['rating']:.0f}"
-    if rated is not None and rated["low"] is not None:
-        rating_text += f" [{rated['low']:.0f}, {rated['high']:.0f}]"
+    rating_text = (
+        "—"
+        if rated is None
+        else estimate(rated["rating"], rated["low"], rated["high"], 0, sign=False)
+    )
     ms = row["decision_ms"]
     lines.append(f"  rating {rating_text}; {ms:.1f} ms per decision" if ms is not None
                  else f"  rating {rating_text}")  # fmt: skip
@@ -512,12 +515,7 @@ def row_text(row: dict[str, Any], rated: dict[str, Any] | None) -> str:
 
 
 def _shown(a: dict[str, Any]) -> str:
-    mean, low, high = (
-        None if a[k] is None else round(a[k], 3) + 0.0 for k in ("mean", "low", "high")
-    )
-    if low is None:
-        return f"{mean:+.3f}"
-    return f"{mean:+.3f} [{low:+.3f}, {high:+.3f}]"  # rounded, + 0.0: no "-0.000"
+    return estimate(a["mean"], a["low"], a["high"], 3)
 
 
 def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = None) -> int:
