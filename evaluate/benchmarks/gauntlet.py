@@ -518,6 +518,24 @@ def _shown(a: dict[str, Any]) -> str:
     return estimate(a["mean"], a["low"], a["high"], 3)
 
 
+_NOT_IN_THE_ROW = {"--out": 1, "--no-progress": 0}  # option: values it takes
+
+
+def _row_options(argv: Sequence[str]) -> list[str]:
+    """The command line without the options that do not change the row (where it is written,
+    the progress bar), so a stored command reproduces the row on any machine."""
+    kept: list[str] = []
+    skip = 0
+    for word in argv:
+        if skip:
+            skip -= 1
+        elif word.split("=", 1)[0] in _NOT_IN_THE_ROW:
+            skip = 0 if "=" in word else _NOT_IN_THE_ROW[word]
+        else:
+            kept.append(word)
+    return kept
+
+
 def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = None) -> int:
     """``folkcards gauntlet``: 0 ok, 1 failure, 2 bad input, 130 interrupted."""
     prog = "folkcards gauntlet"
@@ -530,7 +548,7 @@ def main(argv: Sequence[str] | None = None, args: argparse.Namespace | None = No
             args.game, args.agent, args.num_players, args.deals, args.seed, args.references,
             args.workers, args.out, args.until_width, args.batch, args.probe,
         )  # fmt: skip
-        command = ["folkcards", "gauntlet", *(sys.argv[2:] if argv is None else argv)]
+        command = ["folkcards", "gauntlet", *_row_options(sys.argv[2:] if argv is None else argv)]
         row = run_gauntlet(gauntlet, command, not args.no_progress, args.backend, args.address)
     except (ValueError, ConfigError) as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)

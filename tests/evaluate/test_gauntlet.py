@@ -240,3 +240,14 @@ def test_a_shipped_row_is_reproduced_by_its_stored_command(tmp_path):
     assert main([*argv, "--out", str(tmp_path)]) == 0
     again = json.loads((tmp_path / "row.json").read_text())
     assert _deterministic(again) == _deterministic(row)
+
+
+def test_the_stored_command_leaves_out_where_the_row_was_written(tmp_path, capsys):
+    args = ["--game", "tri_palki", "--num-players", "3", "--agent", "random",
+            "--references", "random", "--deals", "2", "--workers", "1"]  # fmt: skip
+    assert main([*args, "--out", str(tmp_path / "a"), "--no-progress"]) == 0
+    assert main([*args, f"--out={tmp_path / 'b'}"]) == 0
+    for folder in ("a", "b"):
+        row = json.loads((tmp_path / folder / "row.json").read_text())
+        assert row["command"] == "folkcards gauntlet " + " ".join(args)
+    capsys.readouterr()
