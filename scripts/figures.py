@@ -342,7 +342,7 @@ def players_table(cache: dict[str, Any]) -> str:
     header, notes, agents = ["agent"], [], []
     for game, entry in games.items():
         table = "" if game_spec(game).fixed_players else f", {entry['num_players']} players"
-        header += [f"{entry['title']}{table}: decision time", "over the heuristic",
+        header += [f"{entry['title']}{table}: median decision time", "over the heuristic",
                    "best-response gain"]  # fmt: skip
         rows = _gauntlet_rows(game, entry["num_players"], cache)
         deals = sorted({r["deals"] for r in rows if r["agent"] in entry["specs"]})

@@ -47,7 +47,7 @@ import shlex
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -60,6 +60,7 @@ from ..arguments import parse_line
 from ..config import Entrant, TournamentConfig, default_workers
 from ..formatting import estimate
 from ..statistics.intervals import Interval, mean_ci
+from ..statistics.open_hand_accuracy import accuracy
 from ..storage import deal_sets
 from ..storage.database import Store
 
@@ -326,9 +327,11 @@ def build_row(
 
     parts = []
     by_deal: dict[int, list[float]] = {}
+    complete: dict[str, set[int]] = {}
     for reference in gauntlet.references:
         part, advantage = reference_result(gauntlet, reference, deals)
         parts.append(part)
+        complete[reference] = set(advantage)
         for d, value in advantage.items():
             by_deal.setdefault(d, []).append(value)
     common = [sum(v) / len(v) for d, v in sorted(by_deal.items()) if len(v) == len(parts)]
@@ -360,8 +363,25 @@ def build_row(
             if gauntlet.probe is not None
             else None
         ),
-        "open_hand": None,  # not measured by the gauntlet yet (folkcards report --db does)
+        "open_hand": open_hand_result(gauntlet, complete),
     }
+
+
+def open_hand_result(gauntlet: Gauntlet, complete: dict[str, set[int]]) -> dict[str, Any] | None:
+    """The agent's open-hand accuracy over the complete deals of every reference's tournament
+    (pooled by deal), from the stored records: tricks lost per deal as declarer and as
+    defender, and the contract checks; ``None`` for a game without the analysis."""
+    if not game_spec(gauntlet.game).has("open_hand_analysis"):
+        return None
+    units: list[dict[str, Any]] = []
+    config = None
+    for reference, deals in complete.items():
+        config = replace(gauntlet.tournament(reference), open_hand=True)
+        with Store(config.db_path) as store:
+            units += [u for u in store.units(with_records=True) if u["deal"] in deals]
+    if config is None or not units:
+        return None
+    return accuracy(config, units, [AGENT])[AGENT]
 
 
 # --- rows and the rating -----------------------------------------------------------------------
@@ -509,9 +529,22 @@ def row_text(row: dict[str, Any], rated: dict[str, Any] | None) -> str:
         else estimate(rated["rating"], rated["low"], rated["high"], 0, sign=False)
     )
     ms = row["decision_ms"]
-    lines.append(f"  rating {rating_text}; {ms:.1f} ms per decision" if ms is not None
+    lines.append(f"  rating {rating_text}; {ms:.1f} ms per decision (mean)" if ms is not None
                  else f"  rating {rating_text}")  # fmt: skip
+    if row.get("open_hand"):
+        lines.append(f"  open-hand: {open_hand_text(row['open_hand'])} (lower is better)")
     return "\n".join(lines)
+
+
+def open_hand_text(result: dict[str, Any]) -> str:
+    """``declarer 0.12 [0.08, 0.16], defender 0.30 [0.25, 0.35] tricks lost per deal``."""
+    parts = []
+    for role in ("declarer", "defender"):
+        r = result[role]
+        parts.append(
+            f"{role} {estimate(r['tricks_lost'], r['ci_low'], r['ci_high'], 2, sign=False)}"
+        )
+    return ", ".join(parts) + " tricks lost per deal"
 
 
 def _shown(a: dict[str, Any]) -> str:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from folkcards.envs.registry import game_spec
@@ -94,15 +95,25 @@ def compute(inp: StatisticInput) -> dict[str, Any] | None:
     spec = game_spec(inp.config.game)
     if not spec.has("open_hand_analysis") or not inp.config.open_hand:
         return None
+    return accuracy(inp.config, inp.units_with_records(), inp.names)
+
+
+def accuracy(
+    config: TournamentConfig, units: Iterable[dict[str, Any]], names: Sequence[str]
+) -> dict[str, Any]:
+    """Per name in ``names``: tricks lost per deal as declarer and as defender (a Student t
+    interval over deals; a deal's value is the mean over the units that play it, so units of
+    several tournaments on the same deals pool by deal) and the contract checks. ``units``
+    carry their records (and ``statistics`` where the worker stored the analysis)."""
     # agent -> role -> deal -> [tricks lost, points lost, decisions] per unit played in the role
     lost: dict[str, dict[str, dict[int, list[tuple[int, int, int]]]]] = defaultdict(
         lambda: {role: defaultdict(list) for role in ROLES}
     )
     contracts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
-    for unit in inp.units_with_records():
-        summary = unit["statistics"].get("open_hand")
+    for unit in units:
+        summary = unit.get("statistics", {}).get("open_hand")
         if summary is None:  # stored before the workers analysed (or with the analysis off)
-            summary = unit_summary(inp.config, unit["record"]) or []
+            summary = unit_summary(config, unit["record"]) or []
         for deal in summary:
             declarer = deal["declarer"]
             for seat, name in enumerate(unit["seats"]):
@@ -120,7 +131,7 @@ def compute(inp: StatisticInput) -> dict[str, Any] | None:
                     continue  # the passer, out of the play
                 lost[name][role][unit["deal"]].append((tricks, points, decisions))
     out: dict[str, Any] = {}
-    for name in inp.names:
+    for name in names:
         rows: dict[str, Any] = {}
         for role in ROLES:
             per_deal = lost[name][role] if name in lost else {}

@@ -251,3 +251,39 @@ def test_the_stored_command_leaves_out_where_the_row_was_written(tmp_path, capsy
         row = json.loads((tmp_path / folder / "row.json").read_text())
         assert row["command"] == "folkcards gauntlet " + " ".join(args)
     capsys.readouterr()
+
+
+def test_the_open_hand_column_is_what_a_tournament_with_the_analysis_reports(tmp_path):
+    """Differential: the row's open-hand accuracy (computed afterwards from the stored records)
+    equals the tournament's own open-hand statistic over the same deals (computed while
+    playing), for a game with the solver; a game without it has none."""
+    import dataclasses
+
+    from folkcards.evaluate.benchmarks.gauntlet import AGENT
+    from folkcards.evaluate.running.runner import run
+
+    def rated(game: str) -> bool:  # the gauntlet has a deal set for it
+        try:
+            make_gauntlet(game, "random", None, references=["random"])
+        except ValueError:
+            return False
+        return True
+
+    with_solver = [g for g in GAMES if game_spec(g).has("open_hand_analysis") and rated(g)]
+    assert with_solver, "no game the gauntlet rates has the open-hand analysis"
+    game = with_solver[0]
+    n = game_spec(game).default_players
+    row = _tiny(tmp_path / "gauntlet", game, n, agent="heuristic", deals=6)
+    assert row["open_hand"] is not None and row["open_hand"]["declarer"]["deals"] > 0
+    gauntlet = make_gauntlet(game, "heuristic", n, deals=6, references=["random"], workers=1)
+    config = dataclasses.replace(
+        gauntlet.tournament("random"), open_hand=True, out=tmp_path / "t",
+        db=tmp_path / "t" / "tournament.sqlite",
+    )  # fmt: skip
+    results = run(config, progress=False, log=_quiet, max_units=6 * config.units_per_deal,
+                  bootstrap=0)  # fmt: skip
+    assert results["open_hand"][AGENT] == row["open_hand"]
+    without = [g for g in GAMES if not game_spec(g).has("open_hand_analysis") and rated(g)]
+    if without:
+        n = game_spec(without[0]).default_players
+        assert _tiny(tmp_path / "other", without[0], n)["open_hand"] is None
