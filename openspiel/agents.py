@@ -14,9 +14,13 @@ the package's agents.
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 import zlib
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -54,8 +58,16 @@ def load_policy(path: str | Path) -> dict[str, dict[int, float]]:
         raise ValueError(f"{str(path)!r} is not an openspiel policy file: {error}") from None
 
 
+@functools.lru_cache(maxsize=8)
+def _shared_policy(path: str, mtime_ns: int, size: int) -> Mapping[str, Mapping[int, float]]:
+    """One read-only table per policy file (and version of it), shared by every agent and copy
+    that plays it: a tournament or a search probe makes many."""
+    return MappingProxyType(load_policy(path))
+
+
 class OpenSpielPolicyAgent(Agent):
-    """Plays a saved tabular OpenSpiel policy at the information states it reaches."""
+    """Plays a saved tabular OpenSpiel policy at the information states it reaches. The table
+    is read once per file and shared (read-only) by the agents and copies that play it."""
 
     name = "openspiel"
 
@@ -64,13 +76,24 @@ class OpenSpielPolicyAgent(Agent):
         if missing not in ("refuse", "uniform"):
             raise ValueError(f"openspiel missing= is refuse or uniform, got {missing!r}")
         self.path = Path(path)
-        self.table = load_policy(self.path)
+        if not self.path.is_file():
+            raise ValueError(f"openspiel policy file {str(self.path)!r} does not exist")
+        stat = self.path.stat()
+        self.table = _shared_policy(str(self.path.resolve()), stat.st_mtime_ns, stat.st_size)
         self.missing = missing
         self.tracker = InfoStateTracker(seat)
         self.misses = 0  # information states the policy did not hold (missing=uniform)
 
     def reset(self) -> None:
         self.tracker.reset()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> OpenSpielPolicyAgent:
+        clone = copy.copy(self)
+        memo[id(self)] = clone
+        for key, value in self.__dict__.items():
+            if key != "table":  # read-only and shared
+                setattr(clone, key, copy.deepcopy(value, memo))
+        return clone
 
     def model_files(self) -> tuple[Path, ...]:
         return (self.path,)
@@ -126,8 +149,8 @@ class AgentPolicy(os_policy.Policy):
         self.samples = samples
         make_agent(spec, self.game_name, "player_0", seed=0)  # a bad spec fails here, in one line
 
-    def _agent(self, seat: str, key: str, copy: int) -> Agent:
-        seed = zlib.crc32(f"{self.seed}|{copy}|{key}".encode())
+    def _agent(self, seat: str, key: str, sample: int) -> Agent:
+        seed = zlib.crc32(f"{self.seed}|{sample}|{key}".encode())
         return make_agent(self.spec, self.game_name, seat, seed=seed)
 
     def action_probabilities(self, state: Any, player_id: int | None = None) -> dict[int, float]:
@@ -137,8 +160,8 @@ class AgentPolicy(os_policy.Policy):
         key = state.information_state_string(player)
         legal = legal_actions(observation)
         counts = np.zeros(self.game.num_distinct_actions())
-        for copy in range(self.samples):
-            agent = self._agent(seat, key, copy)
+        for sample in range(self.samples):
+            agent = self._agent(seat, key, sample)
             agent.reset()
             for earlier in state.decision_observations(player):
                 agent.act(earlier)

@@ -208,3 +208,38 @@ def test_save_policy_writes_openspiels_cpp_tabular_policy(tmp_path):
     policy = pyspiel.TabularPolicy({"player_0\nx": [(0, 0.25), (3, 0.75), (5, 0.0)]})
     path = save_policy(policy, tmp_path / "cfr.json")
     assert load_policy(path) == {"player_0\nx": {0: 0.25, 3: 0.75}}
+
+
+def test_copies_of_a_policy_agent_share_its_table_and_keep_their_own_history(tmp_path):
+    """A search probe copies the table's agents for every rollout: the copies must act as the
+    original would from the same point, without reading or copying the policy again; a file
+    written anew is read anew."""
+    import copy
+
+    game, events = _same_deal("tri_palki_tiny", seed=2)
+    table = _Table()
+    state = game.new_initial_state()
+    queue = list(events)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(queue.pop(0))
+            continue
+        legal = state.legal_actions()
+        table.rows[state.information_state_string()] = [(a, 1 / len(legal)) for a in legal]
+        state.apply_action(legal[0])
+    path = save_policy(table, tmp_path / "policy.json")
+    spec = GAMES["tri_palki_tiny"]
+    env = spec.raw_env(game.num_players(), episode=game.mode, **game.env_options)
+    env.reset(seed=2, options={"dealer": 0})
+    seat = env.agent_selection
+    agent = make_agent(f"openspiel:policy={path}", "tri_palki_tiny", seat, seed=7)
+    agent.reset()
+    clone = copy.deepcopy(agent)
+    assert clone.table is agent.table and clone.tracker is not agent.tracker
+    observation = env.observe(seat)
+    assert clone.act(observation) == agent.act(observation)  # same seed, same point
+    assert make_agent(f"openspiel:policy={path}", "tri_palki_tiny", seat).table is agent.table
+    with pytest.raises(TypeError):
+        agent.table["x"] = {}  # read-only: shared by every copy
+    save_policy(_Table(), path)  # rewritten: another size, so read again
+    assert make_agent(f"openspiel:policy={path}", "tri_palki_tiny", seat).table is not agent.table
