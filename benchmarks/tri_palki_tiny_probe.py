@@ -45,6 +45,11 @@ def main(argv: list[str] | None = None) -> int:
         "--exact", type=Path, default=ROOT / "docs/results/tri_palki_tiny_exact.json"
     )
     parser.add_argument("--out", type=Path, default=ROOT / "docs/results/tri_palki_tiny_probe.json")
+    parser.add_argument(
+        "--add-to",
+        action="store_true",
+        help="keep the rows already in --out (a row of the same AGENT/PROBE is replaced)",
+    )
     args = parser.parse_args(argv)
     exact = json.loads(args.exact.read_text(encoding="utf-8"))
     values = {row["agent"].split(" ")[0]: row["exploitability"] for row in exact["rows"]}
@@ -86,6 +91,14 @@ def main(argv: list[str] | None = None) -> int:
                 else folder,
             }
         )
+    if args.add_to and args.out.is_file():
+        stored = json.loads(args.out.read_text(encoding="utf-8"))
+        if stored["params"] != exact["params"]:
+            parser.error(
+                f"{args.out} holds another variant ({stored['params']}), not {exact['params']}"
+            )
+        new = {(r["agent"], r["probe"]) for r in rows}
+        rows = [r for r in stored["rows"] if (r["agent"], r["probe"]) not in new] + rows
     result = {"game": exact["game"], "params": exact["params"], "rows": rows}
     args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")
