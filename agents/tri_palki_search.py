@@ -122,12 +122,20 @@ class TriPalkiSearchParams:
     reconstruct_budget: int = RECONSTRUCTION_BUDGET  # candidate moves per reconstruction
     opponents: str = "rules"  # the model the worlds are weighted by: "rules" (the heuristic's
     # core rules) or "learned" (the committed learned opponent model, trained on records)
+    endgame_samples: int = 0  # worlds at an endgame decision (an announcement made, the
+    # announce decision, or a pass would end the round); 0: ``samples``
+
+    def worlds_at(self, view: obs_mod.TriPalkiView) -> int:
+        """The worlds a decision at ``view`` draws: ``endgame_samples`` in the endgame (a final
+        turn, the announce decision, or a pass would end the round), else ``samples``."""
+        endgame = view.announced or view.phase == "announce" or view.pass_ends_round
+        return self.endgame_samples if endgame and self.endgame_samples else self.samples
 
 
 _MAX_HISTORIES = 32  # most reconstructions of the opponents' decisions kept per round
 _KEYS = (
     "samples", "horizon", "rollout", "infer", "infer_epsilon", "confidence", "infer_budget",
-    "reconstruct_budget", "opponents", "seed",
+    "reconstruct_budget", "opponents", "endgame_samples", "seed",
 )  # fmt: skip
 ROLLOUTS = ("fast", "heuristic")
 OPPONENT_MODELS = ("rules", "learned")
@@ -188,8 +196,12 @@ def parse_spec(
             raise ValueError(
                 f"Tri Palki pimc parameter {key} needs an integer, got {text.strip()!r}"
             ) from None
-        if key != "seed" and value < 1:
+        if key not in ("seed", "endgame_samples") and value < 1:
             raise ValueError(f"Tri Palki pimc parameter {key} must be at least 1, got {value}")
+        if key == "endgame_samples" and value < 0:
+            raise ValueError(
+                f"Tri Palki pimc parameter endgame_samples must be at least 0, got {value}"
+            )
         if key == "seed":
             seed = value
         else:
@@ -440,11 +452,12 @@ class TriPalkiSearchAgent(Agent):
         from ..search.tri_palki_likelihood import worlds_log_likelihood
 
         p = self.params
+        samples = p.worlds_at(view)
         history = any(self._histories)
         if p.infer <= 1 or view.phase == "announce" or not (history or view.passes):
-            worlds = sample_worlds(vector, p.samples, self.rng, observer=0)
+            worlds = sample_worlds(vector, samples, self.rng, observer=0)
             return [(w, engine_from_world(w, view)) for w in worlds], None
-        worlds = sample_worlds(vector, p.samples * p.infer, self.rng, observer=0)
+        worlds = sample_worlds(vector, samples * p.infer, self.rng, observer=0)
         if history:
             weighting = worlds_log_likelihood(
                 [w.hands for w in worlds], self._histories, p.infer_epsilon, self.opponent_model,
@@ -459,7 +472,7 @@ class TriPalkiSearchAgent(Agent):
         else:
             rounds = [engine_from_world(w, view) for w in worlds]
             weights = np.array([pass_likelihood(rnd, p.infer_epsilon) for rnd in rounds])
-        picks = resample(range(len(worlds)), weights, p.samples, self.rng)
+        picks = resample(range(len(worlds)), weights, samples, self.rng)
         unique, counts = np.unique(picks, return_counts=True)
         chosen = []
         for i in unique:
