@@ -56,7 +56,8 @@ other players do (``self.work`` after each ``act``): each reconstruction tries a
 weighted as from a fresh start); the likelihood, compiled and computed once per distinct hand of
 each player, evaluates at most ``infer_budget`` modelled decisions (200,000) and otherwise keeps
 each player's most recent decisions only (``self.kept_steps``); rollouts play at most
-``samples x 11 x horizon`` actions. The budgets count work, not time, so decisions stay
+``worlds x 11 x horizon`` actions (``worlds`` the larger of ``samples`` and
+``endgame_samples``). The budgets count work, not time, so decisions stay
 deterministic given the seed; where no budget binds they are the decisions made before the
 bound (332 decisions against the heuristic and two of the styles replayed identically before
 and after). ``benchmarks/pimc_decision_time.py`` measures the decision time against four such
@@ -76,7 +77,13 @@ Palki's expert").
 Parameters come from the spec, e.g. ``pimc:samples=32,horizon=60,seed=3`` (fields of
 :class:`TriPalkiSearchParams`: ``samples`` 32, ``horizon`` 60, ``rollout`` fast,
 ``infer`` 8, ``infer_epsilon`` 0.1, ``confidence`` 0, ``infer_budget`` 200000,
-``reconstruct_budget`` 50000). The agent is deterministic given its seed.
+``reconstruct_budget`` 50000, ``endgame_samples`` 0). ``endgame_samples`` > 0 draws that many
+worlds instead of ``samples`` (still ``infer`` times as many weighted candidates) at the
+decisions where the round is about to end: a final turn after an announcement, the announce
+decision itself, and a turn where a pass would end the round; these few decisions decide most
+sticks, and the outcome of each world is nearly fixed there, so more worlds cut the noise of
+the choice where it matters at little cost to the median decision. The agent is
+deterministic given its seed.
 """
 
 from __future__ import annotations
@@ -382,8 +389,8 @@ class TriPalkiSearchAgent(Agent):
         rebuilding the other players' decisions), ``likelihood`` (modelled decisions evaluated
         weighting the worlds) and ``rollout`` (actions played in rollouts); each is bounded by
         the parameters (``reconstruct_budget`` per interval reconstructed, ``infer_budget``,
-        ``samples x 11 x horizon``), whatever the other players do. ``last_action_values`` then
-        holds minus the mean sticks of each legal action over the worlds (None when only one
+        ``max(samples, endgame_samples) x 11 x horizon``), whatever the other players do.
+        ``last_action_values`` then holds minus the mean sticks of each legal action over the worlds (None when only one
         action was legal); distillation can fit them as soft targets."""
         self.work = {"reconstruction": 0, "likelihood": 0, "rollout": 0}
         self.kept_steps = None
