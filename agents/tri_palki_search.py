@@ -56,7 +56,8 @@ other players do (``self.work`` after each ``act``): each reconstruction tries a
 weighted as from a fresh start); the likelihood, compiled and computed once per distinct hand of
 each player, evaluates at most ``infer_budget`` modelled decisions (200,000) and otherwise keeps
 each player's most recent decisions only (``self.kept_steps``); rollouts play at most
-``samples x 11 x horizon`` actions. The budgets count work, not time, so decisions stay
+``worlds x 11 x horizon`` actions (``worlds`` the larger of ``samples`` and
+``endgame_samples``). The budgets count work, not time, so decisions stay
 deterministic given the seed; where no budget binds they are the decisions made before the
 bound (332 decisions against the heuristic and two of the styles replayed identically before
 and after). ``benchmarks/pimc_decision_time.py`` measures the decision time against four such
@@ -76,7 +77,13 @@ Palki's expert").
 Parameters come from the spec, e.g. ``pimc:samples=32,horizon=60,seed=3`` (fields of
 :class:`TriPalkiSearchParams`: ``samples`` 32, ``horizon`` 60, ``rollout`` fast,
 ``infer`` 8, ``infer_epsilon`` 0.1, ``confidence`` 0, ``infer_budget`` 200000,
-``reconstruct_budget`` 50000). The agent is deterministic given its seed.
+``reconstruct_budget`` 50000, ``endgame_samples`` 0). ``endgame_samples`` > 0 draws that many
+worlds instead of ``samples`` (still ``infer`` times as many weighted candidates) at the
+decisions where the round is about to end: a final turn after an announcement, the announce
+decision itself, and a turn where a pass would end the round; these few decisions decide most
+sticks, and the outcome of each world is nearly fixed there, so more worlds cut the noise of
+the choice where it matters at little cost to the median decision. The agent is
+deterministic given its seed.
 """
 
 from __future__ import annotations
@@ -122,12 +129,20 @@ class TriPalkiSearchParams:
     reconstruct_budget: int = RECONSTRUCTION_BUDGET  # candidate moves per reconstruction
     opponents: str = "rules"  # the model the worlds are weighted by: "rules" (the heuristic's
     # core rules) or "learned" (the committed learned opponent model, trained on records)
+    endgame_samples: int = 0  # worlds at an endgame decision (an announcement made, the
+    # announce decision, or a pass would end the round); 0: ``samples``
+
+    def worlds_at(self, view: obs_mod.TriPalkiView) -> int:
+        """The worlds a decision at ``view`` draws: ``endgame_samples`` in the endgame (a final
+        turn, the announce decision, or a pass would end the round), else ``samples``."""
+        endgame = view.announced or view.phase == "announce" or view.pass_ends_round
+        return self.endgame_samples if endgame and self.endgame_samples else self.samples
 
 
 _MAX_HISTORIES = 32  # most reconstructions of the opponents' decisions kept per round
 _KEYS = (
     "samples", "horizon", "rollout", "infer", "infer_epsilon", "confidence", "infer_budget",
-    "reconstruct_budget", "opponents", "seed",
+    "reconstruct_budget", "opponents", "endgame_samples", "seed",
 )  # fmt: skip
 ROLLOUTS = ("fast", "heuristic")
 OPPONENT_MODELS = ("rules", "learned")
@@ -188,8 +203,12 @@ def parse_spec(
             raise ValueError(
                 f"Tri Palki pimc parameter {key} needs an integer, got {text.strip()!r}"
             ) from None
-        if key != "seed" and value < 1:
+        if key not in ("seed", "endgame_samples") and value < 1:
             raise ValueError(f"Tri Palki pimc parameter {key} must be at least 1, got {value}")
+        if key == "endgame_samples" and value < 0:
+            raise ValueError(
+                f"Tri Palki pimc parameter endgame_samples must be at least 0, got {value}"
+            )
         if key == "seed":
             seed = value
         else:
@@ -370,8 +389,8 @@ class TriPalkiSearchAgent(Agent):
         rebuilding the other players' decisions), ``likelihood`` (modelled decisions evaluated
         weighting the worlds) and ``rollout`` (actions played in rollouts); each is bounded by
         the parameters (``reconstruct_budget`` per interval reconstructed, ``infer_budget``,
-        ``samples x 11 x horizon``), whatever the other players do. ``last_action_values`` then
-        holds minus the mean sticks of each legal action over the worlds (None when only one
+        ``max(samples, endgame_samples) x 11 x horizon``), whatever the other players do.
+        ``last_action_values`` then holds minus the mean sticks of each legal action over the worlds (None when only one
         action was legal); distillation can fit them as soft targets."""
         self.work = {"reconstruction": 0, "likelihood": 0, "rollout": 0}
         self.kept_steps = None
@@ -440,11 +459,12 @@ class TriPalkiSearchAgent(Agent):
         from ..search.tri_palki_likelihood import worlds_log_likelihood
 
         p = self.params
+        samples = p.worlds_at(view)
         history = any(self._histories)
         if p.infer <= 1 or view.phase == "announce" or not (history or view.passes):
-            worlds = sample_worlds(vector, p.samples, self.rng, observer=0)
+            worlds = sample_worlds(vector, samples, self.rng, observer=0)
             return [(w, engine_from_world(w, view)) for w in worlds], None
-        worlds = sample_worlds(vector, p.samples * p.infer, self.rng, observer=0)
+        worlds = sample_worlds(vector, samples * p.infer, self.rng, observer=0)
         if history:
             weighting = worlds_log_likelihood(
                 [w.hands for w in worlds], self._histories, p.infer_epsilon, self.opponent_model,
@@ -459,7 +479,7 @@ class TriPalkiSearchAgent(Agent):
         else:
             rounds = [engine_from_world(w, view) for w in worlds]
             weights = np.array([pass_likelihood(rnd, p.infer_epsilon) for rnd in rounds])
-        picks = resample(range(len(worlds)), weights, p.samples, self.rng)
+        picks = resample(range(len(worlds)), weights, samples, self.rng)
         unique, counts = np.unique(picks, return_counts=True)
         chosen = []
         for i in unique:
