@@ -94,9 +94,6 @@ class FolkcardsGame(pyspiel.Game):
         )
         super().__init__(_game_type(spec), info, values)
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> FolkcardsGame:
-        return self  # a game never changes: the copies of a state share it
-
     def new_env(self) -> Any:
         """A fresh env of this game in its single-deal episode (a copy: building one costs
         more than copying it, and OpenSpiel builds a state for every clone)."""
@@ -142,7 +139,6 @@ class FolkcardsState(pyspiel.State):
 
     def __init__(self, game: FolkcardsGame):
         super().__init__(game)
-        self.game = game
         self.env = game._blank_env  # shared until the deal is complete: then a copy is reset
         self.agents = game.agents
         self.chance = game.chance(self.env, game.dealer)
@@ -210,7 +206,7 @@ class FolkcardsState(pyspiel.State):
         if not self.chance.ready(self.env, action):
             return  # a wash wants reserve cards: chance draws them first
         if action is None:
-            self.env = self.game.new_env()
+            self.env = self.get_game().new_env()
             self.chance.reset(self.env)
         else:
             self.env.step(action)
