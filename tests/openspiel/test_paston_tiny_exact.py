@@ -11,7 +11,10 @@ import pytest
 pyspiel = pytest.importorskip("pyspiel")
 
 from folkcards.envs.cards import PASTON_CARDS  # noqa: E402
-from folkcards.envs.paston.chance import PastonTinyChance  # noqa: E402
+from folkcards.envs.paston.chance import PRIKUP, PastonTinyChance  # noqa: E402
+from folkcards.envs.paston.rules import PastonDeal, left_of  # noqa: E402
+from folkcards.envs.paston.variant import PASTON_TINY  # noqa: E402
+from folkcards.envs.paston.vocabulary import OVER  # noqa: E402
 from folkcards.openspiel import load_game  # noqa: E402
 from folkcards.openspiel.efg import export  # noqa: E402
 from folkcards.openspiel.exact import (  # noqa: E402
@@ -84,6 +87,59 @@ def test_the_extensive_form_is_the_same_game(one_deal):
     assert [v for _, v, _ in curve] == pytest.approx([v for _, v, _ in cached_curve])
     back = tree.binding_policy(on_tree)
     assert nash_conv(cached, back) == pytest.approx(curve[-1][1])
+
+
+def _decisions(deal: PastonDeal) -> int:
+    """The histories from a deal's first decision on, by the rules engine alone."""
+    if deal.phase == OVER:
+        return 1
+    count = 1
+    bits = deal.legal_bits()
+    for action in range(bits.bit_length()):
+        if bits >> action & 1:
+            child = deal.copy()
+            child.apply(action)
+            count += _decisions(child)
+    return count
+
+
+def _count(chance) -> int:
+    """Every history of the tree, counted with the rules engine instead of the binding: the
+    chance events placing the cards, then each deal's decisions."""
+    outcomes = chance.outcomes()
+    if not outcomes:
+        hands, prikup = [0, 0, 0], 0
+        for card, place in zip(PASTON_TINY.deck, chance.places, strict=True):
+            if place == PRIKUP:
+                prikup |= 1 << card
+            else:
+                hands[place] |= 1 << card
+        return _decisions(PastonDeal(hands, prikup, 0, left_of(0), PASTON_TINY))
+    count = 1
+    for place, _ in outcomes:
+        chance.places.append(place)
+        count += _count(chance)
+        chance.places.pop()
+    return count
+
+
+class _Env:
+    variant = PASTON_TINY
+
+
+def test_the_written_tree_has_the_histories_the_rules_engine_counts():
+    given = {"AS": 1, "KC": 1, "7S": 2, "JC": 2}
+    chance = PastonTinyChance.given_cards({PASTON_CARDS.card_id(c): p for c, p in given.items()})
+    assert export(_game(given)).histories == _count(chance(_Env, dealer=0))
+
+
+@pytest.mark.slow
+def test_the_whole_game_is_solved():
+    """Full size: all 630 deals (about ten minutes on a quiet machine)."""
+    tree = export(load_game("paston_tiny"))
+    assert tree.histories == _count(PastonTinyChance(_Env, dealer=0)) == 1_454_891
+    _, curve = solve_cfr_plus(tree.game, 5, [1])
+    assert curve[-1][1] < curve[0][1]
 
 
 def test_a_sub_game_of_three_deals_is_walked_whole():
