@@ -12,6 +12,12 @@ paired by deal: the probe and the agent play the same duplicate deals) is divide
 agent's exact exploitability (the exact best response's gain averaged over the two seats, as
 the probe's rounds average the dealer's seat and the other): the fraction of the exact gain the
 probe found. Writes ``--out`` as JSON, which ``scripts/figures.py`` reads.
+
+Paston tiny's probes are compared the same way (table points per deal, the gain averaged over
+the three seats as its exploitability is)::
+
+    python benchmarks/tri_palki_tiny_probe.py --exact docs/results/paston_tiny_exact.json \
+        --out docs/results/paston_tiny_probe.json random/trained=DIR heuristic/trained=DIR
 """
 
 from __future__ import annotations

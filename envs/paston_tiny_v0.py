@@ -1,4 +1,4 @@
-"""Paston tiny (v0): Paston with eight cards and two tricks, for exact computation.
+"""Paston tiny (v0): Paston with seven cards and two tricks, for exact computation.
 
 | | |
 |---|---|
@@ -9,13 +9,14 @@
 | Registry | `pettingzoo.make("aec", "folkcards/paston_tiny-v0")` |
 
 Rules: `docs/rules/paston_tiny.md`. Paston's rules with the deck cut to the 7, J, K and A of
-spades and clubs: two cards to each seat and two to the prikup, the ladder spades < clubs <
-best spades, the prikup, two discards, the contract or a surrender, whist or pass, and two
-tricks, of which the declarer needs both and each defender (two, or a sole one) one.
+spades and the J, K and A of clubs: two cards to each seat and one to the prikup, the ladder
+spades < clubs < best spades, the prikup, one discard, the contract or a surrender, whist or
+pass, and two tricks, of which the declarer needs both and each defender (two, or a sole one)
+one.
 
 `paston_tiny_v0.env(episode="deal", shaping=False, reward_scale=1.0, reward="score",
 max_deals=1000, render_mode=None)`; the reset options are Paston's, with a `deal` of
-2-card hands. Every other behaviour (rewards, infos, records, text) is Paston's
+2-card hands and a 1-card prikup. Every other behaviour (rewards, infos, records, text) is Paston's
 (`folkcards.envs.paston_v0`).
 """
 

@@ -472,13 +472,13 @@ GAMES["tri_palki_tiny"] = replace(
     table_opponent="heuristic",
 )
 
-# Paston with eight cards and two tricks, small enough for exact computation
+# Paston with seven cards and two tricks, small enough for exact computation
 # (folkcards.envs.paston_tiny_v0): Paston's actions, observation, records and views; the
 # batched engine, the solver and the search players are full-size only.
 GAMES["paston_tiny"] = replace(
     PASTON,
     name="paston_tiny",
-    title="Paston tiny (8 cards, 2 tricks)",
+    title="Paston tiny (7 cards, 2 tricks)",
     aliases=("paston_tiny", "paston-tiny"),
     module="folkcards.envs.paston_tiny_v0",
     env_id="folkcards/paston_tiny-v0",
@@ -488,7 +488,7 @@ GAMES["paston_tiny"] = replace(
     search_agent=None,
     expert_agent=None,
     montecarlo_agent=None,
-    deal_options=None,  # its eight-card deals are not the full game's held-out deal sets
+    deal_options=None,  # its seven-card deals are not the full game's held-out deal sets
     open_hand_analysis=None,
     open_hand_solver=None,
     endgame_search=None,

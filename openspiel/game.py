@@ -78,6 +78,7 @@ class FolkcardsGame(pyspiel.Game):
         self.chance = spec.piece("explicit_chance")
         probe = self.spec.raw_env(self.num_seats, episode=self.mode, **self.env_options)
         self._blank_env = probe  # never reset: each new state starts from a copy of it
+        self.agents = tuple(probe.possible_agents)
         low, high = self.chance.utility_range(self.num_seats)
         info = pyspiel.GameInfo(
             num_distinct_actions=spec.num_actions,
@@ -108,21 +109,50 @@ class FolkcardsGame(pyspiel.Game):
         return FolkcardsObserver(self, perfect_recall)
 
 
+class _Record:
+    """What a state has seen so far: the chance event awaited, each seat's decisions (as
+    strings and as observation bytes), the returns and the end, and the current observations.
+    OpenSpiel clones a state at every node of a tree by deep-copying its attributes; this one
+    copies in a few list copies (its strings, bytes and tuples are never changed)."""
+
+    __slots__ = ("pending", "decisions", "seen", "total", "over", "observed")
+
+    def __init__(self, num_seats: int):
+        self.pending: int | None = _PENDING_DEAL  # what the env does once chance has spoken
+        self.decisions: list[tuple[str, ...]] = [()] * num_seats
+        self.seen: list[tuple[tuple[bytes, bytes], ...]] = [()] * num_seats
+        self.total = [0.0] * num_seats
+        self.over = False
+        # each seat's current observation and its string, until the next move changes them
+        self.observed: dict[int, tuple[dict[str, np.ndarray], str]] = {}
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Record:
+        new = _Record.__new__(_Record)
+        new.pending, new.over = self.pending, self.over
+        new.decisions, new.seen = self.decisions.copy(), self.seen.copy()
+        new.total, new.observed = self.total.copy(), self.observed.copy()
+        return new
+
+
 class FolkcardsState(pyspiel.State):
     """A state of one deal or round: the env, the chance events so far and each seat's moves."""
 
     def __init__(self, game: FolkcardsGame):
         super().__init__(game)
-        self.env = game.new_env()
-        self.agents = list(self.env.possible_agents)
+        self.env = game._blank_env  # shared until the deal is complete: then a copy is reset
+        self.agents = game.agents
         self.chance = game.chance(self.env, game.dealer)
-        self.pending: int | None = _PENDING_DEAL  # what the env does once chance has spoken
-        self.decisions: list[list[str]] = [[] for _ in self.agents]
-        # each seat's observations at its decisions, as bytes (immutable: clones share them)
-        self.seen: list[list[tuple[bytes, bytes]]] = [[] for _ in self.agents]
-        self.total = [0.0] * len(self.agents)
-        self.over = False
+        self.record = _Record(len(self.agents))
         self._resume()
+
+    @property
+    def pending(self) -> int | None:
+        return self.record.pending
+
+    @property
+    def decisions(self) -> list[tuple[str, ...]]:
+        """Each seat's past decisions, as ``observation>action`` strings."""
+        return self.record.decisions
 
     # --- moves -----------------------------------------------------------------------------
 
@@ -130,51 +160,63 @@ class FolkcardsState(pyspiel.State):
         return bool(self.chance.outcomes())
 
     def current_player(self) -> int:
-        if self.over:
+        if self.record.over:
             return int(pyspiel.PlayerId.TERMINAL)
-        if self.pending is not None:
+        if self.record.pending is not None:
             return int(pyspiel.PlayerId.CHANCE)
-        return self.agents.index(self.env.agent_selection)
+        return self.env.agent_seat[self.env.agent_selection]  # type: ignore[no-any-return]
 
     def is_terminal(self) -> bool:
-        return self.over
+        return self.record.over
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         return self.chance.outcomes()
 
     def _legal_actions(self, player: int) -> list[int]:
-        mask = self.env.observe(self.agents[player])["action_mask"]
+        mask = self._observed(player)[0]["action_mask"]
         return [int(a) for a in np.flatnonzero(mask)]
 
+    def _observed(self, player: int) -> tuple[dict[str, np.ndarray], str]:
+        """The env's observation of ``player`` now and its string (kept until the next move)."""
+        observed = self.record.observed.get(player)
+        if observed is None:
+            seen = self.env.observe(self.agents[player])
+            observed = self.record.observed[player] = (seen, observation_string(seen))
+        return observed
+
     def _apply_action(self, action: int) -> None:
-        if self.pending is not None:
+        record = self.record
+        if record.pending is not None:
             self.chance.apply(action)
         else:
             seat = self.current_player()
-            seen = self.env.observe(self.agents[seat])
-            self.seen[seat].append((seen["observation"].tobytes(), seen["action_mask"].tobytes()))
-            self.decisions[seat].append(f"{observation_string(seen)}>{int(action)}")
-            self.pending = int(action)
+            seen, text = self._observed(seat)
+            record.seen[seat] += ((seen["observation"].tobytes(), seen["action_mask"].tobytes()),)
+            record.decisions[seat] += (f"{text}>{int(action)}",)
+            record.pending = int(action)
+        record.observed = {}
         self._resume()
 
     def _resume(self) -> None:
         """Do what waits (the env's reset, or a player's action) once chance has spoken."""
-        if self.pending is None or self._chance_to_move():
+        record = self.record
+        if record.pending is None or self._chance_to_move():
             return
-        action = None if self.pending == _PENDING_DEAL else self.pending
+        action = None if record.pending == _PENDING_DEAL else record.pending
         if not self.chance.ready(self.env, action):
             return  # a wash wants reserve cards: chance draws them first
         if action is None:
+            self.env = self.get_game().new_env()
             self.chance.reset(self.env)
         else:
             self.env.step(action)
-        self.pending = None
+        record.pending = None
         for seat, agent in enumerate(self.agents):
-            self.total[seat] += float(self.env.rewards.get(agent, 0.0))
-        self.over = any(self.env.terminations.values()) or any(self.env.truncations.values())
+            record.total[seat] += float(self.env.rewards.get(agent, 0.0))
+        record.over = any(self.env.terminations.values()) or any(self.env.truncations.values())
 
     def returns(self) -> list[float]:
-        return list(self.total)
+        return list(self.record.total)
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -182,7 +224,7 @@ class FolkcardsState(pyspiel.State):
         return str(self.env.action_to_string(action))
 
     def __str__(self) -> str:
-        if self.pending == _PENDING_DEAL:
+        if self.record.pending == _PENDING_DEAL:
             return "dealing"
         return str(self.env._render_text())
 
@@ -190,7 +232,7 @@ class FolkcardsState(pyspiel.State):
 
     def dealt(self) -> bool:
         """Whether the deal is complete (before, nobody has seen a card)."""
-        return self.pending != _PENDING_DEAL
+        return self.record.pending != _PENDING_DEAL
 
     def decision_observations(self, player: int) -> list[dict[str, np.ndarray]]:
         """The observations ``player`` decided on so far, in order."""
@@ -199,14 +241,14 @@ class FolkcardsState(pyspiel.State):
                 "observation": np.frombuffer(vector, dtype=np.float32),
                 "action_mask": np.frombuffer(mask, dtype=np.int8),
             }
-            for vector, mask in self.seen[player]
+            for vector, mask in self.record.seen[player]
         ]
 
     def observation_of(self, player: int) -> dict[str, np.ndarray] | None:
         """The env's observation of ``player`` now; ``None`` while the deal is dealt."""
         if not self.dealt():
             return None
-        return self.env.observe(self.agents[player])
+        return self._observed(player)[0]
 
 
 class FolkcardsObserver:
@@ -228,8 +270,7 @@ class FolkcardsObserver:
             self.dict["action_mask"][:] = seen["action_mask"]
 
     def string_from(self, state: FolkcardsState, player: int) -> str:
-        seen = state.observation_of(player)
-        current = "dealing" if seen is None else observation_string(seen)
+        current = state._observed(player)[1] if state.dealt() else "dealing"
         if not self.perfect_recall:
             return current
         return information_state_string(state.agents[player], state.decisions[player], current)

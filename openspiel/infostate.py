@@ -9,6 +9,7 @@ decisions builds the same string as the OpenSpiel game (:class:`InfoStateTracker
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -24,7 +25,7 @@ def observation_string(observation: dict[str, Any]) -> str:
     return f"{pieces}|{legal}"
 
 
-def information_state_string(seat: str, decisions: list[str], current: str) -> str:
+def information_state_string(seat: str, decisions: Sequence[str], current: str) -> str:
     """``seat``, its past decisions (``observation>action``) and its current observation."""
     return "\n".join([seat, *decisions, current])
 

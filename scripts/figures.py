@@ -140,7 +140,7 @@ SOURCES: dict[str, Source] = {
     ),
     # exact NashConv on Tri Palki tiny (python benchmarks/tri_palki_tiny_exact.py)
     "tri_palki_tiny_exact": Source(stored="docs/results/tri_palki_tiny_exact.json", digits=3),
-    # exact NashConv on Paston tiny's sub-games (python benchmarks/paston_tiny_exact.py)
+    # exact NashConv on Paston tiny (python benchmarks/paston_tiny_exact.py)
     "paston_tiny_exact": Source(stored="docs/results/paston_tiny_exact.json", digits=3),
     # the bidding benchmark's rows (folkcards bidding evaluate --agent SPEC --json FILE)
     **{
@@ -181,7 +181,7 @@ def exact_figure(results: dict[str, Any], row: str, digits: int) -> str:
     ``AGENT`` its NashConv, ``AGENT.FIELD`` another field of its row (``exploitability``,
     ``fraction`` …), or a count (``histories``, ``information_states``); ``AGENT`` is the first
     word of the row's agent. Values have ``digits`` significant digits."""
-    if row in ("histories", "information_states", "solve_seconds"):
+    if row in ("histories", "information_states", "walk_seconds", "solve_seconds"):
         return f"{results[row]:,}"
     agent, _, what = row.partition(".")
     values = {r["agent"].split(" ")[0]: r for r in results["rows"]}
@@ -460,11 +460,12 @@ def games_table(cache: dict[str, Any], episodes: int = 100) -> str:
     return "\n".join(lines) + "\n"
 
 
-def tiny_probe_table(cache: dict[str, Any]) -> str:
-    """Each probe's gain against each agent of Tri Palki tiny, beside the agent's exact
-    exploitability (``benchmarks/tri_palki_tiny_probe.py``): gain and fraction found with their
-    95% intervals, the probe's budget."""
-    stored = json.loads((ROOT / "docs/results/tri_palki_tiny_probe.json").read_text())
+def tiny_probe_table(cache: dict[str, Any], game: str = "tri_palki_tiny") -> str:
+    """Each probe's gain against each agent of a tiny variant, beside the agent's exact
+    exploitability (``benchmarks/tri_palki_tiny_probe.py``, its ``--out`` for the variant's
+    ``docs/results/GAME_probe.json``): gain and fraction found with their 95% intervals, the
+    probe's budget."""
+    stored = json.loads((ROOT / f"docs/results/{game}_probe.json").read_text())
     lines = [
         "| agent | probe | exact exploitability | probe's gain [95% interval] "
         "| fraction found [95% interval] | budget |",
@@ -573,6 +574,7 @@ TABLES = {
     "players": players_table,
     "games": games_table,
     "tri_palki_tiny_probe": tiny_probe_table,
+    "paston_tiny_probe": lambda cache: tiny_probe_table(cache, "paston_tiny"),
     "probes": probes_table,
     "iterate": iterate_table,
     "tri_palki_expert_speed": expert_speed_table,

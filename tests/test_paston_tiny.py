@@ -1,6 +1,7 @@
-"""Paston tiny (docs/rules/paston_tiny.md): eight cards, two each, the ladder spades, clubs,
-best spades, two tricks with the needs 2 / 1 / 1; the deal's chance events for the OpenSpiel
-binding; and the full game's sizes, which the same engine reads from its own variant."""
+"""Paston tiny (docs/rules/paston_tiny.md): seven cards, two each and one in the prikup, the
+ladder spades, clubs, best spades, one discard, two tricks with the needs 2 / 1 / 1; the deal's
+chance events for the OpenSpiel binding; and the full game's sizes, which the same engine reads
+from its own variant."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from folkcards.envs.paston.rules import (
 from folkcards.envs.paston.variant import PASTON, PASTON_TINY
 from folkcards.envs.registry import game_spec
 
-EIGHT = "7S JS KS AS 7C JC KC AC".split()
+SEVEN = "7S JS KS AS JC KC AC".split()
 BIDS = {"spades": BID_BASE, "clubs": BID_BASE + 1, "best": BID_BASE + 4}
 CONTRACTS = {"spades": CONTRACT_BASE, "clubs": CONTRACT_BASE + 1, "best": CONTRACT_BASE + 4}
 
@@ -45,23 +46,23 @@ def _card(name: str) -> int:
     return PASTON_CARDS.card_id(name)
 
 
-def test_the_deck_is_seven_jack_king_ace_of_spades_and_clubs():
-    assert sorted(PASTON_TINY.card_names) == sorted(EIGHT)
-    assert (PASTON_TINY.hand_size, PASTON_TINY.prikup_size, PASTON_TINY.num_tricks) == (2, 2, 2)
+def test_the_deck_is_seven_jack_king_ace_of_spades_and_jack_king_ace_of_clubs():
+    assert sorted(PASTON_TINY.card_names) == sorted(SEVEN)
+    assert (PASTON_TINY.hand_size, PASTON_TINY.prikup_size, PASTON_TINY.num_tricks) == (2, 1, 2)
 
 
 @pytest.mark.parametrize("seed", range(20))
-def test_every_deal_gives_two_cards_each_and_two_to_the_prikup(seed):
+def test_every_deal_gives_two_cards_each_and_one_to_the_prikup(seed):
     env = paston_tiny_v0.raw_env()
     env.reset(seed=seed)
     deal = env.state_deal()
     masks = [*deal.hands, deal.prikup]
-    assert [bin(m).count("1") for m in masks] == [2, 2, 2, 2]
+    assert [bin(m).count("1") for m in masks] == [2, 2, 2, 1]
     assert sum(masks) == PASTON_TINY.all_cards
 
 
 def test_the_ladder_is_spades_clubs_best_spades_one_step_at_a_time():
-    deal = _deal("7S JS", "KS AS", "7C JC", "KC AC")
+    deal = _deal("7S JS", "KS AS", "JC KC", "AC")
     assert _legal(deal) == {PASS, BIDS["spades"]}
     deal.apply(BIDS["spades"])
     assert _legal(deal) == {PASS, BIDS["clubs"]}
@@ -79,19 +80,19 @@ def test_the_ladder_is_spades_clubs_best_spades_one_step_at_a_time():
         (["pass", "pass", "pass"], {"spades", "clubs"}),
     ],
 )
-def test_the_contracts_a_declarer_may_name(bids, contracts):
-    deal = _deal("7S JS", "KS AS", "7C JC", "KC AC")
+def test_the_contracts_a_declarer_may_name_after_one_discard(bids, contracts):
+    deal = _deal("7S JS", "KS AS", "JC KC", "AC")
     for bid in bids:
         deal.apply(PASS if bid == "pass" else BIDS[bid])
     declarer = deal.declarer
-    deal.apply(next(iter(_legal(deal))))
+    assert bin(deal.hands[declarer]).count("1") == 3  # the prikup taken
     deal.apply(next(iter(_legal(deal))))
     assert deal.phase == 2 and deal.to_act == declarer
     assert _legal(deal) == {CONTRACTS[c] for c in contracts} | {SURRENDER}
 
 
 def test_all_pass_gives_the_contract_to_the_jack_of_spades_holder():
-    deal = _deal("7S AC", "KS AS", "JS JC", "KC 7C")
+    deal = _deal("7S AC", "KS AS", "JS JC", "KC")
     for _ in range(3):
         deal.apply(PASS)
     assert deal.all_pass and deal.declarer == 2
@@ -104,44 +105,46 @@ def _play_out(deal: PastonDeal, cards: list[str]) -> None:
 
 
 @pytest.mark.parametrize(
-    ("bids", "discards", "contract", "defence", "cards", "scores"),
+    ("hands", "bids", "discard", "contract", "defence", "cards", "scores"),
     [
         # clubs (factor 2), both defend, the declarer takes both tricks: +20; -10 x 2 each
         (
+            ("KS JC", "AS 7S", "JS KC"),
             ["spades", "pass", "pass"],
-            ["KS", "7S"],
+            "7S",
             "clubs",
             (WHIST, WHIST),
-            ["AC", "JC", "7C", "KC", "JS", "AS"],
+            ["AC", "KC", "JC", "AS", "JS", "KS"],
             [-20, +20, -20],
         ),
         # spades, one whist: declarer and sole defender one trick each: -10 and 0, passer 0
         (
+            ("KS JC", "AS 7S", "JS KC"),
             ["spades", "pass", "pass"],
-            ["7S", "KC"],
+            "AC",
             "spades",
             (PASS, WHIST),
-            ["AC", "7C", "KS", "AS"],
+            ["7S", "KS", "JC", "AS"],
             [0, -10, 0],
         ),
         # best spades failed: -10 x 4; the defender with one trick 0, the other -10 x 4
         (
+            ("AS JC", "KS 7S", "JS KC"),
             ["spades", "pass", "clubs", "best"],
-            ["KC", "AC"],
+            "AC",
             "best",
             (WHIST, WHIST),
-            ["KS", "JS", "AS", "7C", "7S", "JC"],
+            ["KS", "JS", "AS", "JC", "7S", "KC"],
             [0, -40, -40],
         ),
     ],
 )
-def test_the_scaled_score_table(bids, discards, contract, defence, cards, scores):
-    deal = _deal("AS 7C", "KS 7S", "JS JC", "KC AC")  # player_1 bids first
+def test_the_scaled_score_table(hands, bids, discard, contract, defence, cards, scores):
+    deal = _deal(*hands, "AC")  # player_1 bids first
     for bid in bids:
         deal.apply(PASS if bid == "pass" else BIDS[bid])
     assert deal.declarer == 1
-    for card in discards:
-        deal.apply(_card(card))
+    deal.apply(_card(discard))
     deal.apply(CONTRACTS[contract])
     for call in defence:
         deal.apply(call)
@@ -151,18 +154,17 @@ def test_the_scaled_score_table(bids, discards, contract, defence, cards, scores
 
 
 def test_both_pass_is_an_automatic_win_and_surrender_is_ten_and_two():
-    deal = _deal("7S JC", "KS AS", "JS 7C", "KC AC")
+    deal = _deal("7S JC", "KS AS", "JS KC", "AC")
     deal.apply(BIDS["spades"])
     deal.apply(PASS)
     deal.apply(PASS)
-    deal.apply(_card("KC"))
     deal.apply(_card("AC"))
     deal.apply(CONTRACTS["clubs"])
     deal.apply(PASS)
     deal.apply(PASS)
     assert (deal.outcome, deal.scores) == ("auto_win", [0, 20, 0])
-    again = _deal("7S JC", "KS AS", "JS 7C", "KC AC")
-    for action in (BIDS["spades"], PASS, PASS, _card("KC"), _card("AC"), SURRENDER):
+    again = _deal("7S JC", "KS AS", "JS KC", "AC")
+    for action in (BIDS["spades"], PASS, PASS, _card("AC"), SURRENDER):
         again.apply(action)
     assert (again.outcome, again.scores) == ("surrender", [2, -10, 2])
 
@@ -170,11 +172,14 @@ def test_both_pass_is_an_automatic_win_and_surrender_is_ten_and_two():
 def test_a_deal_of_other_cards_is_refused_in_one_line():
     env = paston_tiny_v0.raw_env()
     with pytest.raises(ValueError, match=r"^deal: QS is not a card of paston_tiny"):
-        env.reset(options={"deal": {"hands": [["QS", "JS"], ["KS", "AS"], ["7C", "JC"]],
-                                    "prikup": ["KC", "AC"]}})  # fmt: skip
+        env.reset(options={"deal": {"hands": [["QS", "JS"], ["KS", "AS"], ["7S", "JC"]],
+                                    "prikup": ["KC"]}})  # fmt: skip
+    with pytest.raises(ValueError, match=r"^deal: 7C is not a card of paston_tiny"):
+        env.reset(options={"deal": {"hands": [["7C", "JS"], ["KS", "AS"], ["7S", "JC"]],
+                                    "prikup": ["KC"]}})  # fmt: skip
     with pytest.raises(ValueError, match="must hold 2 cards"):
-        env.reset(options={"deal": {"hands": [EIGHT[:3], EIGHT[3:5], EIGHT[5:7]],
-                                    "prikup": EIGHT[7:]}})  # fmt: skip
+        env.reset(options={"deal": {"hands": [SEVEN[:3], SEVEN[3:5], SEVEN[5:7]],
+                                    "prikup": []}})  # fmt: skip
 
 
 def test_the_full_game_keeps_its_sizes():
@@ -204,16 +209,17 @@ def _deals(chance):
         chance.places.pop()
 
 
-def test_the_chance_events_deal_2520_deals_with_the_shuffles_probabilities():
-    """8!/(2!^4) deals; 7♠ is never the bottom card, the dealer's last: it reaches the dealer
-    with probability 1/7 and each other place with 2/7."""
+def test_the_chance_events_deal_630_deals_with_the_shuffles_probabilities():
+    """7!/(2!^3 1!) deals; 7♠ is never the bottom card, the dealer's last: it lies in one of
+    the six places above it, which go to the left, the right, the dealer, the prikup, the left
+    and the right: the dealer and the prikup 1/6 each, each other seat 2/6."""
     deals = dict(_deals(PastonTinyChance(_Env, dealer=0)))
-    assert len(deals) == math.factorial(8) // 2**4 == 2520
+    assert len(deals) == math.factorial(7) // 2**3 == 630
     assert sum(deals.values()) == pytest.approx(1.0)
     seven = {place: 0.0 for place in range(4)}
     for places, p in deals.items():
         seven[places[0]] += p
-    assert seven == pytest.approx({0: 1 / 7, 1: 2 / 7, 2: 2 / 7, 3: 2 / 7})
+    assert seven == pytest.approx({0: 1 / 6, 1: 2 / 6, 2: 2 / 6, 3: 1 / 6})
 
 
 def test_the_chance_probabilities_are_the_envs_shuffle():
@@ -223,14 +229,14 @@ def test_the_chance_probabilities_are_the_envs_shuffle():
     for seed in range(1400):
         env.reset(seed=seed, options={"dealer": 0})
         counts[PastonTinyChance.outcomes_of(env)[0]] += 1
-    assert counts / counts.sum() == pytest.approx([1 / 7, 2 / 7, 2 / 7, 2 / 7], abs=0.04)
+    assert counts / counts.sum() == pytest.approx([1 / 6, 2 / 6, 2 / 6, 1 / 6], abs=0.04)
 
 
 def test_given_cards_leave_the_deals_of_the_others():
     given = PastonTinyChance.given_cards({_card("AS"): 1, _card("KC"): 1})
     deals = dict(_deals(given(_Env, dealer=0)))
-    assert len(deals) == math.factorial(6) // 2**3  # the other six cards: 90 deals
-    assert all(places[3] == 1 and places[6] == 1 for places in deals)
+    assert len(deals) == math.factorial(5) // 2**2  # the other five cards: 30 deals
+    assert all(places[3] == 1 and places[5] == 1 for places in deals)
     assert sum(deals.values()) == pytest.approx(1.0)
     with pytest.raises(ValueError, match="holds only 2 cards"):
         PastonTinyChance.given_cards({_card(c): 1 for c in ("AS", "KC", "7S")})

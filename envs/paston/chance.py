@@ -16,6 +16,7 @@ played with Paston's deal); ``folkcards.openspiel`` builds its chance nodes from
 
 from __future__ import annotations
 
+import copy
 from functools import cache
 from typing import Any
 
@@ -87,6 +88,12 @@ class PastonChance:
         self.num_players = NUM_SEATS
         self.dealer = dealer
         self.places: list[int] = []  # the place of the deck's first, second ... card so far
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> PastonChance:
+        """An independent copy (OpenSpiel copies the chance events at every node of a tree)."""
+        new = copy.copy(self)
+        new.places = self.places.copy()
+        return new
 
     @classmethod
     def max_events(cls, num_players: int, env: Any) -> int:
@@ -211,7 +218,7 @@ class PastonChance:
 
 
 class PastonTinyChance(PastonChance):
-    """The chance events of one Paston tiny deal (``docs/rules/paston_tiny.md``): its eight
+    """The chance events of one Paston tiny deal (``docs/rules/paston_tiny.md``): its seven
     cards placed one by one, as :class:`PastonChance` places the full game's 32."""
 
     variant = PASTON_TINY

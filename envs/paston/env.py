@@ -48,6 +48,7 @@ from .variant import PASTON, PastonVariant
 from .vocabulary import ACTION_NAMES
 
 SHAPING_POINTS_PER_TRICK = 2.0
+_ATOMIC = frozenset((str, int, float, bool, type(None)))  # copies of an env share these
 
 _ACTION_IDS = {name.lower(): i for i, name in enumerate(ACTION_NAMES)}
 _ACTION_IDS.update(
@@ -110,9 +111,29 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self._rng = np.random.default_rng()
 
-    # spaces and the empty mask are never changed: copies of an env share them
+    # spaces, the empty mask and the reset's options are never changed: copies of an env share
+    # them; the bookkeeping dicts and lists hold immutable values or are replaced, never changed
     _SHARED_ON_COPY = frozenset(
-        ("observation_spaces", "action_spaces", "_no_actions", "possible_agents", "agent_seat")
+        (
+            "observation_spaces",
+            "action_spaces",
+            "_no_actions",
+            "possible_agents",
+            "agent_seat",
+            "_options",
+            "_env_kwargs",
+        )
+    )
+    _SHALLOW_ON_COPY = frozenset(
+        (
+            "rewards",
+            "_cumulative_rewards",
+            "terminations",
+            "truncations",
+            "agents",
+            "_actions",
+            "_potential",
+        )
     )
 
     def __deepcopy__(self, memo: dict[int, Any]) -> raw_env:
@@ -123,10 +144,14 @@ class raw_env(CardGameAECEnv):  # noqa: N801 - PettingZoo's naming convention
         memo[id(self)] = new
         state = new.__dict__
         for name, value in self.__dict__.items():
-            if name in self._SHARED_ON_COPY:
+            if name in self._SHARED_ON_COPY or type(value) in _ATOMIC:
                 state[name] = value
-            elif name == "_deal":
+            elif name in self._SHALLOW_ON_COPY or name == "_deal":
                 state[name] = value.copy()
+            elif name == "infos":
+                state[name] = {agent: dict(info) for agent, info in value.items()}
+            elif name == "_deal_records":  # a record's actions grow; its other values do not
+                state[name] = [{**record, "actions": list(record["actions"])} for record in value]
             elif name == "_rng":
                 rng = np.random.Generator(type(value.bit_generator)(0))
                 rng.bit_generator.state = value.bit_generator.state

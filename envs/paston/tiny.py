@@ -1,9 +1,9 @@
-"""Paston tiny: Paston with eight cards, two in each hand, for exact equilibrium computation.
+"""Paston tiny: Paston with seven cards, two in each hand, for exact equilibrium computation.
 
 The same rules engine, observation and action ids as Paston (``docs/rules/paston_tiny.md``),
-played with the variant :data:`~.variant.PASTON_TINY`: the 7, J, K and A of spades and clubs,
-two cards to each seat and two to the prikup, the ladder spades, clubs, best spades, two tricks
-of which the declarer needs both and each defender one.
+played with the variant :data:`~.variant.PASTON_TINY`: the 7, J, K and A of spades and the J, K
+and A of clubs, two cards to each seat and one to the prikup, the ladder spades, clubs, best
+spades, one discard, two tricks of which the declarer needs both and each defender one.
 """
 
 from __future__ import annotations

@@ -40,6 +40,7 @@ class PastonVariant:
     defender_need: int  # tricks each of two defenders needs to avoid a loss
     sole_defender_need: int  # tricks a sole defender needs to avoid a loss
     six_spade_redeal: bool  # §2.4: a hand of 7♠..Q♠ without K♠ and A♠ is dealt again
+    omitted: tuple[int, ...] = ()  # card ids of the suits and ranks that are not in the deck
     # §2.5 and the all-pass rule: the holder of the first of these declares, else the second's
     designees: tuple[int, ...] = (JACK_OF_SPADES, SEVEN_OF_SPADES)
     bottom_card_banned: int | None = SEVEN_OF_SPADES  # §2.2: never the deck's last card
@@ -53,7 +54,10 @@ class PastonVariant:
     contract_bits: tuple[int, ...] = field(init=False)
 
     def __post_init__(self) -> None:
-        deck = tuple(8 * suit + rank for suit in self.suits for rank in self.ranks)
+        cards = tuple(8 * suit + rank for suit in self.suits for rank in self.ranks)
+        if any(card not in cards for card in self.omitted):
+            raise ValueError(f"{self.name}: an omitted card must be of the suits and ranks")
+        deck = tuple(card for card in cards if card not in self.omitted)
         set_ = object.__setattr__
         set_(self, "deck", deck)
         set_(self, "prikup_size", self.deal_targets.count(3))
@@ -114,14 +118,16 @@ PASTON = PastonVariant(
     six_spade_redeal=True,
 )
 
-# docs/rules/paston_tiny.md: 7, J, K, A of spades and clubs; 2 cards each, dealt one at a time
-# with the prikup after the first circuit; the ladder spades, clubs, best spades.
+# docs/rules/paston_tiny.md: 7, J, K, A of spades and J, K, A of clubs; 2 cards each, dealt one
+# at a time with the one-card prikup after the first circuit; the ladder spades, clubs, best
+# spades.
 PASTON_TINY = PastonVariant(
     name="paston_tiny",
     suits=(0, 1),
     ranks=(0, 4, 6, 7),
+    omitted=(8,),  # 7♣
     hand_size=2,
-    deal_targets=(1, 2, 0, 3, 3, 1, 2, 0),
+    deal_targets=(1, 2, 0, 3, 1, 2, 0),
     ladder=(SPADES, CLUBS, BEST_SPADES),
     declarer_need=2,
     defender_need=1,

@@ -57,8 +57,11 @@ def _paston_metrics() -> list[Metric]:
     return m
 
 
-def _paston_deal_counts(deal_record: dict[str, Any], seats: Sequence[str]) -> list[Counter[str]]:
-    """The counts of each seat in one Paston deal (replayed through the rules engine)."""
+def _paston_deal_counts(
+    deal_record: dict[str, Any], seats: Sequence[str], variant: Any = None
+) -> list[Counter[str]]:
+    """The counts of each seat in one Paston deal (replayed through the rules engine with the
+    record's variant: its deck, discards and trick needs; the full game's by default)."""
     from folkcards.envs.cards import PASTON_CARDS
     from folkcards.envs.paston import rules
     from folkcards.envs.paston.vocabulary import (
@@ -78,6 +81,7 @@ def _paston_deal_counts(deal_record: dict[str, Any], seats: Sequence[str]) -> li
         mask(deal_record["prikup"]),
         int(deal_record["dealer"]),
         int(deal_record["first_bidder"]),
+        *([variant] if variant is not None else []),
     )
     counts: list[Counter[str]] = [Counter() for _ in range(3)]
     index = {f"player_{s}": s for s in range(3)}
@@ -121,7 +125,7 @@ def _paston_deal_counts(deal_record: dict[str, Any], seats: Sequence[str]) -> li
         if role == "declarer":
             c["auto_win"] += outcome == "auto_win"
             if outcome == "played":
-                c.update(played_declarer=1, made=tricks[seat] >= 6)
+                c.update(played_declarer=1, made=tricks[seat] >= deal.variant.declarer_need)
                 c["tricks_declarer"] += tricks[seat]
         elif role == "defender" and outcome == "played":
             c["played_defender"] += 1
@@ -135,11 +139,14 @@ def _paston_deal_counts(deal_record: dict[str, Any], seats: Sequence[str]) -> li
 def _paston_counts(
     record: dict[str, Any], seats: Sequence[str], match: bool = False
 ) -> list[Counter[str]]:
+    from folkcards.envs.registry import game_spec
+
+    variant = game_spec(record.get("game", "paston")).env_module().raw_env.variant
     total: list[Counter[str]] = [Counter() for _ in seats]
     for deal_record in record.get("deals", []):
         if deal_record.get("result") is None:
             continue
-        for seat, c in enumerate(_paston_deal_counts(deal_record, seats)):
+        for seat, c in enumerate(_paston_deal_counts(deal_record, seats, variant)):
             total[seat].update(c)
     return total
 

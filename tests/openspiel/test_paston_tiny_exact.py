@@ -1,6 +1,8 @@
 """CFR+ and NashConv on Paston tiny in OpenSpiel's C++ code, in a small setting that runs in
-seconds: one deal, every hand and the prikup given. The whole game and its larger sub-games
-are ``benchmarks/paston_tiny_exact.py``."""
+seconds: one deal, every hand and the prikup given. The tree is solved both on OpenSpiel's
+cache of the Python game and on the extensive form the binding's tree is written to
+(``folkcards.openspiel.efg``), and the two must agree. The whole game is
+``benchmarks/paston_tiny_exact.py``."""
 
 from __future__ import annotations
 
@@ -9,25 +11,36 @@ import pytest
 pyspiel = pytest.importorskip("pyspiel")
 
 from folkcards.envs.cards import PASTON_CARDS  # noqa: E402
-from folkcards.envs.paston.chance import PastonTinyChance  # noqa: E402
+from folkcards.envs.paston.chance import PRIKUP, PastonTinyChance  # noqa: E402
+from folkcards.envs.paston.rules import PastonDeal, left_of  # noqa: E402
+from folkcards.envs.paston.variant import PASTON_TINY  # noqa: E402
+from folkcards.envs.paston.vocabulary import OVER  # noqa: E402
 from folkcards.openspiel import load_game  # noqa: E402
+from folkcards.openspiel.efg import export  # noqa: E402
 from folkcards.openspiel.exact import (  # noqa: E402
+    agent_policy,
+    best_response_gains,
     information_states,
     nash_conv,
     solve_cfr_plus,
     uniform_policy,
 )
 
-# dealer player_0: JS KS; player_1 (bids first): AS KC; player_2: 7S JC; the prikup: 7C AC
-ONE_DEAL = {"JS": 0, "KS": 0, "AS": 1, "KC": 1, "7S": 2, "JC": 2, "7C": 3, "AC": 3}
+# dealer player_0: JS KS; player_1 (bids first): AS KC; player_2: 7S JC; the prikup: AC
+ONE_DEAL = {"JS": 0, "KS": 0, "AS": 1, "KC": 1, "7S": 2, "JC": 2, "AC": 3}
+
+
+def _game(given: dict[str, int]):
+    game = load_game("paston_tiny")
+    game.chance = PastonTinyChance.given_cards(
+        {PASTON_CARDS.card_id(card): place for card, place in given.items()}
+    )
+    return game
 
 
 @pytest.fixture(scope="module")
 def one_deal():
-    game = load_game("paston_tiny")
-    game.chance = PastonTinyChance.given_cards(
-        {PASTON_CARDS.card_id(card): place for card, place in ONE_DEAL.items()}
-    )
+    game = _game(ONE_DEAL)
     cached = pyspiel.convert_to_cached_tree(game)
     states, histories = information_states(cached)
     return game, cached, states, histories
@@ -45,7 +58,7 @@ def test_the_deal_is_the_given_one(one_deal):
 
 def test_cfr_plus_converges_and_random_is_exploitable(one_deal):
     _, cached, states, histories = one_deal
-    assert histories > len(states) > 1000
+    assert histories > len(states) > 500
     policy, curve = solve_cfr_plus(cached, 40, [1, 10])
     values = [value for _, value, _ in curve]
     assert [i for i, _, _ in curve] == [1, 10, 40]
@@ -54,3 +67,93 @@ def test_cfr_plus_converges_and_random_is_exploitable(one_deal):
     assert values[-1] < 1.0  # table points, summed over the three seats
     assert nash_conv(cached, uniform_policy(states)) > 10 * values[-1]
     assert nash_conv(cached, policy) == pytest.approx(values[-1])
+
+
+def test_the_extensive_form_is_the_same_game(one_deal):
+    """Histories, information states, NashConv and each seat's best-response gain of random
+    and the heuristic, and CFR+'s curve: the same on the written tree as on the binding's."""
+    game, cached, states, histories = one_deal
+    tree = export(game)
+    assert tree.histories == histories
+    assert tree.states == states
+    for binding in (uniform_policy(states), agent_policy("heuristic", game, states)):
+        written = tree.policy(binding)
+        assert nash_conv(tree.game, written) == pytest.approx(nash_conv(cached, binding))
+        assert best_response_gains(tree.game, written) == pytest.approx(
+            best_response_gains(cached, binding)
+        )
+    on_tree, curve = solve_cfr_plus(tree.game, 10, [1, 5])
+    _, cached_curve = solve_cfr_plus(cached, 10, [1, 5])
+    assert [v for _, v, _ in curve] == pytest.approx([v for _, v, _ in cached_curve])
+    back = tree.binding_policy(on_tree)
+    assert nash_conv(cached, back) == pytest.approx(curve[-1][1])
+
+
+def _decisions(deal: PastonDeal) -> int:
+    """The histories from a deal's first decision on, by the rules engine alone."""
+    if deal.phase == OVER:
+        return 1
+    count = 1
+    bits = deal.legal_bits()
+    for action in range(bits.bit_length()):
+        if bits >> action & 1:
+            child = deal.copy()
+            child.apply(action)
+            count += _decisions(child)
+    return count
+
+
+def _count(chance) -> int:
+    """Every history of the tree, counted with the rules engine instead of the binding: the
+    chance events placing the cards, then each deal's decisions."""
+    outcomes = chance.outcomes()
+    if not outcomes:
+        hands, prikup = [0, 0, 0], 0
+        for card, place in zip(PASTON_TINY.deck, chance.places, strict=True):
+            if place == PRIKUP:
+                prikup |= 1 << card
+            else:
+                hands[place] |= 1 << card
+        return _decisions(PastonDeal(hands, prikup, 0, left_of(0), PASTON_TINY))
+    count = 1
+    for place, _ in outcomes:
+        chance.places.append(place)
+        count += _count(chance)
+        chance.places.pop()
+    return count
+
+
+class _Env:
+    variant = PASTON_TINY
+
+
+def test_the_written_tree_has_the_histories_the_rules_engine_counts():
+    given = {"AS": 1, "KC": 1, "7S": 2, "JC": 2}
+    chance = PastonTinyChance.given_cards({PASTON_CARDS.card_id(c): p for c, p in given.items()})
+    assert export(_game(given)).histories == _count(chance(_Env, dealer=0))
+
+
+@pytest.mark.slow
+def test_the_whole_game_is_solved():
+    """Full size: all 630 deals (about ten minutes on a quiet machine)."""
+    tree = export(load_game("paston_tiny"))
+    assert tree.histories == _count(PastonTinyChance(_Env, dealer=0)) == 1_454_891
+    _, curve = solve_cfr_plus(tree.game, 5, [1])
+    assert curve[-1][1] < curve[0][1]
+
+
+def test_a_sub_game_of_three_deals_is_walked_whole():
+    """Two hands given: the dealer's two cards and the prikup's one come from the three left."""
+    game = _game({"AS": 1, "KC": 1, "7S": 2, "JC": 2})
+    tree = export(game)
+    root = tree.game.new_initial_state()
+    deals = 0
+    stack = [root]
+    while stack:
+        state = stack.pop()
+        if state.is_chance_node():
+            stack.extend(state.child(a) for a, _ in state.chance_outcomes())
+        else:
+            deals += 1
+    assert deals == 3
+    assert nash_conv(tree.game, tree.policy(uniform_policy(tree.states))) > 1.0
