@@ -60,6 +60,12 @@ MAX_UNITS = 50_000_000
 FORMAT_VERSION = 1
 
 
+def same_agent(a: str, b: str, game: str) -> bool:
+    """Whether two specs name the same agent of ``game`` (``ppo`` and ``ppo:paston`` do: a
+    spec's argument naming its own game is the packaged model)."""
+    return a.removesuffix(f":{game}") == b.removesuffix(f":{game}")
+
+
 @dataclass(frozen=True)
 class Entrant:
     name: str

@@ -49,7 +49,7 @@ from folkcards.envs.registry import GAMES_HELP, game_spec
 from folkcards.errors import ConfigError
 
 from ..arguments import parse_line
-from ..config import Entrant, TournamentConfig, default_workers
+from ..config import Entrant, TournamentConfig, default_workers, same_agent
 from ..formatting import estimate
 from ..statistics.intervals import Interval, mean_ci
 from ..statistics.open_hand_accuracy import accuracy
@@ -201,7 +201,7 @@ def read_probe(path: Path, game: str, num_players: int, agent: str) -> dict[str,
     except (OSError, ValueError, KeyError, TypeError):
         raise ValueError(f"{path} holds no probe measurement (final.json)") from None
     what = (measurement.get("game"), measurement.get("num_players"), measurement.get("agent"))
-    if what != (game, num_players, agent):
+    if what[:2] != (game, num_players) or not same_agent(str(what[2]), agent, game):
         raise ValueError(
             f"the probe in {path} measured {what[2]!r} at {what[0]} ({what[1]} players), "
             f"not {agent!r} at {game} ({num_players})"

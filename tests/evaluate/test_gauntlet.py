@@ -16,6 +16,7 @@ from folkcards.evaluate.benchmarks.gauntlet import (
     make_gauntlet,
     pool,
     rating,
+    read_probe,
     run_gauntlet,
     shipped_rows,
 )
@@ -229,6 +230,20 @@ def test_a_probe_record_fills_the_best_response_column(tmp_path):
         make_gauntlet("tri_palki", "heuristic", 3, probe=probe)
     with pytest.raises(ValueError, match="no probe measurement"):
         make_gauntlet("tri_palki", "random", 3, probe=tmp_path / "nowhere")
+
+
+def test_a_probe_of_the_packaged_model_names_the_same_agent(tmp_path):
+    """``ppo`` in a gauntlet row and ``ppo:tri_palki`` in a probe's record are one agent."""
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    measurement = {"game": "tri_palki", "num_players": 4, "agent": "ppo:tri_palki", "deals": 9,
+                   "gain": 0.5, "ci95": 0.1}  # fmt: skip
+    (probe / "final.json").write_text(json.dumps({"measurement": measurement}))
+    assert read_probe(probe, "tri_palki", 4, "ppo")["gain"] == 0.5
+    with pytest.raises(ValueError, match="not 'ppo:runs/x.zip'"):
+        read_probe(probe, "tri_palki", 4, "ppo:runs/x.zip")
+    with pytest.raises(ValueError, match="at tri_palki \\(4 players\\)"):
+        read_probe(probe, "tri_palki", 3, "ppo")
 
 
 @pytest.mark.slow
