@@ -192,6 +192,14 @@ def make_gauntlet(
     )
 
 
+def _seconds_so_far(row_file: Path) -> float:
+    """The play time a resumed row already spent (its earlier runs), 0 for a new one."""
+    try:
+        return float(json.loads(row_file.read_text())["seconds"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0.0
+
+
 def read_probe(path: Path, game: str, num_players: int, agent: str) -> dict[str, Any]:
     """The best-response measurement of a probe run's folder (``final.json``: its
     ``measurement``), checked to be of this game, table size and agent."""
@@ -229,7 +237,7 @@ def run_gauntlet(
     from ..running.runner import run
 
     log = log or (lambda text: print(text, file=sys.stderr))
-    started = time.perf_counter()
+    started = time.perf_counter() - _seconds_so_far(gauntlet.out_dir / "row.json")
     target = gauntlet.deals
     if gauntlet.until_width is not None:
         target = min(gauntlet.batch, gauntlet.deals)

@@ -218,6 +218,16 @@ def test_a_run_with_more_deals_resumes_the_same_tournaments(tmp_path):
     assert _deterministic(more) == _deterministic(fresh)
 
 
+def test_a_resumed_row_keeps_the_play_time_of_its_earlier_runs(tmp_path):
+    row_file = tmp_path / "row.json"
+    _tiny(tmp_path, "tri_palki", 3, deals=2)
+    earlier = json.loads(row_file.read_text())
+    earlier["seconds"] = 1234.5  # as if the first run had played for twenty minutes
+    row_file.write_text(json.dumps(earlier))
+    again = _tiny(tmp_path, "tri_palki", 3, deals=2)  # nothing left to play
+    assert 1234.5 <= again["seconds"] < 1234.5 + 60
+
+
 def test_a_probe_record_fills_the_best_response_column(tmp_path):
     probe = tmp_path / "probe"
     probe.mkdir()
