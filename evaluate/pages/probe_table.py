@@ -2,7 +2,9 @@
 
 Reads the stored ``folkcards exploit`` records (one directory each with ``final.json``): the
 trained probe's under ``docs/exploit/``, the search probe's under ``docs/exploit/search/``. One
-row per shipped agent (``GameSpec.agents``) and table size (Tri Palki at 3, 4 and 6 players),
+row per shipped agent (``GameSpec.agents``), and the gauntlet pool's independent baseline
+(``montecarlo``, written apart from the heuristics) where the game has it, and table size
+(Tri Palki at 3, 4 and 6 players),
 one column group per probe: the gain with its 95% interval paired by deal, the verdict, the
 budget, and a link to the record. Where a cell has several records of the same agent, the one
 with the largest budget is shown (the trained probe's steps, then its deals; the search probe's
@@ -31,7 +33,8 @@ PAGE = EXPLOIT_DIR / "README.md"
 TABLE_SIZES = (3, 4, 6)  # the table sizes published for a game that has several
 # what each agent kind is, for the table's summary line (kinds, not games)
 FAMILY = {"random": "baseline", "heuristic": "rules", "ppo": "learned", "rllib": "learned",
-          "distilled": "learned", "pimc": "search", "expert": "search"}  # fmt: skip
+          "distilled": "learned", "pimc": "search", "expert": "search",
+          "montecarlo": "search"}  # fmt: skip
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -109,8 +112,11 @@ def read_records(folder: str | os.PathLike[str], method: str) -> list[ProbeRecor
 
 
 def shipped_rows() -> list[tuple[str, int, str]]:
-    """``(game, players, agent spec)`` of every shipped agent at every published table size."""
+    """``(game, players, agent spec)`` of every shipped agent, then the gauntlet pool's other
+    references (the independent baseline), at every published table size."""
     from folkcards.agents import agent_kinds
+
+    from ..benchmarks.gauntlet import pool
 
     kinds = set(agent_kinds())
     rows = []
@@ -122,7 +128,8 @@ def shipped_rows() -> list[tuple[str, int, str]]:
             if spec.fixed_players
             else tuple(n for n in TABLE_SIZES if spec.min_players <= n <= spec.max_players)
         )
-        agents = [a for a in spec.agents if a.partition(":")[0] in kinds]
+        shipped = [*spec.agents, *(r for r in pool(spec.name) if r not in spec.agents)]
+        agents = [a for a in shipped if a.partition(":")[0] in kinds]
         rows += [(spec.name, n, agent) for n in sizes for agent in agents]
     return rows
 

@@ -47,6 +47,8 @@ def test_every_shipped_agent_has_a_row_at_every_published_size():
             for n in sizes:
                 assert (game, n, agent) in rows
     assert not [r for r in rows if r[0] == "tri_palki" and r[1] not in (3, 4, 6)]
+    # the independent baseline of the gauntlet's pool has its rows too
+    assert ("paston", 3, "montecarlo") in rows and ("tri_palki", 6, "montecarlo") in rows
 
 
 def test_found_only_when_the_interval_lies_above_zero(tmp_path):
