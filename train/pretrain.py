@@ -131,7 +131,9 @@ ChunkJob = tuple[SingleSeatEnvFactory, str, int, int, float, Any]
 def _collect_chunk(args: ChunkJob) -> Demonstrations:
     """At least ``samples`` expert decisions from one env seeded ``seed``, in whole episodes.
     With a ``player`` (a policy with ``act(obs, mask, rng, deterministic)``), the player's
-    action is played and the expert's is the label."""
+    action is played and the expert's is the label. An env that shows the learner the expert's
+    suggestion (the exploit probe's guided learner) labels with that suggestion: a stochastic
+    expert asked twice may choose differently, and the clone must learn to follow what it sees."""
     from folkcards.agents import make_agent
 
     factory, expert_spec, samples, seed, gamma, player = args
@@ -149,8 +151,12 @@ def _collect_chunk(args: ChunkJob) -> Demonstrations:
     rewards: list[float] = []  # of the episode under way
     while len(actions) < samples or len(returns) < len(actions):  # whole episodes only
         raw = env.learner_observation()
-        expert.seat = env.learner
-        action = int(expert.act(raw))
+        suggested = getattr(env, "suggestion", None)
+        if suggested is not None and suggested >= 0:
+            action, adviser = int(suggested), env.hint_agent
+        else:
+            expert.seat = env.learner
+            action, adviser = int(expert.act(raw)), expert
         mask = env.action_masks()
         obs_rows.append(obs)
         mask_rows.append(mask)
@@ -158,7 +164,7 @@ def _collect_chunk(args: ChunkJob) -> Demonstrations:
         played = action if player is None else int(player.act(obs, mask, rng, True))
         agreed += played == action
         row = np.full(mask.shape, np.nan, dtype=np.float32)
-        values = getattr(expert, "last_action_values", None)
+        values = getattr(adviser, "last_action_values", None)
         if values:
             for a, v in values.items():
                 row[a] = v
