@@ -615,13 +615,13 @@ def make_tri_palki_tiny_search_agent(
     max_turns = TINY_MAX_TURNS
     rest = []
     for item in (arg or "").split(","):
-        key, eq, text = item.strip().partition("=")
+        key, _, text = item.strip().partition("=")
         key = key.strip()
         if key in _EVERY_WORLD_REFUSED:
             raise ValueError(
                 f"Tri Palki pimc parameter {key} does not apply to {game}: every world is valued"
             )
-        if key == "max_turns" and eq:
+        if key == "max_turns":
             try:
                 max_turns = int(text)
             except ValueError:

@@ -233,3 +233,7 @@ def test_pimc_on_the_variant_refuses_sampling_keys_and_a_bad_turn_limit():
         make_agent("pimc:max_turns=0", "tri_palki_tiny", "player_0", 0)
     with pytest.raises(ValueError, match="needs an integer"):
         make_agent("pimc:max_turns=two", "tri_palki_tiny", "player_0", 0)
+    with pytest.raises(ValueError, match="needs an integer"):
+        make_agent("pimc:max_turns", "tri_palki_tiny", "player_0", 0)
+    with pytest.raises(ValueError, match="not key=value"):
+        make_agent("pimc:turns=1", "tri_palki_tiny", "player_0", 0)
