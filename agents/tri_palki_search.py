@@ -615,7 +615,7 @@ def make_tri_palki_tiny_search_agent(
     max_turns = TINY_MAX_TURNS
     rest = []
     for item in (arg or "").split(","):
-        key, _, text = item.strip().partition("=")
+        key, text = item.strip().partition("=")[::2]
         key = key.strip()
         if key in _EVERY_WORLD_REFUSED:
             raise ValueError(
