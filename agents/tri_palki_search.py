@@ -74,6 +74,14 @@ the tests compare it with) at about half the time. Ahead of ``pimc``, ``ppo:tri_
 the heuristic at 3, 4 and 6 players over 2,000 fresh rounds each (docs/guide/expert.md, "Tri
 Palki's expert").
 
+**Tri Palki tiny** (:func:`make_tri_palki_tiny_search_agent`, the variant's ``search_agent``):
+its belief sampler lists every world a seat cannot tell apart (at most four: the four cards it
+has not seen, one of them the reserve's), so the agent values every one of them, each weighted
+by the likelihood of the round so far instead of resampled; rollouts stop at the table's turn
+limit (``pimc:max_turns=N``, the variant's 2 by default), where the variant scores the hands as
+they stand. At ``max_turns=1`` only the dealer decides and its move ends the round, so the
+agent's choice is the best one over the four worlds: an exact best response.
+
 Parameters come from the spec, e.g. ``pimc:samples=32,horizon=60,seed=3`` (fields of
 :class:`TriPalkiSearchParams`: ``samples`` 32, ``horizon`` 60, ``rollout`` fast,
 ``infer`` 8, ``infer_epsilon`` 0.1, ``confidence`` 0, ``infer_budget`` 200000,
@@ -95,6 +103,7 @@ from typing import Any
 
 import numpy as np
 
+from ..envs.registry import game_spec
 from ..envs.tri_palki import observation as obs_mod
 from ..envs.tri_palki.rules import (
     ACTION,
@@ -106,6 +115,7 @@ from ..envs.tri_palki.rules import (
     next_alive,
     settle,
 )
+from ..envs.tri_palki.tiny import TINY_MAX_TURNS
 from ..search.tri_palki_likelihood import LIKELIHOOD_BUDGET, OpponentModel
 from ..search.tri_palki_reconstruction import RECONSTRUCTION_BUDGET
 from .base import Agent, legal_actions, make_agent
@@ -310,14 +320,24 @@ def shipped_opponent_model() -> LearnedOpponentModel:
     return load_opponent_model(Path(__file__).parent / "models" / OPPONENT_MODEL_FILE)
 
 
-def choose_action(outcomes: np.ndarray, legal: list[int], preferred: int, confidence: float) -> int:
+def choose_action(
+    outcomes: np.ndarray,
+    legal: list[int],
+    preferred: int,
+    confidence: float,
+    weights: np.ndarray | None = None,
+) -> int:
     """The action with the fewest sticks over the worlds (``outcomes``: worlds x actions),
     but the rollout policy's own choice ``preferred`` unless the best action beats it by more
     than ``confidence`` standard errors of the paired (same worlds) difference. With a few
     dozen worlds the plain minimum mostly picks actions that were lucky in this sample; the
     test keeps the policy's move unless the evidence against it is clear. Ties: fewest
-    sticks, then ``preferred``, then the lowest id."""
-    sticks = outcomes.mean(axis=0)
+    sticks, then ``preferred``, then the lowest id. ``weights`` (one per world): the worlds
+    are every world there is, each counting that much (no sampling error, so no
+    ``confidence``)."""
+    if weights is not None and confidence > 0:
+        raise ValueError("confidence is for sampled worlds, not for weighted ones")
+    sticks = np.average(outcomes, axis=0, weights=weights)
     order = sorted(range(len(legal)), key=lambda i: (sticks[i], legal[i] != preferred, legal[i]))
     best = order[0]
     if preferred not in legal or legal[best] == preferred or confidence <= 0:
@@ -355,7 +375,14 @@ def _previous_alive(seat: int, alive: tuple[bool, ...]) -> int:
 
 
 class TriPalkiSearchAgent(Agent):
-    """Tri Palki PIMC agent with heuristic rollouts (see the module docstring)."""
+    """Tri Palki PIMC agent with heuristic rollouts (see the module docstring).
+
+    In a game whose belief sampler lists every world (its ``every_world``, as Tri Palki
+    tiny's does) the agent values every world consistent with its view instead of a sample,
+    each counting in proportion to the likelihood of the round so far (the same inference;
+    ``infer=1``: equally), so ``samples``, ``endgame_samples`` and ``confidence`` do not apply.
+    ``max_turns``: the table's turn limit, at which a rollout stops and the hands are scored
+    as they stand (Tri Palki tiny's rule; ``None``: only ``horizon`` stops it)."""
 
     name = "pimc"
 
@@ -365,11 +392,23 @@ class TriPalkiSearchAgent(Agent):
         seat: str = "player_0",
         seed: int | None = None,
         params: TriPalkiSearchParams | None = None,
+        max_turns: int | None = None,
     ):
-        if game != "tri_palki":
-            raise ValueError(f"the Tri Palki search agent plays tri_palki, not {game!r}")
+        spec = game_spec(game)
+        if spec.family != "tri_palki":
+            raise ValueError(
+                f"the Tri Palki search agent plays tri_palki and its variants, not {game!r}"
+            )
         super().__init__(game, seat, seed)
         self.params = params or TriPalkiSearchParams()
+        if max_turns is not None and max_turns < 1:
+            raise ValueError(f"Tri Palki pimc max_turns must be at least 1, got {max_turns}")
+        self.max_turns = max_turns
+        self._every_world = spec.piece("belief").every_world if spec.has("belief") else None
+        if self._every_world is not None and self.params.confidence > 0:
+            raise ValueError(
+                "Tri Palki pimc confidence is for sampled worlds; here every world is valued"
+            )
         self._policy = make_agent("heuristic", "tri_palki", seat)
         self.opponent_model: OpponentModel = (
             shipped_opponent_model() if self.params.opponents == "learned" else CORE_MODEL
@@ -400,11 +439,19 @@ class TriPalkiSearchAgent(Agent):
         legal = legal_actions(observation)
         self.last_action_values = None
         vector = np.asarray(observation["observation"])
-        view = obs_mod.decode(vector)
+        view = self._on_full_scale(obs_mod.decode(vector))
         self._remember(view)
         action = legal[0] if len(legal) == 1 else self._search(vector, view, legal, observation)
         self._trail = (view, action)
         return action
+
+    def _on_full_scale(self, view: obs_mod.TriPalkiView) -> obs_mod.TriPalkiView:
+        """``view`` with its turns counted as at a table of the full turn horizon (the
+        reconstruction reads turns that way), when the table's ``max_turns`` is below it."""
+        if self.max_turns is None or self.max_turns >= obs_mod.TURNS_HORIZON:
+            return view
+        turns = round(view.turn_fraction * self.max_turns)
+        return replace(view, turn_fraction=turns / obs_mod.TURNS_HORIZON)
 
     def _remember(self, view: obs_mod.TriPalkiView) -> None:
         """Extend the opponents' reconstructed decisions with those since the last decision
@@ -433,18 +480,56 @@ class TriPalkiSearchAgent(Agent):
         observation: dict[str, np.ndarray],
     ) -> int:
         preferred = self._policy.act(observation)
-        bases, counts = self._worlds(vector, view)
+        weights = None
+        if self._every_world is None:
+            bases, counts = self._worlds(vector, view)
+        else:
+            bases, weights = self._every_world_weighted(vector, view)
+            counts = None
         outcomes = np.zeros((len(bases), len(legal)))  # worlds x actions: 1 = a stick
         for w, (world, base) in enumerate(bases):
+            if self.max_turns is not None:  # the turns taken count towards the limit
+                base.turns = round(view.turn_fraction * obs_mod.TURNS_HORIZON)
             for i, action in enumerate(legal):
                 rnd = copy_round(base)
                 rnd.apply(action)
                 outcomes[w, i] = self._rollout(rnd, list(world.sticks))
         if counts is not None:
             outcomes = np.repeat(outcomes, counts, axis=0)
-        sticks = outcomes.mean(axis=0)
+        sticks = np.average(outcomes, axis=0, weights=weights)
         self.last_action_values = {a: -float(s) for a, s in zip(legal, sticks, strict=True)}
-        return choose_action(outcomes, legal, preferred, self.params.confidence)
+        return choose_action(outcomes, legal, preferred, self.params.confidence, weights)
+
+    def _every_world_weighted(
+        self, vector: np.ndarray, view: obs_mod.TriPalkiView
+    ) -> tuple[list[tuple[Any, TriPalkiRound]], np.ndarray]:
+        """Every world consistent with the view (the belief sampler's ``every_world``) with its
+        engine round, and the weight of each: the likelihood of the other players' decisions
+        this round under the rollout policy, as :meth:`_worlds` resamples by (equal with
+        ``infer=1``, at an announce decision, or with nothing of the round to read)."""
+        from ..search.tri_palki_likelihood import worlds_log_likelihood
+
+        assert self._every_world is not None
+        p = self.params
+        worlds = self._every_world(vector, observer=0)
+        rounds = [engine_from_world(w, view) for w in worlds]
+        bases = list(zip(worlds, rounds, strict=True))
+        history = any(self._histories)
+        if p.infer <= 1 or view.phase == "announce" or not (history or view.passes):
+            return bases, np.ones(len(worlds))
+        if history:
+            weighting = worlds_log_likelihood(
+                [w.hands for w in worlds], self._histories, p.infer_epsilon, self.opponent_model,
+                p.infer_budget,
+            )  # fmt: skip
+            self.work["likelihood"] = weighting.work
+            self.kept_steps = weighting.kept_steps
+            top = weighting.logs.max()
+            if not np.isfinite(top):  # only if the reconstruction were wrong: equal weights
+                return bases, np.ones(len(worlds))
+            return bases, np.exp(weighting.logs - top)
+        weights = np.array([pass_likelihood(rnd, p.infer_epsilon) for rnd in rounds])
+        return bases, weights if weights.sum() > 0 else np.ones(len(worlds))
 
     def _worlds(
         self, vector: np.ndarray, view: obs_mod.TriPalkiView
@@ -492,8 +577,9 @@ class TriPalkiSearchAgent(Agent):
         """Play ``rnd`` to its end with the heuristic in every seat; 1 if seat 0 gets a stick."""
         policy = self._policy
         fast = self.params.rollout == "fast"
+        limit = self.max_turns
         for _ in range(self.params.horizon):
-            if rnd.phase == OVER:
+            if rnd.phase == OVER or (limit is not None and rnd.turns >= limit):
                 break
             self.work["rollout"] += 1
             if fast:
@@ -513,6 +599,41 @@ def make_tri_palki_search_agent(
     """The Tri Palki ``pimc[:samples=N,horizon=N,seed=N]`` factory."""
     params, spec_seed = parse_spec(arg)
     return TriPalkiSearchAgent(game, seat, spec_seed if spec_seed is not None else seed, params)
+
+
+_EVERY_WORLD_REFUSED = ("samples", "endgame_samples", "confidence")
+
+
+def make_tri_palki_tiny_search_agent(
+    game: str, seat: str, seed: int | None, arg: str | None, **_: Any
+) -> TriPalkiSearchAgent:
+    """``pimc`` on Tri Palki tiny (its registry entry's ``search_agent``): every world of the
+    ten-card deck (the variant's belief sampler lists them) and rollouts scored at the turn
+    limit, ``pimc:max_turns=N`` at a table whose limit is not the variant's default; the other
+    keys as for Tri Palki's ``pimc`` but ``samples``, ``endgame_samples`` and ``confidence``
+    (every world is valued, none sampled)."""
+    max_turns = TINY_MAX_TURNS
+    rest = []
+    for item in (arg or "").split(","):
+        key, text = item.strip().partition("=")[::2]
+        key = key.strip()
+        if key in _EVERY_WORLD_REFUSED:
+            raise ValueError(
+                f"Tri Palki pimc parameter {key} does not apply to {game}: every world is valued"
+            )
+        if key == "max_turns":
+            try:
+                max_turns = int(text)
+            except ValueError:
+                raise ValueError(
+                    f"Tri Palki pimc parameter max_turns needs an integer, got {text.strip()!r}"
+                ) from None
+        elif item.strip():
+            rest.append(item)
+    params, spec_seed = parse_spec(",".join(rest))
+    return TriPalkiSearchAgent(
+        game, seat, spec_seed if spec_seed is not None else seed, params, max_turns=max_turns
+    )
 
 
 EXPERT_PARAMS = TriPalkiSearchParams(samples=96)

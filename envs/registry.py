@@ -459,16 +459,17 @@ GAMES["tri_palki_tiny"] = replace(
     base_game="tri_palki",
     batched_engine=None,
     batched_heuristic=None,
-    search_agent=None,
+    # pimc and montecarlo value every world of the ten-card deck (the belief piece lists
+    # them), not a sample
+    search_agent="folkcards.agents.tri_palki_search:make_tri_palki_tiny_search_agent",
     expert_agent=None,
     unsure_search=None,
-    # every world of the ten-card deck (search.tri_palki_belief.exact_worlds), not a sample
     montecarlo_agent="folkcards.agents.tri_palki_montecarlo:make_tri_palki_tiny_montecarlo",
     iterated_agent=None,
     belief="folkcards.search.tri_palki_belief:TINY_SAMPLER",  # every world of the ten cards
     deal_options=None,  # its ten-card deals are not the full game's held-out deal sets
     explicit_chance="folkcards.envs.tri_palki.chance:TriPalkiTinyChance",
-    agents=("random", "heuristic"),  # montecarlo plays it too, as a baseline (not shipped)
+    agents=("random", "heuristic", "pimc"),  # montecarlo plays it too, as a baseline
     table_opponent="heuristic",
 )
 

@@ -28,11 +28,15 @@ class BeliefSampler(NamedTuple):
     arguments of ``sample_worlds``); ``sample_worlds(observation, n, rng, **context)`` draws
     complete hidden states, each with ``to_env(**env_kwargs)`` (a raw env at the same decision);
     ``start(world)`` is ``(reset options, actions)``: ``reset(seed=0, options=...)`` deals the
-    world's cards, the actions then lead to the decision (``to_env`` without building an env)."""
+    world's cards, the actions then lead to the decision (``to_env`` without building an env).
+    ``every_world(observation, **context)``, for a game small enough to list them, is every
+    world consistent with the observation, each equally likely under the posterior
+    ``sample_worlds`` draws from (``None``: too many to list)."""
 
     public_context: Callable[..., dict[str, Any]]
     sample_worlds: Callable[..., list[Any]]
     start: Callable[[Any], tuple[dict[str, Any], list[int]]]
+    every_world: Callable[..., list[Any]] | None = None
 
 
 Policy = Callable[[dict[str, np.ndarray]], Any]

@@ -85,6 +85,7 @@ __all__ = [
     "sample_worlds",
     "exact_worlds",
     "tiny_sample_worlds",
+    "tiny_every_world",
     "public_context",
     "weight_worlds",
     "log_likelihoods",
@@ -576,5 +577,13 @@ def tiny_sample_worlds(
     return [worlds[int(i)] for i in rng.integers(len(worlds), size=n)]
 
 
-TINY_SAMPLER = BeliefSampler(public_context, tiny_sample_worlds, world_start)
+def tiny_every_world(observation: Any, **context: Any) -> list[TriPalkiWorld]:
+    """Every world of Tri Palki tiny consistent with one observation (:func:`exact_worlds`
+    over its ten-card deck; at most four)."""
+    from ..envs.tri_palki.tiny import TINY_DECK
+
+    return exact_worlds(observation, TINY_DECK, **context)
+
+
+TINY_SAMPLER = BeliefSampler(public_context, tiny_sample_worlds, world_start, tiny_every_world)
 """Tri Palki tiny's belief sampler (its registry entry's ``belief`` piece)."""
