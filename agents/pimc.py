@@ -82,7 +82,6 @@ from ..envs.paston.rules import (
     BEST_SPADES,
     BID_BASE,
     CONTRACT_BASE,
-    HEARTS,
     LEVEL_FACTOR,
     LEVEL_TRUMP,
     NUM_TRICKS,
@@ -93,6 +92,7 @@ from ..envs.paston.rules import (
     defender_score,
     trick_winner,
 )
+from ..envs.paston.variant import PASTON, PastonVariant
 from ..envs.registry import game_spec
 from ..search.paston_history import public_prefix
 from .base import Agent, legal_actions, spec_pairs
@@ -183,23 +183,23 @@ def _cards_by_lowness(cards: list[int], hand: int) -> list[int]:
     return sorted(cards, key=lambda c: (c & 7, bin(hand & (_SUIT << (c & ~7))).count("1"), c))
 
 
-def greedy_discard(hand: int, trump: int) -> int:
-    """The two cards of a 12-card ``hand`` (mask) a declarer with ``trump`` discards greedily:
-    the two lowest non-trump cards, the shorter suit first (lowest trumps if fewer)."""
+def greedy_discard(hand: int, trump: int, count: int = 2) -> int:
+    """The ``count`` cards (the prikup's size) of a declarer's ``hand`` (mask, the prikup
+    taken) it discards greedily with ``trump``: the lowest non-trump cards, the shorter suit
+    first (lowest trumps if fewer)."""
     trumps = _SUIT << (8 * trump)
     side = _cards_by_lowness(mask_to_cards(hand & ~trumps), hand)
     low_trumps = _cards_by_lowness(mask_to_cards(hand & trumps), hand)
-    pair = (side + low_trumps)[:2]
-    return (1 << pair[0]) | (1 << pair[1])
+    return sum(1 << card for card in (side + low_trumps)[:count])
 
 
-def _defender_value(own_tricks: float, sole: bool) -> float:
+def _defender_value(own_tricks: float, sole: bool, variant: PastonVariant = PASTON) -> float:
     """``defender_score`` linearly interpolated for a fractional trick count."""
     low = int(np.floor(own_tricks))
     frac = own_tricks - low
-    value = defender_score(low, sole)
+    value = defender_score(low, sole, variant)
     if frac > 1e-9:
-        value = (1 - frac) * value + frac * defender_score(low + 1, sole)
+        value = (1 - frac) * value + frac * defender_score(low + 1, sole, variant)
     return float(value)
 
 
@@ -211,8 +211,10 @@ def table_scores(
     sole: bool = False,
     own_tricks: int = 0,
     defence_tricks: int = 0,
+    variant: PastonVariant = PASTON,
 ) -> np.ndarray:
-    """The score of one seat for each declarer's trick total in ``totals`` (any shape).
+    """The score of one seat for each declarer's trick total in ``totals`` (any shape), in a
+    deal of ``variant`` (its tricks and needs; the full game's 10 below).
 
     The declarer scores ``declarer_score(T, level)``; a sole defender takes the other tricks,
     ``defender_score(10 - T, True) * factor``; one of two defenders is credited with
@@ -221,18 +223,24 @@ def table_scores(
     """
     totals = np.asarray(totals)
     if declarer:
-        return np.vectorize(lambda t: float(declarer_score(int(t), level)), otypes=[float])(totals)
+        return np.vectorize(
+            lambda t: float(declarer_score(int(t), level, variant)), otypes=[float]
+        )(totals)
     factor = LEVEL_FACTOR[level]
-    defence = NUM_TRICKS - totals
+    defence = variant.num_tricks - totals
     if sole:
-        return factor * np.vectorize(lambda d: defender_score(int(d), True), otypes=[float])(
-            defence
-        )
+        return factor * np.vectorize(
+            lambda d: defender_score(int(d), True, variant), otypes=[float]
+        )(defence)
     own = own_tricks + 0.5 * (defence - defence_tricks)
-    return factor * np.vectorize(lambda x: _defender_value(float(x), False), otypes=[float])(own)
+    return factor * np.vectorize(
+        lambda x: _defender_value(float(x), False, variant), otypes=[float]
+    )(own)
 
 
-def _seat_scores(view: obs_mod.PastonView, totals: np.ndarray) -> np.ndarray:
+def _seat_scores(
+    view: obs_mod.PastonView, totals: np.ndarray, variant: PastonVariant = PASTON
+) -> np.ndarray:
     """:func:`table_scores` of the observing seat (seat 0 of ``view``, in the play) for the
     declarer's trick totals ``totals``, with the tricks won so far."""
     declarer, level = view.declarer, view.contract
@@ -244,6 +252,7 @@ def _seat_scores(view: obs_mod.PastonView, totals: np.ndarray) -> np.ndarray:
         sole=view.num_active == 2,
         own_tricks=view.tricks[0],
         defence_tricks=sum(view.tricks[r] for r in range(3) if r != declarer),
+        variant=variant,
     )
 
 
@@ -291,6 +300,9 @@ class PimcAgent(Agent):
             raise ValueError(f"pimc plays paston, not {game!r}")
         super().__init__(game, seat, seed)
         self.params = params or PimcParams()
+        # the deck, ladder, discards, tricks and needs of the variant the game plays
+        self.variant: PastonVariant = game_spec(game).env_module().raw_env.variant
+        self._sample_worlds = game_spec(game).piece("belief").sample_worlds
         from ..search.paston_solver import PastonSolver
 
         # the table kept from call to call: the same values (exact bounds keyed by the cards),
@@ -355,8 +367,7 @@ class PimcAgent(Agent):
             self._other_dealer_seen = True
 
     def _worlds(self, vector: np.ndarray, view: obs_mod.PastonView, n: int) -> list[Any]:
-        from ..search.paston_belief import sample_worlds
-
+        sample_worlds = self._sample_worlds  # the game's belief sampler (observation alone)
         first_deal = None
         if view.totals is not None:
             try:
@@ -385,7 +396,10 @@ class PimcAgent(Agent):
 
         worlds = PimcAgent._worlds(self, vector, view, n * factor)
         weights = weight_worlds(
-            worlds, model, epsilon=self.params.infer_epsilon, history=public_prefix(view)
+            worlds,
+            model,
+            epsilon=self.params.infer_epsilon,
+            history=public_prefix(view, self.variant),
         )
         return resample(worlds, weights, n, self.rng)
 
@@ -445,7 +459,8 @@ class PimcAgent(Agent):
         (:func:`folkcards.search.paston_fused_play.fused_card_values` on ``positions``)."""
         from ..search.paston_fused_play import fused_card_values
 
-        values = fused_card_values(self.solver, positions, functools.partial(_seat_scores, view))
+        scores = functools.partial(_seat_scores, view, variant=self.variant)
+        values = fused_card_values(self.solver, positions, scores)
         cost = dict(zip(values.cards, values.fusion_cost, strict=True))
         return np.array([cost[card] for card in legal])
 
@@ -456,7 +471,7 @@ class PimcAgent(Agent):
         declarer, level = view.declarer, view.contract
         assert declarer is not None and level is not None
         defence_tricks = sum(view.tricks[r] for r in range(3) if r != declarer)
-        scores = _seat_scores(view, totals)
+        scores = _seat_scores(view, totals, self.variant)
         if declarer != 0 and view.num_active == 3 and len(view.trick) == 2:
             # last to play beside a partner: who takes this trick is known for each card, and
             # a trick taken by the partner is not this seat's (the solver counts them alike)
@@ -468,16 +483,15 @@ class PimcAgent(Agent):
                     declarer=False,
                     own_tricks=view.tricks[0] + (winner == 0),
                     defence_tricks=defence_tricks + (winner != declarer),
+                    variant=self.variant,
                 )
-        side = totals if declarer == 0 else NUM_TRICKS - totals
+        side = totals if declarer == 0 else self.variant.num_tricks - totals
         return scores.mean(axis=0), side.mean(axis=0)
 
     # --- solving full deals ----------------------------------------------------------------
 
     def _declarer_tricks(self, hands: list[int], trump: int, defenders: list[int]) -> int:
-        from ..search.paston_solver import Position
-
-        return self.solver.solve(Position.first_lead(hands, trump, 0, defenders))
+        return self.solver.solve(_first_lead(hands, trump, 0, defenders))
 
     def _defenders(
         self, hands: list[int], level: int, all_pass: bool, auction: bool
@@ -507,17 +521,18 @@ class PimcAgent(Agent):
         defence calls (:meth:`_defenders`), then an automatic win or the open-hand result.
         ``solved`` caches trick counts under ``(key, trump, defenders)``."""
         defenders = self._defenders(hands, level, all_pass, auction)
-        if not defenders:
-            return float(declarer_score(NUM_TRICKS, level))  # both passed: automatic win
+        variant = self.variant
+        if not defenders:  # both passed: automatic win
+            return float(declarer_score(variant.num_tricks, level, variant))
         trump = LEVEL_TRUMP[level]
         if (key, trump, defenders) not in solved:
             solved[key, trump, defenders] = self._declarer_tricks(hands, trump, list(defenders))
-        return float(declarer_score(solved[key, trump, defenders], level))
+        return float(declarer_score(solved[key, trump, defenders], level, variant))
 
     def _contract_values(
         self, hand: int, worlds: list[Any], levels: list[int], all_pass: bool
     ) -> list[float]:
-        """Mean score of declaring each contract level with this 10-card ``hand`` (seat 0) over
+        """Mean score of declaring each contract level with this ``hand`` (seat 0, discarded) over
         ``worlds`` (opponents' hands from the world)."""
         solved: dict[tuple[Any, ...], int] = {}
         return [
@@ -540,8 +555,7 @@ class PimcAgent(Agent):
         bids = [a for a in legal if a != PASS]
         if not bids:
             return PASS
-        level = bids[0] - BID_BASE
-        levels = [BEST_SPADES] if level == BEST_SPADES else list(range(level, HEARTS + 1))
+        levels = self._levels_from(bids[0] - BID_BASE)
         worlds = self._worlds(vector, view, self.params.bid_samples)
         hand = sum(1 << c for c in view.hand)
         values = dict.fromkeys(levels, 0.0)
@@ -549,7 +563,7 @@ class PimcAgent(Agent):
         for i, world in enumerate(worlds):
             twelve = hand | world.prikup
             for lv in levels:
-                kept = twelve & ~greedy_discard(twelve, LEVEL_TRUMP[lv])
+                kept = twelve & ~greedy_discard(twelve, LEVEL_TRUMP[lv], self.variant.prikup_size)
                 hands = [kept, world.hands[1], world.hands[2]]
                 score = self._declaring_score(hands, lv, False, solved, i, auction=True)
                 if self.params.bid_floor:
@@ -561,11 +575,15 @@ class PimcAgent(Agent):
 
     # --- discards --------------------------------------------------------------------------
 
-    def _contract_levels(self, view: obs_mod.PastonView) -> list[int]:
-        high = view.high_bid
-        if high == BEST_SPADES:
+    def _levels_from(self, low: int) -> list[int]:
+        """The contracts a declarer may name after a won bid of ``low``: best spades alone,
+        else the ladder's trump levels from ``low`` up."""
+        if low == BEST_SPADES:
             return [BEST_SPADES]
-        return list(range(max(high or 0, 0), HEARTS + 1))
+        return [level for level in self.variant.ladder if low <= level < BEST_SPADES]
+
+    def _contract_levels(self, view: obs_mod.PastonView) -> list[int]:
+        return self._levels_from(max(view.high_bid or 0, 0))
 
     def _discard(self, vector: np.ndarray, view: obs_mod.PastonView, legal: list[int]) -> int:
         planned = self._planned_discard
@@ -574,7 +592,7 @@ class PimcAgent(Agent):
         hand = sum(1 << c for c in view.hand)
         levels = self._contract_levels(view)
         worlds = self._worlds(vector, view, self.params.discard_samples)
-        need = 2 - len(view.discards)
+        need = self.variant.prikup_size - len(view.discards)
         # the trump first, each with its greedy discard; then the candidate sets for it
         best_trump = max(
             sorted({LEVEL_TRUMP[lv] for lv in levels}),
@@ -641,6 +659,7 @@ class PimcAgent(Agent):
         said_whist = bool(view.whist[partner])
         said_pass = bool(view.defence_pass[partner])
         worlds = self._inferred_worlds(vector, view, self.params.bid_samples)
+        tricks = self.variant.num_tricks
         total = 0.0
         for world in worlds:
             hands = [world.hands[0], world.hands[1], world.hands[2]]
@@ -659,12 +678,12 @@ class PimcAgent(Agent):
             weight = 0.0
             if not partner_passed:
                 t = self.solver.solve(_first_lead(hands, trump, declarer, [0, partner]))
-                own = (NUM_TRICKS - t) * self._defence_share(hands[0], hands[partner], trump)
-                value += _defender_value(own, False) * factor
+                own = (tricks - t) * self._defence_share(hands[0], hands[partner], trump)
+                value += _defender_value(own, False, self.variant) * factor
                 weight += 1
             if not partner_whists:
                 t = self.solver.solve(_first_lead(hands, trump, declarer, [0]))
-                value += defender_score(NUM_TRICKS - t, True) * factor
+                value += defender_score(tricks - t, True, self.variant) * factor
                 weight += 1
             total += value / weight
         self.last_estimate = total / len(worlds)
@@ -684,9 +703,10 @@ _MIN_ESTIMATE = 0.1  # tricks: no hand's share of the defence is ever quite zero
 
 
 def _first_lead(hands: list[int], trump: int, declarer: int, defenders: list[int]) -> Any:
+    """The solver's position before the first lead (any hand size: a variant's too)."""
     from ..search.paston_solver import Position
 
-    return Position.first_lead(hands, trump, declarer, defenders)
+    return Position(hands, trump, declarer, active=[declarer, *defenders])
 
 
 def make_pimc_agent(game: str, seat: str, seed: int | None, arg: str | None, **_: Any) -> PimcAgent:

@@ -56,9 +56,18 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="keep the rows already in --out (a row of the same AGENT/PROBE is replaced)",
     )
+    parser.add_argument(
+        "--pending",
+        action="append",
+        default=[],
+        metavar="AGENT",
+        help="an agent the exact result does not hold yet: its rows keep the probe's gain and "
+        "no fraction (run again with --add-to once the exact value is computed)",
+    )
     args = parser.parse_args(argv)
     exact = json.loads(args.exact.read_text(encoding="utf-8"))
     values = {row["agent"].split(" ")[0]: row["exploitability"] for row in exact["rows"]}
+    values.update({agent: None for agent in args.pending if agent not in values})
     rows = []
     for run in args.runs:
         name, sep, folder = run.partition("=")
@@ -88,9 +97,9 @@ def main(argv: list[str] | None = None) -> int:
                 "gain_low": low,
                 "gain_high": high,
                 # below a thousandth of a stick (an equilibrium) the fraction would be noise
-                "fraction": m["gain"] / value if value > 1e-3 else None,
-                "fraction_low": low / value if value > 1e-3 else None,
-                "fraction_high": high / value if value > 1e-3 else None,
+                "fraction": m["gain"] / value if value is not None and value > 1e-3 else None,
+                "fraction_low": low / value if value is not None and value > 1e-3 else None,
+                "fraction_high": high / value if value is not None and value > 1e-3 else None,
                 "deals": m["deals"],
                 "run": Path(folder).resolve().relative_to(ROOT).as_posix()
                 if Path(folder).resolve().is_relative_to(ROOT)

@@ -474,8 +474,9 @@ GAMES["tri_palki_tiny"] = replace(
 )
 
 # Paston with seven cards and two tricks, small enough for exact computation
-# (folkcards.envs.paston_tiny_v0): Paston's actions, observation, records and views; the
-# batched engine, the solver and the search players are full-size only.
+# (folkcards.envs.paston_tiny_v0): Paston's actions, observation, records and views; its own
+# belief sampler (every deal of the seven cards), and Paston's open-hand solver and pimc,
+# which read the variant's sizes; the batched engine and the trained players are full-size only.
 GAMES["paston_tiny"] = replace(
     PASTON,
     name="paston_tiny",
@@ -486,17 +487,15 @@ GAMES["paston_tiny"] = replace(
     base_game="paston",
     batched_engine=None,
     batched_heuristic=None,
-    search_agent=None,
     expert_agent=None,
     montecarlo_agent=None,
     deal_options=None,  # its seven-card deals are not the full game's held-out deal sets
     open_hand_analysis=None,
-    open_hand_solver=None,
     endgame_search=None,
     learned_calls=None,
-    belief=None,  # the samplers deal from the full deck
+    belief="folkcards.search.paston_tiny_belief:TINY_SAMPLER",
     explicit_chance="folkcards.envs.paston.chance:PastonTinyChance",
-    agents=("random", "heuristic"),
+    agents=("random", "heuristic", "pimc"),
     table_opponent="heuristic",
 )
 

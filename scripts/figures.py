@@ -474,12 +474,15 @@ def tiny_probe_table(cache: dict[str, Any], game: str = "tri_palki_tiny") -> str
     for row in stored["rows"]:
         gain = f"{row['gain']:.3g} [{row['gain_low']:.3g}, {row['gain_high']:.3g}]"
         fraction = "— (no exact gain to find)"
-        if row["fraction"] is not None:
+        exact = "not yet computed" if row["exact"] is None else f"{row['exact']:.3g}"
+        if row["exact"] is None:
+            fraction = "— (exact value not yet computed)"
+        elif row["fraction"] is not None:
             fraction = (
                 f"{row['fraction']:.2f} [{row['fraction_low']:.2f}, {row['fraction_high']:.2f}]"
             )
         lines.append(
-            f"| `{row['spec']}` | {row['probe'].replace('_', ' ')} | {row['exact']:.3g} | {gain} "
+            f"| `{row['spec']}` | {row['probe'].replace('_', ' ')} | {exact} | {gain} "
             f"| {fraction} | {row['budget']}; {row['deals']:,} deals |"
         )
     return "\n".join(lines) + "\n"

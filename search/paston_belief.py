@@ -45,6 +45,7 @@ import numpy as np
 from ..envs.cards import PASTON_CARDS, mask_to_cards
 from ..envs.paston import observation as obs_mod
 from ..envs.paston.rules import NUM_ACTIONS, NUM_SEATS, PastonDeal
+from ..envs.paston.variant import PASTON, PastonVariant
 from .belief import (
     BeliefSampler,
     check_attempts,
@@ -95,6 +96,7 @@ class PastonWorld:
     parsed_history: tuple[tuple[int | None, Any], ...] | None = field(
         default=None, compare=False, repr=False
     )  # ``history`` as (seat or None, action) pairs, parsed once for all worlds of a call
+    variant: PastonVariant = field(default=PASTON, repr=False)  # the deck and sizes it is dealt by
 
     def hand_cards(self, seat: int) -> list[int]:
         """The card ids seat ``seat`` holds now."""
@@ -146,8 +148,7 @@ class PastonWorld:
         """A ``paston_v0.raw_env`` reset with this world's deal and stepped through
         ``history`` (default: the history given to :func:`sample_worlds`). ``env_kwargs`` go to
         ``raw_env``; ``episode="game"`` is implied when the observation was a game's."""
-        from ..envs.paston.env import raw_env
-
+        raw_env = _env_class(self.variant)
         actions = self.actions(history)
         if self.totals is not None:
             env_kwargs.setdefault("episode", "game")
@@ -281,8 +282,8 @@ def public_context(env: Any, observer: int | str) -> dict[str, Any]:
     history: list[Any] = []
     cards_seen = 0
     for seat, action in deal.history:
-        if action < 32 and deal.declarer >= 0 and cards_seen < 2:
-            cards_seen += 1  # the first two card actions of a deal are the discards
+        if action < 32 and deal.declarer >= 0 and cards_seen < deal.variant.prikup_size:
+            cards_seen += 1  # a deal's first card actions are the discards
             history.append([f"player_{seat}", action if seat == o else None])
         else:
             history.append([f"player_{seat}", action])
@@ -303,7 +304,9 @@ def log_likelihoods(
     out = np.empty(len(worlds))
     for index, world in enumerate(worlds):
         actions = world.actions(history)
-        deal = PastonDeal(world.dealt_hands, world.prikup, world.dealer, world.first_bidder)
+        deal = PastonDeal(
+            world.dealt_hands, world.prikup, world.dealer, world.first_bidder, world.variant
+        )
         totals = list(world.totals) if world.totals is not None else None
         out[index] = replay_log_likelihood(
             deal,
@@ -328,6 +331,17 @@ def weight_worlds(
     ``policy`` (see the module docstring). ``policy``: an ``action_probabilities`` object, a
     callable ``observation -> probabilities``, or an agent with ``act``."""
     return normalise_log_weights(log_likelihoods(worlds, policy, epsilon=epsilon, history=history))
+
+
+def _env_class(variant: PastonVariant) -> Any:
+    """The raw env class that plays ``variant``."""
+    from ..envs.paston.env import raw_env
+    from ..envs.paston.tiny import raw_env as tiny_env
+
+    for env_class in (raw_env, tiny_env):
+        if env_class.variant == variant:
+            return env_class
+    raise ValueError(f"no env plays the Paston variant {variant.name!r}")
 
 
 def world_start(world: PastonWorld) -> tuple[dict[str, Any], list[int]]:

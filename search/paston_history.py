@@ -29,6 +29,7 @@ from ..envs.paston.rules import (
     WHIST,
     PastonDeal,
 )
+from ..envs.paston.variant import PASTON, PastonVariant
 from .belief import check_seat
 
 __all__ = ["HistoryItem", "HistoryWorld", "history_items", "public_prefix", "replay_history"]
@@ -56,6 +57,8 @@ class HistoryWorld(Protocol):
     def history(self) -> tuple[HistoryItem, ...] | None: ...
     @property
     def parsed_history(self) -> tuple[tuple[int | None, Any], ...] | None: ...
+    @property
+    def variant(self) -> PastonVariant: ...
 
 
 def history_items(history: Any) -> list[tuple[int | None, Any]]:
@@ -86,7 +89,9 @@ def replay_history(
         raise ValueError("this world needs the deal's history (list of actions) to be replayed")
     else:
         items = history_items(history if history is not None else world.history)
-    deal = PastonDeal(world.dealt_hands, world.prikup, world.dealer, world.first_bidder)
+    deal = PastonDeal(
+        world.dealt_hands, world.prikup, world.dealer, world.first_bidder, world.variant
+    )
     hidden_discards = mask_to_cards(world.discards)
     actions: list[int] = []
     for seat, raw in items:
@@ -111,22 +116,24 @@ def replay_history(
     return deal, actions
 
 
-def public_prefix(view: obs_mod.PastonView) -> list[int | None]:
+def public_prefix(view: obs_mod.PastonView, variant: PastonVariant = PASTON) -> list[int | None]:
     """The deal's public actions up to the play (or up to now, before it), rebuilt from an
-    observation (relative seats): the auction (at each turn the seat bids the next level if the observation shows it bid
-    that level, else it passes), the declarer's two discards (``None``: hidden), the contract
-    and the defence calls made so far (the declarer's left first)."""
+    observation (relative seats) of a deal of ``variant``: the auction (at each turn the seat
+    bids the next level of the ladder if the observation shows it bid that level, else it
+    passes), the declarer's discards (``None``: hidden), the contract and the defence calls
+    made so far (the declarer's left first)."""
     actions: list[int | None] = []
     passed = [False, False, False]
-    seat, level, high_bidder = view.first_bidder, 0, None
+    seat, high, high_bidder = view.first_bidder, -1, None
     while True:
-        bids_next = level < 5 and level in view.bids[seat]
+        level = variant.next_bid[high + 1]
+        bids_next = level >= 0 and level in view.bids[seat]
         if view.phase == "auction" and not bids_next and not view.auction_passed[seat]:
             break  # this seat is to act now
         if bids_next:
             actions.append(BID_BASE + level)
-            high_bidder, level = seat, level + 1
-            if level == 5:
+            high_bidder, high = seat, level
+            if level == variant.ladder[-1]:
                 break
         else:
             actions.append(PASS)
@@ -141,7 +148,7 @@ def public_prefix(view: obs_mod.PastonView) -> list[int | None]:
         return actions
     if view.phase == "discard":  # only the declarer acts now and sees its discards
         return actions + [None] * len(view.discards)
-    actions += [None, None]
+    actions += [None] * variant.prikup_size
     if view.surrendered:
         return actions + [SURRENDER]
     if view.contract is None:

@@ -245,9 +245,12 @@ def test_given_cards_leave_the_deals_of_the_others():
 def test_the_registry_offers_only_what_plays_the_tiny_deck():
     spec = game_spec("paston-tiny")
     assert spec.name == "paston_tiny" and spec.base_game == "paston"
-    assert spec.agents == ("random", "heuristic")
-    for piece in ("batched_engine", "search_agent", "belief", "open_hand_solver"):
+    assert spec.agents == ("random", "heuristic", "pimc")
+    for piece in ("batched_engine", "expert_agent", "montecarlo_agent", "endgame_search"):
         assert not spec.has(piece), piece
+    for piece in ("search_agent", "belief", "open_hand_solver"):  # they read the variant
+        assert spec.has(piece), piece
+    assert spec.piece("belief") is not game_spec("paston").piece("belief")
     assert list(product([spec.num_actions], [spec.min_players])) == [(45, 3)]
 
 
