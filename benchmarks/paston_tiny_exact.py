@@ -22,6 +22,7 @@ import sys
 import time
 from pathlib import Path
 
+import pyspiel
 from folkcards.envs.cards import PASTON_CARDS
 from folkcards.envs.paston.chance import PastonTinyChance
 from folkcards.openspiel import load_game
@@ -76,6 +77,11 @@ def main(argv: list[str] | None = None) -> int:
         help="save the CFR+ average policy here (JSON; openspiel:policy=PATH plays it)",
     )
     parser.add_argument(
+        "--policy-only",
+        action="store_true",
+        help="only solve CFR+ and write --policy-out (no NashConv, no rows, --out untouched)",
+    )
+    parser.add_argument(
         "--add-to",
         action="store_true",
         help="add the --agent rows to the result already in --out (the same --given), keeping "
@@ -91,6 +97,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(raw_args)
     if args.iterations < 1:
         parser.error("--iterations must be positive")
+    if args.policy_only and (args.policy_out is None or args.add_to or args.agent):
+        parser.error("--policy-only needs --policy-out, and takes no --add-to or --agent")
     agents = dict(item.partition("=")[::2] for item in args.agent)
     if any(not name or not spec or " " in name for name, spec in agents.items()):
         parser.error("--agent takes NAME=SPEC, a one-word name and an agent spec")
@@ -143,7 +151,18 @@ def main(argv: list[str] | None = None) -> int:
         len(states),
     ):
         parser.error(f"--add-to: the tree is not the one of {args.out}")
-    specs = {name: spec for name, spec in agents.items()}
+    if args.policy_only:
+        from folkcards.openspiel.agents import save_policy
+
+        solver = pyspiel.CFRPlusSolver(tree.game)
+        for iteration in range(1, args.iterations + 1):
+            solver.evaluate_and_update_policy()
+            log(f"CFR+ iteration {iteration}")
+        args.policy_out.parent.mkdir(parents=True, exist_ok=True)
+        save_policy(tree.binding_policy(solver.tabular_average_policy()), args.policy_out)
+        log(f"wrote {args.policy_out}")
+        return 0
+    specs = dict(agents)
     if previous is None:
         specs = {"heuristic": "heuristic", **specs}
         checkpoints = [c for c in CHECKPOINTS if c <= args.iterations]

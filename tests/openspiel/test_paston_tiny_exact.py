@@ -182,7 +182,8 @@ def _given(deal: dict[str, int]) -> list[str]:
 def test_add_to_gives_the_full_runs_row(tmp_path):
     """``benchmarks/paston_tiny_exact.py --add-to --agent heuristic=heuristic`` on a stored
     result gives the heuristic the row a full run gave it, from the tree walked again and from
-    the tree read back (``--tree``), and keeps the other rows and the CFR+ curve as stored."""
+    the tree read back (``--tree``), and keeps the other rows and the CFR+ curve as stored;
+    ``--policy-only`` on the tree read back writes the full run's CFR+ policy."""
     import json
 
     script = _script()
@@ -190,8 +191,14 @@ def test_add_to_gives_the_full_runs_row(tmp_path):
     full = tmp_path / "full.json"
     tree = tmp_path / "tree.json.gz"
     common = [*given, "--iterations", "3", "--plot", str(tmp_path / "cfr.png")]
-    assert script.main([*common, "--out", str(full), "--tree", str(tree)]) == 0
+    policy = tmp_path / "policy.json"
+    argv = [*common, "--out", str(full), "--tree", str(tree), "--policy-out", str(policy)]
+    assert script.main(argv) == 0
     assert tree.is_file()
+    again = tmp_path / "again.json"
+    argv = [*common, "--tree", str(tree), "--policy-only", "--policy-out", str(again)]
+    assert script.main(argv) == 0  # the same CFR+ policy without the rows
+    assert again.read_bytes() == policy.read_bytes()
     stored = json.loads(full.read_text(encoding="utf-8"))
     assert [row["agent"] for row in stored["rows"]] == [
         "random",
