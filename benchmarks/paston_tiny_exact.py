@@ -54,6 +54,20 @@ def parse_given(items: list[str]) -> dict[int, int]:
     return given
 
 
+def every_dealer(path: Path) -> None:
+    """Make a saved policy of the tree (dealer seat 0) play whoever deals: each information
+    state of a seat is copied to the names of the seats one and two to its left. A seat's
+    observation is relative to it (its own hand, the dealer's relative seat ...), so a seat in
+    another chair decides on the same information as the seat of the same role at dealer 0."""
+    table = json.loads(path.read_text(encoding="utf-8"))
+    for key, row in list(table.items()):
+        seat, _, rest = key.partition("\n")
+        number = int(seat.removeprefix("player_"))
+        for shift in (1, 2):
+            table.setdefault(f"player_{(number + shift) % 3}\n{rest}", row)
+    path.write_text(json.dumps(table), encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
@@ -160,6 +174,7 @@ def main(argv: list[str] | None = None) -> int:
             log(f"CFR+ iteration {iteration}")
         args.policy_out.parent.mkdir(parents=True, exist_ok=True)
         save_policy(tree.binding_policy(solver.tabular_average_policy()), args.policy_out)
+        every_dealer(args.policy_out)
         log(f"wrote {args.policy_out}")
         return 0
     specs = dict(agents)
@@ -179,6 +194,7 @@ def main(argv: list[str] | None = None) -> int:
 
             args.policy_out.parent.mkdir(parents=True, exist_ok=True)
             save_policy(tree.binding_policy(cfr_policy), args.policy_out)
+            every_dealer(args.policy_out)
             log(f"wrote {args.policy_out}")
     policies = {}
     if previous is None:

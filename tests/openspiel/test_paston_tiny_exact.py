@@ -232,3 +232,30 @@ def test_add_to_refuses_a_result_of_other_given_hands(tmp_path, capsys):
     with pytest.raises(SystemExit):
         script.main(argv)
     assert "was computed with" in capsys.readouterr().err
+
+
+def test_the_saved_policy_plays_whoever_deals(tmp_path):
+    """The CFR+ policy is solved at dealer seat 0; ``--policy-out`` also names each information
+    state for the seats one and two to the left, so at dealer 1, on the same deal turned one seat
+    to the left, every decision is in the table with the row of the same role at dealer 0."""
+    import json
+
+    script = _script()
+    policy = tmp_path / "policy.json"
+    argv = [*_given(ONE_DEAL), "--iterations", "3", "--out", str(tmp_path / "r.json")]
+    argv += ["--plot", str(tmp_path / "cfr.png"), "--policy-out", str(policy)]
+    assert script.main(argv) == 0
+    table = json.loads(policy.read_text(encoding="utf-8"))
+    turned = {
+        card: place if place == PRIKUP else (place + 1) % 3 for card, place in ONE_DEAL.items()
+    }
+    game = load_game("paston_tiny", dealer=1)
+    game.chance = PastonTinyChance.given_cards(
+        {PASTON_CARDS.card_id(card): place for card, place in turned.items()}
+    )
+    keys = export(game).states
+    assert len(keys) > 500
+    for key in keys:
+        seat, _, rest = key.partition("\n")
+        role = (int(seat.removeprefix("player_")) - 1) % 3  # the same seat at dealer 0
+        assert table[key] == table[f"player_{role}\n{rest}"]
