@@ -1,6 +1,7 @@
 """Exact exploitability on Paston tiny: NashConv of random, the heuristic and CFR+ (OpenSpiel).
 
     python benchmarks/paston_tiny_exact.py                        # the stored result: the whole game
+    python benchmarks/paston_tiny_exact.py --add-to --agent ppo=ppo:runs/ppo_paston_tiny/model.zip
     python benchmarks/paston_tiny_exact.py --given player_1=AS,KC --out runs/p1.json --plot runs/p1.png
 
 The game is ``folkcards_paston_tiny`` (dealer seat 0): every one of its 630 deals with its
@@ -11,6 +12,11 @@ seat's best response run in C++ on it. ``--given`` fixes the hands of some seats
 dealt as the whole deal deals them, which leaves a smaller game of the same rules. Writes the
 result as JSON (``--out``, by default ``docs/results/paston_tiny_exact.json``, which
 ``scripts/figures.py`` reads) and the CFR+ convergence curve as a PNG (``--plot``).
+
+``--agent NAME=SPEC`` adds a folkcards agent's row; ``--add-to`` adds such rows to the stored
+result, keeping its other rows and CFR+ curve. The walk is every run's cost: ``--tree PATH``
+writes the walked tree once and reads it back after; ``--policy-only`` (with ``--policy-out``)
+writes the CFR+ policy alone.
 """
 
 from __future__ import annotations
