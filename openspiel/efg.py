@@ -16,9 +16,12 @@ A policy over the binding's information states (:func:`folkcards.openspiel.exact
 
 from __future__ import annotations
 
+import gzip
+import json
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pyspiel
@@ -34,6 +37,29 @@ class ExactTree:
     infosets: list[list[str]]
     legal: list[list[list[int]]]  # per player and information set: the binding's legal actions
     action_ids: dict[str, int] = field(default_factory=dict)  # EFG action id by action name
+    text: str = ""  # the EFG the game was read from
+
+    def save(self, path: Path, **params: Any) -> None:
+        """Write the tree (gzipped JSON) with ``params``, the settings it was walked with."""
+        fields = {
+            "params": params,
+            "histories": self.histories,
+            "infosets": self.infosets,
+            "legal": self.legal,
+            "action_ids": self.action_ids,
+            "text": self.text,
+        }
+        with gzip.open(path, "wt", encoding="utf-8") as file:
+            json.dump(fields, file)
+
+    @classmethod
+    def load(cls, path: Path) -> tuple[ExactTree, dict[str, Any]]:
+        """A tree written by :meth:`save`, and the ``params`` it was saved with."""
+        with gzip.open(path, "rt", encoding="utf-8") as file:
+            fields = json.load(file)
+        params = fields.pop("params")
+        text = fields["text"]
+        return cls(game=pyspiel.load_efg_game(text), **fields), params
 
     @property
     def states(self) -> dict[str, list[int]]:
@@ -149,6 +175,7 @@ def export(
         infosets=[list(numbers) for numbers in infoset_numbers],
         legal=legal,
         action_ids=action_ids,
+        text=text,
     )
 
 

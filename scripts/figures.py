@@ -142,6 +142,8 @@ SOURCES: dict[str, Source] = {
     "tri_palki_tiny_exact": Source(stored="docs/results/tri_palki_tiny_exact.json", digits=3),
     # exact NashConv on Paston tiny (python benchmarks/paston_tiny_exact.py)
     "paston_tiny_exact": Source(stored="docs/results/paston_tiny_exact.json", digits=3),
+    # a PPO player of Paston tiny against heuristic and random (docs/exact_exploitability.md)
+    "paston_tiny_ppo": Source(stored="docs/tournaments/paston_tiny_ppo/results.json"),
     # the bidding benchmark's rows (folkcards bidding evaluate --agent SPEC --json FILE)
     **{
         f"bidding_{name}": Source(stored=f"docs/bidding_benchmark/{name}.json")

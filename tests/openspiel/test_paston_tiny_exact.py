@@ -157,3 +157,105 @@ def test_a_sub_game_of_three_deals_is_walked_whole():
             deals += 1
     assert deals == 3
     assert nash_conv(tree.game, tree.policy(uniform_policy(tree.states))) > 1.0
+
+
+def _script():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "paston_tiny_exact.py"
+    module_spec = importlib.util.spec_from_file_location("paston_tiny_exact", path)
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    return module
+
+
+def _given(deal: dict[str, int]) -> list[str]:
+    seats = ["player_0", "player_1", "player_2", "prikup"]
+    args = []
+    for place, seat in enumerate(seats):
+        cards = [card for card, at in deal.items() if at == place]
+        args += ["--given", f"{seat}={','.join(cards)}"]
+    return args
+
+
+def test_add_to_gives_the_full_runs_row(tmp_path):
+    """``benchmarks/paston_tiny_exact.py --add-to --agent heuristic=heuristic`` on a stored
+    result gives the heuristic the row a full run gave it, from the tree walked again and from
+    the tree read back (``--tree``), and keeps the other rows and the CFR+ curve as stored;
+    ``--policy-only`` on the tree read back writes the full run's CFR+ policy."""
+    import json
+
+    script = _script()
+    given = _given(ONE_DEAL)
+    full = tmp_path / "full.json"
+    tree = tmp_path / "tree.json.gz"
+    common = [*given, "--iterations", "3", "--plot", str(tmp_path / "cfr.png")]
+    policy = tmp_path / "policy.json"
+    argv = [*common, "--out", str(full), "--tree", str(tree), "--policy-out", str(policy)]
+    assert script.main(argv) == 0
+    assert tree.is_file()
+    again = tmp_path / "again.json"
+    argv = [*common, "--tree", str(tree), "--policy-only", "--policy-out", str(again)]
+    assert script.main(argv) == 0  # the same CFR+ policy without the rows
+    assert again.read_bytes() == policy.read_bytes()
+    stored = json.loads(full.read_text(encoding="utf-8"))
+    assert [row["agent"] for row in stored["rows"]] == [
+        "random",
+        "heuristic",
+        "cfr+ (3 iterations)",
+    ]
+    for tree_args in ([], ["--tree", str(tree)]):  # walked again, then read back
+        added = tmp_path / f"added{len(tree_args)}.json"
+        added.write_text(full.read_text(encoding="utf-8"), encoding="utf-8")
+        argv = [*given, "--add-to", "--out", str(added), "--agent", "heuristic=heuristic"]
+        assert script.main([*argv, *tree_args]) == 0
+        result = json.loads(added.read_text(encoding="utf-8"))
+        rows = {row["agent"]: row for row in result["rows"]}
+        assert [row["agent"] for row in result["rows"]] == [r["agent"] for r in stored["rows"]]
+        assert rows.pop("heuristic") == {**stored["rows"][1], "spec": "heuristic"}
+        assert list(rows.values()) == [stored["rows"][0], stored["rows"][2]]
+        assert result["cfr_curve"] == stored["cfr_curve"]
+        assert result["added"] == [
+            " ".join(["python benchmarks/paston_tiny_exact.py", *argv, *tree_args])
+        ]
+
+
+def test_add_to_refuses_a_result_of_other_given_hands(tmp_path, capsys):
+    script = _script()
+    stored = tmp_path / "stored.json"
+    stored.write_text(
+        '{"game": "paston_tiny", "params": {"dealer": 0, "given": {}}, "rows": []}',
+        encoding="utf-8",
+    )
+    argv = [*_given(ONE_DEAL), "--add-to", "--out", str(stored), "--agent", "h=heuristic"]
+    with pytest.raises(SystemExit):
+        script.main(argv)
+    assert "was computed with" in capsys.readouterr().err
+
+
+def test_the_saved_policy_plays_whoever_deals(tmp_path):
+    """The CFR+ policy is solved at dealer seat 0; ``--policy-out`` also names each information
+    state for the seats one and two to the left, so at dealer 1, on the same deal turned one seat
+    to the left, every decision is in the table with the row of the same role at dealer 0."""
+    import json
+
+    script = _script()
+    policy = tmp_path / "policy.json"
+    argv = [*_given(ONE_DEAL), "--iterations", "3", "--out", str(tmp_path / "r.json")]
+    argv += ["--plot", str(tmp_path / "cfr.png"), "--policy-out", str(policy)]
+    assert script.main(argv) == 0
+    table = json.loads(policy.read_text(encoding="utf-8"))
+    turned = {
+        card: place if place == PRIKUP else (place + 1) % 3 for card, place in ONE_DEAL.items()
+    }
+    game = load_game("paston_tiny", dealer=1)
+    game.chance = PastonTinyChance.given_cards(
+        {PASTON_CARDS.card_id(card): place for card, place in turned.items()}
+    )
+    keys = export(game).states
+    assert len(keys) > 500
+    for key in keys:
+        seat, _, rest = key.partition("\n")
+        role = (int(seat.removeprefix("player_")) - 1) % 3  # the same seat at dealer 0
+        assert table[key] == table[f"player_{role}\n{rest}"]
