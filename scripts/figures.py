@@ -159,7 +159,12 @@ def _stored_sources() -> dict[str, Source]:
     if results.is_file():
         for game in json.loads(results.read_text())["games"]:
             found[f"agents_{game}"] = Source(stored=AGENTS_RESULTS, kind="agents", game=game)
-    for final in sorted((ROOT / EXPLOIT_DIR).glob("*/final.json")):
+    # the shipped agents' runs, and the planted-hole runs kept apart from them (planted/)
+    finals = [
+        *(ROOT / EXPLOIT_DIR).glob("*/final.json"),
+        *(ROOT / EXPLOIT_DIR).glob("planted/*/final.json"),
+    ]
+    for final in sorted(finals):
         relative = final.relative_to(ROOT).as_posix()
         found[f"exploit_{final.parent.name}"] = Source(stored=relative, kind="exploit")
     from folkcards.evaluate.benchmarks.gauntlet import shipped_rows

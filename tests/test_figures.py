@@ -110,6 +110,8 @@ def test_stored_figures_agree_with_the_agents_page():
             final = figures.load(name, False, cache)
             if final["measurement"]["game"] not in covered_games:
                 continue  # a game without a round robin on the page (a tiny variant)
+            if "/planted/" in str(source.stored):
+                continue  # a hole planted by the tests, not a shipped agent
             gain = figures.source_figure(name, figures.load(name, False, cache), "gain", "both")
             assert gain in page, f"{name}: {gain} not on the agents' page"
         if source.kind == "agents":
