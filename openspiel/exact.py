@@ -11,6 +11,7 @@ current one, as :func:`folkcards.openspiel.as_policy` does on a live state.
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -67,24 +68,40 @@ def _observation(text: str, size: int, num_actions: int) -> dict[str, np.ndarray
 def agent_policy(spec: str, python_game: Any, states: dict[str, list[int]], seed: int = 0) -> Any:
     """Agent ``spec`` as a ``pyspiel.TabularPolicy`` over ``states``: at each, the agent (built
     with ``seed``) acts on the seat's earlier observations, then gives its probabilities on the
-    current one (``action_probabilities`` where it plays by them, else its one choice)."""
+    current one (``action_probabilities`` where it plays by them, else its one choice).
+
+    The states are visited in the order of their histories, and the agent after each earlier
+    decision is kept while later states share it (a copy per branch), so every decision of the
+    tree is played once instead of once per later state: the same agent states, the same
+    table."""
     size = python_game.observation_size
     num_actions = python_game.num_distinct_actions()
     table: dict[str, list[tuple[int, float]]] = {}
-    for key, legal in states.items():
+    path: list[tuple[str, Any]] = []  # (decision, the agent after it) along the current history
+    seat_now, root = None, None
+    for key in sorted(states, key=lambda k: k.split("\n")):
         seat, *decisions, current = key.split("\n")
-        agent = make_agent(spec, python_game.spec.name, seat, seed=seed)
-        agent.reset()
-        for decision in decisions:
+        if seat != seat_now:
+            seat_now, path = seat, []
+            root = make_agent(spec, python_game.spec.name, seat, seed=seed)
+            root.reset()
+        shared = 0
+        while shared < min(len(path), len(decisions)) and path[shared][0] == decisions[shared]:
+            shared += 1
+        del path[shared:]
+        for decision in decisions[shared:]:
+            agent = copy.deepcopy(path[-1][1] if path else root)
             text, _, _ = decision.rpartition(">")
             agent.act(_observation(text, size, num_actions))
+            path.append((decision, agent))
+        agent = copy.deepcopy(path[-1][1] if path else root)
         observation = _observation(current, size, num_actions)
         if plays_by_probabilities(agent):
             probs = np.asarray(agent.action_probabilities(observation), dtype=np.float64)
         else:
             probs = np.zeros(num_actions)
             probs[agent.act(observation)] = 1.0
-        table[key] = [(a, float(probs[a])) for a in legal]
+        table[key] = [(a, float(probs[a])) for a in states[key]]
     return pyspiel.TabularPolicy(table)
 
 

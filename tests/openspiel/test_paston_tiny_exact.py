@@ -6,7 +6,9 @@ cache of the Python game and on the extensive form the binding's tree is written
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
+from folkcards.agents.base import Agent
 
 pyspiel = pytest.importorskip("pyspiel")
 
@@ -259,3 +261,45 @@ def test_the_saved_policy_plays_whoever_deals(tmp_path):
         seat, _, rest = key.partition("\n")
         role = (int(seat.removeprefix("player_")) - 1) % 3  # the same seat at dealer 0
         assert table[key] == table[f"player_{role}\n{rest}"]
+
+
+def _fresh_agent_policy(spec: str, game, states) -> dict:
+    """The plain definition: a new agent for every information state, shown the seat's earlier
+    decisions, then asked about the current one."""
+    from folkcards.agents.base import make_agent
+    from folkcards.openspiel.exact import _observation
+
+    size, n = game.observation_size, game.num_distinct_actions()
+    table = {}
+    for key, legal in states.items():
+        seat, *decisions, current = key.split("\n")
+        agent = make_agent(spec, game.spec.name, seat, seed=0)
+        agent.reset()
+        for decision in decisions:
+            agent.act(_observation(decision.rpartition(">")[0], size, n))
+        probs = np.zeros(n)
+        probs[agent.act(_observation(current, size, n))] = 1.0
+        table[key] = [(a, float(probs[a])) for a in legal]
+    return table
+
+
+class StreamAgent(Agent):
+    """A legal move drawn from its seeded stream: each choice depends on every draw before it,
+    so a policy that reused an agent's state wrongly would differ."""
+
+    name = "stream"
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        return int(self.rng.choice(np.flatnonzero(observation["action_mask"])))
+
+
+@pytest.mark.parametrize(
+    "spec", ["heuristic", "pimc", f"{__file__}:StreamAgent"], ids=["heuristic", "pimc", "stream"]
+)
+def test_agent_policy_replaying_each_decision_once_is_the_plain_definition(one_deal, spec):
+    """Differential: the tabular policy that keeps the agent after each earlier decision (a
+    copy per branch) equals building a fresh agent for every state."""
+    game, _, states, _ = one_deal
+    some = states if "pimc" not in spec else dict(list(states.items())[:: len(states) // 200])
+    kept = agent_policy(spec, game, some).policy_table()
+    assert dict(kept) == _fresh_agent_policy(spec, game, some)
