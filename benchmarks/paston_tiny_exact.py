@@ -206,7 +206,14 @@ def main(argv: list[str] | None = None) -> int:
     if previous is None:
         policies["random"] = lambda: tree.policy(uniform_policy(states))
     for name, spec in specs.items():
-        policies[name] = lambda spec=spec: tree.policy(agent_policy(spec, python_game, states))
+        policies[name] = lambda spec=spec: tree.policy(
+            agent_policy(
+                spec,
+                python_game,
+                states,
+                progress=lambda n, spec=spec: log(f"{spec}: {n:,} of {len(states):,} states"),
+            )
+        )
     if previous is None:
         policies[f"cfr+ ({args.iterations} iterations)"] = lambda: cfr_policy
     rows = []

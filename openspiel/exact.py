@@ -65,7 +65,13 @@ def _observation(text: str, size: int, num_actions: int) -> dict[str, np.ndarray
     return {"observation": vector, "action_mask": mask}
 
 
-def agent_policy(spec: str, python_game: Any, states: dict[str, list[int]], seed: int = 0) -> Any:
+def agent_policy(
+    spec: str,
+    python_game: Any,
+    states: dict[str, list[int]],
+    seed: int = 0,
+    progress: Callable[[int], None] | None = None,
+) -> Any:
     """Agent ``spec`` as a ``pyspiel.TabularPolicy`` over ``states``: at each, the agent (built
     with ``seed``) acts on the seat's earlier observations, then gives its probabilities on the
     current one (``action_probabilities`` where it plays by them, else its one choice).
@@ -73,12 +79,13 @@ def agent_policy(spec: str, python_game: Any, states: dict[str, list[int]], seed
     The states are visited in the order of their histories, and the agent after each earlier
     decision is kept while later states share it (a copy per branch), so every decision of the
     tree is played once instead of once per later state: the same agent states, the same
-    table."""
+    table. ``progress(n)`` is called every 20,000 states."""
     size = python_game.observation_size
     num_actions = python_game.num_distinct_actions()
     table: dict[str, list[tuple[int, float]]] = {}
     path: list[tuple[str, Any]] = []  # (decision, the agent after it) along the current history
-    seat_now, root = None, None
+    seat_now: str | None = None
+    root: Any = None  # the seat's agent before any decision
     for key in sorted(states, key=lambda k: k.split("\n")):
         seat, *decisions, current = key.split("\n")
         if seat != seat_now:
@@ -102,6 +109,8 @@ def agent_policy(spec: str, python_game: Any, states: dict[str, list[int]], seed
             probs = np.zeros(num_actions)
             probs[agent.act(observation)] = 1.0
         table[key] = [(a, float(probs[a])) for a in states[key]]
+        if progress is not None and len(table) % 20_000 == 0:
+            progress(len(table))
     return pyspiel.TabularPolicy(table)
 
 
