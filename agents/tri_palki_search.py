@@ -500,6 +500,20 @@ class TriPalkiSearchAgent(Agent):
         self.last_action_values = {a: -float(s) for a, s in zip(legal, sticks, strict=True)}
         return choose_action(outcomes, legal, preferred, self.params.confidence, weights)
 
+    def _history_logs(self, worlds: list[Any]) -> np.ndarray:
+        """The log-likelihood in each world of the other players' decisions this round (under
+        the opponent model); notes the work done and the steps kept."""
+        from ..search.tri_palki_likelihood import worlds_log_likelihood
+
+        p = self.params
+        weighting = worlds_log_likelihood(
+            [w.hands for w in worlds], self._histories, p.infer_epsilon, self.opponent_model,
+            p.infer_budget,
+        )  # fmt: skip
+        self.work["likelihood"] = weighting.work
+        self.kept_steps = weighting.kept_steps
+        return weighting.logs
+
     def _every_world_weighted(
         self, vector: np.ndarray, view: obs_mod.TriPalkiView
     ) -> tuple[list[tuple[Any, TriPalkiRound]], np.ndarray]:
@@ -507,7 +521,6 @@ class TriPalkiSearchAgent(Agent):
         engine round, and the weight of each: the likelihood of the other players' decisions
         this round under the rollout policy, as :meth:`_worlds` resamples by (equal with
         ``infer=1``, at an announce decision, or with nothing of the round to read)."""
-        from ..search.tri_palki_likelihood import worlds_log_likelihood
 
         assert self._every_world is not None
         p = self.params
@@ -518,16 +531,11 @@ class TriPalkiSearchAgent(Agent):
         if p.infer <= 1 or view.phase == "announce" or not (history or view.passes):
             return bases, np.ones(len(worlds))
         if history:
-            weighting = worlds_log_likelihood(
-                [w.hands for w in worlds], self._histories, p.infer_epsilon, self.opponent_model,
-                p.infer_budget,
-            )  # fmt: skip
-            self.work["likelihood"] = weighting.work
-            self.kept_steps = weighting.kept_steps
-            top = weighting.logs.max()
+            logs = self._history_logs(worlds)
+            top = logs.max()
             if not np.isfinite(top):  # only if the reconstruction were wrong: equal weights
                 return bases, np.ones(len(worlds))
-            return bases, np.exp(weighting.logs - top)
+            return bases, np.exp(logs - top)
         weights = np.array([pass_likelihood(rnd, p.infer_epsilon) for rnd in rounds])
         return bases, weights if weights.sum() > 0 else np.ones(len(worlds))
 
@@ -541,7 +549,6 @@ class TriPalkiSearchAgent(Agent):
         decision of a round, of the passes just before it (:func:`pass_likelihood`)."""
         from ..search.belief import resample
         from ..search.tri_palki_belief import sample_worlds
-        from ..search.tri_palki_likelihood import worlds_log_likelihood
 
         p = self.params
         samples = p.worlds_at(view)
@@ -551,13 +558,7 @@ class TriPalkiSearchAgent(Agent):
             return [(w, engine_from_world(w, view)) for w in worlds], None
         worlds = sample_worlds(vector, samples * p.infer, self.rng, observer=0)
         if history:
-            weighting = worlds_log_likelihood(
-                [w.hands for w in worlds], self._histories, p.infer_epsilon, self.opponent_model,
-                p.infer_budget,
-            )  # fmt: skip
-            self.work["likelihood"] = weighting.work
-            self.kept_steps = weighting.kept_steps
-            logs = weighting.logs
+            logs = self._history_logs(worlds)
             top = logs.max()  # -inf everywhere only if the reconstruction were wrong: uniform
             weights = np.exp(logs - top) if np.isfinite(top) else np.ones(len(worlds))
             rounds: list[TriPalkiRound | None] = [None] * len(worlds)
