@@ -74,3 +74,29 @@ def run_in_fresh_process(code: str, timeout: float = 300) -> list[str]:
     if done.returncode != 0:
         raise AssertionError(f"the fresh process failed:\n{done.stdout}\n{done.stderr}")
     return done.stdout.splitlines()
+
+
+def tri_palki_tiny_dealer_value(own: int, centre: int, action: int) -> float:
+    """Tri Palki tiny at max_turns=1: the dealer's (player_0's) reward from ``action``, averaged
+    over the four deals it cannot tell apart (each unseen card as the reserve), each played by
+    the env to the end (an announce decision after a 31 declined)."""
+    from folkcards.envs import tri_palki_tiny_v0
+    from folkcards.envs.tri_palki.rules import NO_ANNOUNCE
+    from folkcards.envs.tri_palki.tiny import TINY_DECK
+
+    unseen = [c for c in TINY_DECK if not (own | centre) >> c & 1]
+    total = 0.0
+    for reserve in unseen:
+        piles = [
+            [c for c in unseen if c != reserve],
+            [c for c in range(36) if own >> c & 1],
+            [c for c in range(36) if centre >> c & 1],
+        ]
+        deck = [pile[i] for i in range(3) for pile in piles] + [reserve]
+        env = tri_palki_tiny_v0.raw_env(max_turns=1)
+        env.reset(seed=0, options={"dealer": 0, "deck": deck})
+        env.step(int(action))
+        while not (any(env.terminations.values()) or any(env.truncations.values())):
+            env.step(NO_ANNOUNCE)
+        total += env.rewards["player_0"]
+    return total / len(unseen)

@@ -16,6 +16,8 @@ from folkcards.envs.tri_palki.rules import ANNOUNCE, NO_ANNOUNCE
 from folkcards.envs.tri_palki.tiny import TINY_DECK, TINY_HANDS
 from folkcards.search.tri_palki_belief import exact_worlds
 
+from tests.helpers import tri_palki_tiny_dealer_value
+
 TEN = "10S KS AS 10C KC AC 10D KD AD AH".split()
 
 
@@ -246,25 +248,10 @@ def test_montecarlo_values_each_action_by_the_env_over_the_four_worlds(seed):
     observation = env.observe("player_0")
     chosen = agent.act(observation)
     rnd = env.state_round()
-    own, centre = rnd.hands[0], rnd.centre
-    unseen = [c for c in TINY_DECK if not (own | centre) >> c & 1]
-    values = {}
-    for action in np.flatnonzero(observation["action_mask"]):
-        total = 0.0
-        for reserve in unseen:
-            piles = [
-                [c for c in unseen if c != reserve],
-                [c for c in range(36) if own >> c & 1],
-                [c for c in range(36) if centre >> c & 1],
-            ]
-            deck = [pile[i] for i in range(3) for pile in piles] + [reserve]
-            trial = tri_palki_tiny_v0.raw_env(max_turns=1)
-            trial.reset(seed=0, options={"dealer": 0, "deck": deck})
-            trial.step(int(action))
-            while not (any(trial.terminations.values()) or any(trial.truncations.values())):
-                trial.step(NO_ANNOUNCE)  # the announce decision after a 31, declined
-            total += trial.rewards["player_0"]
-        values[int(action)] = total / 4
+    values = {
+        int(a): tri_palki_tiny_dealer_value(rnd.hands[0], rnd.centre, int(a))
+        for a in np.flatnonzero(observation["action_mask"])
+    }
     assert agent.last_action_values == pytest.approx(values)
     assert values[chosen] == max(values.values())
 

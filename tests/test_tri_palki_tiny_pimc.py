@@ -16,6 +16,8 @@ from folkcards.envs import tri_palki_tiny_v0
 from folkcards.envs.tri_palki.rules import NO_ANNOUNCE, TRIPLES
 from folkcards.envs.tri_palki.tiny import TINY_DECK, TINY_HANDS
 
+from tests.helpers import tri_palki_tiny_dealer_value
+
 
 def _over(env) -> bool:
     return any(env.terminations.values()) or any(env.truncations.values())
@@ -56,27 +58,6 @@ def test_pimc_is_deterministic_given_its_seed():
             )
 
 
-def _mean_reward(own: int, centre: int, action: int) -> float:
-    """The dealer's (player_0's) reward from ``action`` at max_turns=1, averaged over the four
-    deals it cannot tell apart (each of the four unseen cards as the reserve)."""
-    unseen = [c for c in TINY_DECK if not (own | centre) >> c & 1]
-    total = 0.0
-    for reserve in unseen:
-        piles = [
-            [c for c in unseen if c != reserve],
-            [c for c in range(36) if own >> c & 1],
-            [c for c in range(36) if centre >> c & 1],
-        ]
-        deck = [pile[i] for i in range(3) for pile in piles] + [reserve]
-        env = tri_palki_tiny_v0.raw_env(max_turns=1)
-        env.reset(seed=0, options={"dealer": 0, "deck": deck})
-        env.step(int(action))
-        while not _over(env):
-            env.step(NO_ANNOUNCE)  # the announce decision after a 31, declined
-        total += env.rewards["player_0"]
-    return total / len(unseen)
-
-
 @pytest.mark.parametrize("seed", range(10))
 def test_at_max_turns_1_pimc_takes_the_best_action_over_the_four_worlds(seed):
     """At max_turns=1 the dealer's action ends the round (an announce decision changes
@@ -91,7 +72,7 @@ def test_at_max_turns_1_pimc_takes_the_best_action_over_the_four_worlds(seed):
     chosen = agent.act(observation)
     rnd = env.state_round()
     values = {
-        int(a): _mean_reward(rnd.hands[0], rnd.centre, int(a))
+        int(a): tri_palki_tiny_dealer_value(rnd.hands[0], rnd.centre, int(a))
         for a in np.flatnonzero(observation["action_mask"])
     }
     assert agent.last_action_values == pytest.approx(values)
