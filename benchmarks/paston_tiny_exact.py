@@ -35,9 +35,11 @@ from folkcards.openspiel import load_game
 from folkcards.openspiel.efg import ExactTree, export
 from folkcards.openspiel.exact import (
     agent_policy,
+    agent_rows,
     best_response_gains,
     plot_cfr_curve,
     solve_cfr_plus,
+    stored_result,
     uniform_policy,
 )
 
@@ -119,10 +121,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--iterations must be positive")
     if args.policy_only and (args.policy_out is None or args.add_to or args.agent):
         parser.error("--policy-only needs --policy-out, and takes no --add-to or --agent")
-    agents = dict(item.partition("=")[::2] for item in args.agent)
-    if any(not name or not spec or " " in name for name, spec in agents.items()):
-        parser.error("--agent takes NAME=SPEC, a one-word name and an agent spec")
     try:
+        agents = agent_rows(args.agent)
         given = parse_given(args.given or ["none"])
         chance = PastonTinyChance.given_cards(given)
     except ValueError as error:
@@ -133,11 +133,10 @@ def main(argv: list[str] | None = None) -> int:
     }
     previous = None
     if args.add_to:
-        if not agents:
-            parser.error("--add-to needs at least one --agent")
-        if not args.out.is_file():
-            parser.error(f"--add-to: {args.out} does not exist")
-        previous = json.loads(args.out.read_text(encoding="utf-8"))
+        try:
+            previous = stored_result(args.out, agents)
+        except ValueError as error:
+            parser.error(str(error))
         if previous.get("game") != "paston_tiny" or previous.get("params") != params:
             parser.error(
                 f"--add-to: {args.out} was computed with {previous.get('params')}, not {params}"

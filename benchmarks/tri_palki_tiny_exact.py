@@ -26,12 +26,14 @@ from typing import Any
 import numpy as np
 from folkcards.openspiel.exact import (
     agent_policy,
+    agent_rows,
     best_response_gains,
     cached_game,
     information_states,
     nash_conv,
     plot_cfr_curve,
     solve_cfr_plus,
+    stored_result,
     uniform_policy,
 )
 
@@ -81,20 +83,20 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--one-turn is for --max-turns 1")
     if args.max_turns < 1 or args.iterations < 1:
         parser.error("--max-turns and --iterations must be positive")
-    agents = dict(item.partition("=")[::2] for item in args.agent)
-    if any(not name or not spec or " " in name for name, spec in agents.items()):
-        parser.error("--agent takes NAME=SPEC, a one-word name and an agent spec")
+    try:
+        agents = agent_rows(args.agent)
+    except ValueError as error:
+        parser.error(str(error))
 
     def log(message: str) -> None:
         print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
 
     previous = None
     if args.add_to:
-        if not agents:
-            parser.error("--add-to needs at least one --agent")
-        if not args.out.is_file():
-            parser.error(f"--add-to: {args.out} does not exist")
-        previous = json.loads(args.out.read_text(encoding="utf-8"))
+        try:
+            previous = stored_result(args.out, agents)
+        except ValueError as error:
+            parser.error(str(error))
         if previous["params"]["max_turns"] != args.max_turns:
             parser.error(f"--add-to: {args.out} is at max_turns={previous['params']['max_turns']}")
         args.iterations = 1  # the tree is cached by the first CFR+ iteration; its rows are kept

@@ -12,6 +12,7 @@ current one, as :func:`folkcards.openspiel.as_policy` does on a live state.
 from __future__ import annotations
 
 import copy
+import json
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -112,6 +113,26 @@ def agent_policy(
         if progress is not None and len(table) % 20_000 == 0:
             progress(len(table))
     return pyspiel.TabularPolicy(table)
+
+
+def agent_rows(items: list[str]) -> dict[str, str]:
+    """An exact script's ``--agent NAME=SPEC`` items as {name: spec} (``ValueError`` if one is
+    not)."""
+    agents = dict(item.partition("=")[::2] for item in items)
+    if any(not name or not spec or " " in name for name, spec in agents.items()):
+        raise ValueError("--agent takes NAME=SPEC, a one-word name and an agent spec")
+    return agents
+
+
+def stored_result(path: Path, agents: dict[str, str]) -> dict[str, Any]:
+    """The stored result an exact script's ``--add-to`` adds the ``agents`` rows to
+    (``ValueError`` without agents or without the file)."""
+    if not agents:
+        raise ValueError("--add-to needs at least one --agent")
+    if not path.is_file():
+        raise ValueError(f"--add-to: {path} does not exist")
+    result: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return result
 
 
 def uniform_policy(states: dict[str, list[int]]) -> Any:
