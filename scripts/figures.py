@@ -14,7 +14,8 @@ markers that name where it comes from::
   by ``folkcards agents-page``): the same rows and parts, written as the agents' page writes
   them, plus ``AGENT:median`` and ``AGENT:p95``, its decision time.
 - ``exploit_RUN``, a stored best-response run (``docs/exploit/RUN/final.json``, written by
-  ``folkcards exploit``): ``ROW`` is ``gain``; ``both`` (``+4.48 ± 0.82``), ``mean`` or ``ci``
+  ``folkcards exploit``; ``exploit_search_RUN``: ``docs/exploit/search/RUN/final.json``, written
+  by ``folkcards exploit --method search``): ``ROW`` is ``gain``; ``both`` (``+4.48 ± 0.82``), ``mean`` or ``ci``
   (``[+3.66, +5.31]``).
 
 - ``gauntlet_GAME-N``, the committed gauntlet rows of a game at N players (package data of
@@ -167,6 +168,10 @@ def _stored_sources() -> dict[str, Source]:
     for final in sorted(finals):
         relative = final.relative_to(ROOT).as_posix()
         found[f"exploit_{final.parent.name}"] = Source(stored=relative, kind="exploit")
+    # the search probe's records (search/), named apart: a run of each probe may share a name
+    for final in sorted((ROOT / EXPLOIT_DIR).glob("search/*/final.json")):
+        relative = final.relative_to(ROOT).as_posix()
+        found[f"exploit_search_{final.parent.name}"] = Source(stored=relative, kind="exploit")
     from folkcards.evaluate.benchmarks.gauntlet import shipped_rows
 
     for row in shipped_rows():

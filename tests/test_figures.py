@@ -38,6 +38,11 @@ def test_the_readme_and_changelog_are_checked():
 def test_every_stored_run_is_a_source():
     for final in (ROOT / "docs" / "exploit").glob("*/final.json"):
         assert figures.SOURCES[f"exploit_{final.parent.name}"].kind == "exploit"
+    searched = list((ROOT / "docs" / "exploit" / "search").glob("*/final.json"))
+    assert searched
+    for final in searched:
+        source = figures.SOURCES[f"exploit_search_{final.parent.name}"]
+        assert source.stored == final.relative_to(ROOT).as_posix()
     for game in json.loads((ROOT / figures.AGENTS_RESULTS).read_text())["games"]:
         assert figures.SOURCES[f"agents_{game}"].game == game
 
@@ -105,8 +110,18 @@ def test_stored_figures_agree_with_the_agents_page():
     cache: dict = {}
     covered = json.loads((ROOT / "docs" / "agents" / "results.json").read_text())["games"]
     covered_games = {entry["game"] for entry in covered.values()}
+    from folkcards.evaluate.pages.exploit_runs import exploits_of, read_exploits
+
+    runs = read_exploits(ROOT / "docs" / "exploit")
+    quoted = {x.folder.name for e in runs for x in exploits_of(runs, e.game, e.agent)}
     for name, source in figures.SOURCES.items():
         if source.kind == "exploit":
+            if name.startswith("exploit_search_"):
+                continue  # the search probe's records: docs/exploit/README.md's tables
+            if name.removeprefix("exploit_") not in quoted and "/planted/" not in str(
+                source.stored
+            ):
+                continue  # superseded on the page by a run of a larger budget
             final = figures.load(name, False, cache)
             if final["measurement"]["game"] not in covered_games:
                 continue  # a game without a round robin on the page (a tiny variant)

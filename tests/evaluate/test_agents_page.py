@@ -24,14 +24,16 @@ from folkcards.cli import main
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _exploit_run(folder: Path, game: str, agent: str, players: int, gain: float) -> None:
+def _exploit_run(
+    folder: Path, game: str, agent: str, players: int, gain: float, steps: int = 40960
+) -> None:
     """A finished ``folkcards exploit`` directory as the command writes it (the two files read)."""
     folder.mkdir(parents=True)
     measurement = {"game": game, "agent": agent, "num_players": players, "deals": 300,
                    "gain": gain, "ci95": 0.125, "unit": "sticks per round"}  # fmt: skip
-    final = {"measurement": measurement, "steps": 40960, "finished": "2026-11-30T10:00:00+00:00"}
+    final = {"measurement": measurement, "steps": steps, "finished": "2026-11-30T10:00:00+00:00"}
     (folder / "final.json").write_text(json.dumps(final))
-    command = f"folkcards exploit --game {game} --agent {agent} --steps 40960 --out {folder}"
+    command = f"folkcards exploit --game {game} --agent {agent} --steps {steps} --out {folder}"
     (folder / "exploit_state.json").write_text(json.dumps({"command": command}))
 
 
@@ -124,6 +126,16 @@ def test_an_exploit_run_belongs_to_its_agent_and_game(tmp_path):
     runs = read_exploits(tmp_path)
     assert [(e.game, e.num_players) for e in exploits_of(runs, "paston", "ppo")] == [("paston", 3)]
     assert exploits_of(runs, "tri_palki", "heuristic") == []
+
+
+def test_of_two_runs_at_one_table_size_the_larger_budget_is_quoted(tmp_path):
+    _exploit_run(tmp_path / "long", "paston", "ppo:paston", 3, 1.0, steps=1_000_000)
+    _exploit_run(tmp_path / "short", "paston", "ppo:paston", 3, 0.0, steps=200_000)
+    _exploit_run(tmp_path / "four", "tri_palki", "ppo:tri_palki", 4, 2.0, steps=100)
+    _exploit_run(tmp_path / "three", "tri_palki", "ppo:tri_palki", 3, 3.0, steps=100)
+    runs = read_exploits(tmp_path)
+    assert [e.folder.name for e in exploits_of(runs, "paston", "ppo")] == ["long"]
+    assert [e.num_players for e in exploits_of(runs, "tri_palki", "ppo")] == [3, 4]
 
 
 @pytest.mark.parametrize(
