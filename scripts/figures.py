@@ -15,8 +15,8 @@ markers that name where it comes from::
   them, plus ``AGENT:median`` and ``AGENT:p95``, its decision time.
 - ``exploit_RUN``, a stored best-response run (``docs/exploit/RUN/final.json``, written by
   ``folkcards exploit``; ``exploit_search_RUN``: ``docs/exploit/search/RUN/final.json``, written
-  by ``folkcards exploit --method search``): ``ROW`` is ``gain``; ``both`` (``+4.48 ± 0.82``), ``mean`` or ``ci``
-  (``[+3.66, +5.31]``).
+  by ``folkcards exploit --method search``): ``ROW`` is ``gain``; ``both``
+  (``+4.48 ± 0.82``), ``mean`` or ``ci`` (``[+3.66, +5.31]``).
 
 - ``gauntlet_GAME-N``, the committed gauntlet rows of a game at N players (package data of
   ``folkcards.evaluate.benchmarks.gauntlet``, written by ``folkcards gauntlet``): ``ROW`` is
