@@ -100,3 +100,27 @@ def tri_palki_tiny_dealer_value(own: int, centre: int, action: int) -> float:
             env.step(NO_ANNOUNCE)
         total += env.rewards["player_0"]
     return total / len(unseen)
+
+
+def tri_palki_tiny_dealer_values(env: Any, observation: dict) -> dict[int, float]:
+    """:func:`tri_palki_tiny_dealer_value` of every legal action of the dealer to move in
+    ``env`` (Tri Palki tiny at max_turns=1, reset with dealer 0)."""
+    rnd = env.state_round()
+    return {
+        int(a): tri_palki_tiny_dealer_value(rnd.hands[0], rnd.centre, int(a))
+        for a in np.flatnonzero(observation["action_mask"])
+    }
+
+
+def load_script(relative: str) -> Any:
+    """The module of a script of the repository that is not in the package (``benchmarks/``,
+    ``scripts/``), loaded from its path relative to the repository's root."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / relative
+    module_spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert module_spec is not None and module_spec.loader is not None, path
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    return module

@@ -16,7 +16,7 @@ from folkcards.envs.tri_palki.rules import ANNOUNCE, NO_ANNOUNCE
 from folkcards.envs.tri_palki.tiny import TINY_DECK, TINY_HANDS
 from folkcards.search.tri_palki_belief import exact_worlds
 
-from tests.helpers import tri_palki_tiny_dealer_value
+from tests.helpers import tri_palki_tiny_dealer_values
 
 TEN = "10S KS AS 10C KC AC 10D KD AD AH".split()
 
@@ -247,11 +247,7 @@ def test_montecarlo_values_each_action_by_the_env_over_the_four_worlds(seed):
     agent = make_agent("montecarlo:max_turns=1", "tri_palki_tiny", "player_0", seed)
     observation = env.observe("player_0")
     chosen = agent.act(observation)
-    rnd = env.state_round()
-    values = {
-        int(a): tri_palki_tiny_dealer_value(rnd.hands[0], rnd.centre, int(a))
-        for a in np.flatnonzero(observation["action_mask"])
-    }
+    values = tri_palki_tiny_dealer_values(env, observation)
     assert agent.last_action_values == pytest.approx(values)
     assert values[chosen] == max(values.values())
 

@@ -4,9 +4,7 @@ that the seat cannot tell apart, rollouts scored at the table's turn limit."""
 from __future__ import annotations
 
 import copy
-import importlib.util
 from itertools import combinations
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,7 +14,7 @@ from folkcards.envs import tri_palki_tiny_v0
 from folkcards.envs.tri_palki.rules import NO_ANNOUNCE, TRIPLES
 from folkcards.envs.tri_palki.tiny import TINY_DECK, TINY_HANDS
 
-from tests.helpers import tri_palki_tiny_dealer_value
+from tests.helpers import load_script, tri_palki_tiny_dealer_values
 
 
 def _over(env) -> bool:
@@ -70,21 +68,9 @@ def test_at_max_turns_1_pimc_takes_the_best_action_over_the_four_worlds(seed):
     observation = env.observe("player_0")
     agent = make_agent("pimc:max_turns=1", "tri_palki_tiny", "player_0", seed)
     chosen = agent.act(observation)
-    rnd = env.state_round()
-    values = {
-        int(a): tri_palki_tiny_dealer_value(rnd.hands[0], rnd.centre, int(a))
-        for a in np.flatnonzero(observation["action_mask"])
-    }
+    values = tri_palki_tiny_dealer_values(env, observation)
     assert agent.last_action_values == pytest.approx(values)
     assert values[chosen] == max(values.values())
-
-
-def _exact_module():
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "tri_palki_tiny_exact.py"
-    module_spec = importlib.util.spec_from_file_location("tri_palki_tiny_exact", path)
-    module = importlib.util.module_from_spec(module_spec)
-    module_spec.loader.exec_module(module)
-    return module
 
 
 def test_at_max_turns_1_pimc_is_at_least_as_good_as_the_heuristic_in_exact_value():
@@ -92,7 +78,7 @@ def test_at_max_turns_1_pimc_is_at_least_as_good_as_the_heuristic_in_exact_value
     ``benchmarks/tri_palki_tiny_exact.py``'s enumeration of the dealer's decision, which a
     test checks against OpenSpiel's tree) on the deals of two hands of the dealer's left:
     pimc told the turn limit leaves nothing to gain, the heuristic leaves something there."""
-    module = _exact_module()
+    module = load_script("benchmarks/tri_palki_tiny_exact.py")
     left = [TINY_HANDS[0], TINY_HANDS[57]]
     heuristic = module.dealer_gain("heuristic", left_hands=left)
     pimc = module.dealer_gain("pimc:max_turns=1", left_hands=left)

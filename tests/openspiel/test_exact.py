@@ -22,6 +22,8 @@ from folkcards.openspiel.exact import (  # noqa: E402
 from open_spiel.python.algorithms import exploitability  # noqa: E402
 from open_spiel.python.policy import UniformRandomPolicy  # noqa: E402
 
+from tests.helpers import load_script  # noqa: E402
+
 FIRST_HAND = 5  # the first seat's hand in every deal of the small setting: 10S KS KD
 SECOND_HAND = 71  # the dealer's in the smallest setting: AS KC 10D
 
@@ -108,15 +110,9 @@ def test_the_dealers_decision_enumerated_gives_the_trees_nash_conv(small_deals):
     """At max_turns=1 only the dealer decides: ``benchmarks/tri_palki_tiny_exact.py``'s
     enumeration of that decision over the deals (the rules engine, no tree) and OpenSpiel's
     NashConv on the cached tree agree, for random and for the heuristic."""
-    import importlib.util
-    from pathlib import Path
-
     from folkcards.envs.tri_palki.tiny import TINY_HANDS
 
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "tri_palki_tiny_exact.py"
-    module_spec = importlib.util.spec_from_file_location("tri_palki_tiny_exact", path)
-    module = importlib.util.module_from_spec(module_spec)
-    module_spec.loader.exec_module(module)
+    module = load_script("benchmarks/tri_palki_tiny_exact.py")
     python_game, cached = cached_game("tri_palki_tiny", max_turns=1)
     states, _ = information_states(cached)
     left = [TINY_HANDS[FIRST_HAND]]

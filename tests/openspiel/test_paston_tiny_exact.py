@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 from folkcards.agents.base import Agent
 
+from tests.helpers import load_script
+
 pyspiel = pytest.importorskip("pyspiel")
 
 from folkcards.envs.cards import PASTON_CARDS  # noqa: E402
@@ -162,14 +164,7 @@ def test_a_sub_game_of_three_deals_is_walked_whole():
 
 
 def _script():
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "paston_tiny_exact.py"
-    module_spec = importlib.util.spec_from_file_location("paston_tiny_exact", path)
-    module = importlib.util.module_from_spec(module_spec)
-    module_spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks/paston_tiny_exact.py")
 
 
 def _given(deal: dict[str, int]) -> list[str]:
