@@ -191,16 +191,17 @@ def test_at_max_turns_2_each_world_counts_as_likely_as_the_dealers_move_makes_it
     assert agent.last_action_values == pytest.approx(expected)
 
 
-def test_pimc_on_the_variant_refuses_sampling_keys_and_a_bad_turn_limit():
-    with pytest.raises(ValueError, match="does not apply"):
-        make_agent("pimc:samples=8", "tri_palki_tiny", "player_0", 0)
-    with pytest.raises(ValueError, match="does not apply"):
-        make_agent("pimc:confidence=1", "tri_palki_tiny", "player_0", 0)
-    with pytest.raises(ValueError, match="max_turns must be at least 1"):
-        make_agent("pimc:max_turns=0", "tri_palki_tiny", "player_0", 0)
-    with pytest.raises(ValueError, match="needs an integer"):
-        make_agent("pimc:max_turns=two", "tri_palki_tiny", "player_0", 0)
-    with pytest.raises(ValueError, match="needs an integer"):
-        make_agent("pimc:max_turns", "tri_palki_tiny", "player_0", 0)
-    with pytest.raises(ValueError, match="not key=value"):
-        make_agent("pimc:turns=1", "tri_palki_tiny", "player_0", 0)
+@pytest.mark.parametrize(
+    "spec, words",
+    [
+        ("pimc:samples=8", "does not apply"),
+        ("pimc:confidence=1", "does not apply"),
+        ("pimc:max_turns=0", "max_turns must be at least 1"),
+        ("pimc:max_turns=two", "needs an integer"),
+        ("pimc:max_turns", "needs an integer"),
+        ("pimc:turns=1", "not key=value"),
+    ],
+)
+def test_pimc_on_the_variant_refuses_sampling_keys_and_a_bad_turn_limit(spec, words):
+    with pytest.raises(ValueError, match=words):
+        make_agent(spec, "tri_palki_tiny", "player_0", 0)
