@@ -500,9 +500,11 @@ class TriPalkiSearchAgent(Agent):
         self.last_action_values = {a: -float(s) for a, s in zip(legal, sticks, strict=True)}
         return choose_action(outcomes, legal, preferred, self.params.confidence, weights)
 
-    def _history_logs(self, worlds: list[Any]) -> np.ndarray:
-        """The log-likelihood in each world of the other players' decisions this round (under
-        the opponent model); notes the work done and the steps kept."""
+    def _history_weights(self, worlds: list[Any]) -> np.ndarray:
+        """Each world's weight: the likelihood of the other players' decisions this round
+        under the opponent model, relative to the likeliest world's (equal weights if no world
+        had any: only if the reconstruction were wrong); notes the work done and the steps
+        kept."""
         from ..search.tri_palki_likelihood import worlds_log_likelihood
 
         p = self.params
@@ -512,7 +514,8 @@ class TriPalkiSearchAgent(Agent):
         )  # fmt: skip
         self.work["likelihood"] = weighting.work
         self.kept_steps = weighting.kept_steps
-        return weighting.logs
+        top = weighting.logs.max()
+        return np.exp(weighting.logs - top) if np.isfinite(top) else np.ones(len(worlds))
 
     def _every_world_weighted(
         self, vector: np.ndarray, view: obs_mod.TriPalkiView
@@ -521,7 +524,6 @@ class TriPalkiSearchAgent(Agent):
         engine round, and the weight of each: the likelihood of the other players' decisions
         this round under the rollout policy, as :meth:`_worlds` resamples by (equal with
         ``infer=1``, at an announce decision, or with nothing of the round to read)."""
-
         assert self._every_world is not None
         p = self.params
         worlds = self._every_world(vector, observer=0)
@@ -531,11 +533,7 @@ class TriPalkiSearchAgent(Agent):
         if p.infer <= 1 or view.phase == "announce" or not (history or view.passes):
             return bases, np.ones(len(worlds))
         if history:
-            logs = self._history_logs(worlds)
-            top = logs.max()
-            if not np.isfinite(top):  # only if the reconstruction were wrong: equal weights
-                return bases, np.ones(len(worlds))
-            return bases, np.exp(logs - top)
+            return bases, self._history_weights(worlds)
         weights = np.array([pass_likelihood(rnd, p.infer_epsilon) for rnd in rounds])
         return bases, weights if weights.sum() > 0 else np.ones(len(worlds))
 
@@ -558,9 +556,7 @@ class TriPalkiSearchAgent(Agent):
             return [(w, engine_from_world(w, view)) for w in worlds], None
         worlds = sample_worlds(vector, samples * p.infer, self.rng, observer=0)
         if history:
-            logs = self._history_logs(worlds)
-            top = logs.max()  # -inf everywhere only if the reconstruction were wrong: uniform
-            weights = np.exp(logs - top) if np.isfinite(top) else np.ones(len(worlds))
+            weights = self._history_weights(worlds)
             rounds: list[TriPalkiRound | None] = [None] * len(worlds)
         else:
             rounds = [engine_from_world(w, view) for w in worlds]
