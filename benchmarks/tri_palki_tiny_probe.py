@@ -85,6 +85,8 @@ def main(argv: list[str] | None = None) -> int:
         if m["game"] != exact["game"]:
             parser.error(f"{folder} measured {m['agent']} on {m['game']}, not {exact['game']}")
         value = values[agent]
+        # below a thousandth of a stick (an equilibrium) the fraction would be noise
+        scale = value if value is not None and value > 1e-3 else None
         low, high = m["gain"] - m["ci95"], m["gain"] + m["ci95"]
         rows.append(
             {
@@ -96,10 +98,9 @@ def main(argv: list[str] | None = None) -> int:
                 "gain": m["gain"],
                 "gain_low": low,
                 "gain_high": high,
-                # below a thousandth of a stick (an equilibrium) the fraction would be noise
-                "fraction": m["gain"] / value if value is not None and value > 1e-3 else None,
-                "fraction_low": low / value if value is not None and value > 1e-3 else None,
-                "fraction_high": high / value if value is not None and value > 1e-3 else None,
+                "fraction": m["gain"] / scale if scale is not None else None,
+                "fraction_low": low / scale if scale is not None else None,
+                "fraction_high": high / scale if scale is not None else None,
                 "deals": m["deals"],
                 "run": Path(folder).resolve().relative_to(ROOT).as_posix()
                 if Path(folder).resolve().is_relative_to(ROOT)
