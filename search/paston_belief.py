@@ -334,13 +334,14 @@ def weight_worlds(
 
 
 def _env_class(variant: PastonVariant) -> Any:
-    """The raw env class that plays ``variant``."""
-    from ..envs.paston.env import raw_env
-    from ..envs.paston.tiny import raw_env as tiny_env
+    """The raw env class that plays ``variant``: the registry's Paston game whose env deals it."""
+    from ..envs.registry import GAMES
 
-    for env_class in (raw_env, tiny_env):
-        if env_class.variant == variant:
-            return env_class
+    for spec in GAMES.values():
+        if spec.family == "paston":
+            env_class = spec.env_module().raw_env
+            if getattr(env_class, "variant", None) == variant:
+                return env_class
     raise ValueError(f"no env plays the Paston variant {variant.name!r}")
 
 
