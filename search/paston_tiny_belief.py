@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from ..envs.cards import cards_to_mask, mask_to_cards
 from ..envs.paston import observation as obs_mod
 from ..envs.paston.rules import (
     DISCARD,
@@ -98,23 +99,19 @@ def all_deals(variant: PastonVariant, dealer: int) -> tuple[Deal, ...]:
     deck = variant.all_cards
     deals: list[Deal] = []
     first, second = left_of(dealer), left_of(left_of(dealer))
-    for a in combinations(_cards(deck), size):
-        rest_a = deck & ~_mask(a)
-        for b in combinations(_cards(rest_a), size):
-            rest_b = rest_a & ~_mask(b)
-            for c in combinations(_cards(rest_b), size):
+    for a in combinations(mask_to_cards(deck), size):
+        rest_a = deck & ~cards_to_mask(a)
+        for b in combinations(mask_to_cards(rest_a), size):
+            rest_b = rest_a & ~cards_to_mask(b)
+            for c in combinations(mask_to_cards(rest_b), size):
                 hands = [0, 0, 0]
-                hands[first], hands[second], hands[dealer] = _mask(a), _mask(b), _mask(c)
-                deals.append(((hands[0], hands[1], hands[2]), rest_b & ~_mask(c)))
+                hands[first], hands[second], hands[dealer] = (
+                    cards_to_mask(a),
+                    cards_to_mask(b),
+                    cards_to_mask(c),
+                )
+                deals.append(((hands[0], hands[1], hands[2]), rest_b & ~cards_to_mask(c)))
     return tuple(deals)
-
-
-def _cards(mask: int) -> list[int]:
-    return [card for card in range(mask.bit_length()) if mask >> card & 1]
-
-
-def _mask(cards: Sequence[int]) -> int:
-    return sum(1 << card for card in cards)
 
 
 def _replays(
@@ -129,7 +126,7 @@ def _replays(
             return
         bits = deal.legal_bits()
         if deal.phase == DISCARD and (deal.to_act != observer or raw is None):  # not given
-            for card in _cards(bits):
+            for card in mask_to_cards(bits):
                 branch = deal.copy()
                 branch.apply(card)
                 yield from _replays(branch, items[index + 1 :], observer)
@@ -145,8 +142,8 @@ def _replays(
 def _own_dealt(view: obs_mod.PastonView) -> int:
     """The observer's dealt hand as its observation shows it: its hand, the cards it played
     and discarded, less the prikup it took."""
-    held = _mask(view.hand) | _mask(view.played[0]) | _mask(view.discards)
-    return held & ~_mask(view.prikup)
+    held = cards_to_mask(view.hand) | cards_to_mask(view.played[0]) | cards_to_mask(view.discards)
+    return held & ~cards_to_mask(view.prikup)
 
 
 def observed_history(view: obs_mod.PastonView, variant: PastonVariant) -> list[int | None]:
@@ -204,7 +201,7 @@ def exact_worlds(
         raise ValueError("exact_worlds needs observer= (the observer's seat, e.g. 2 or 'player_2')")
     o = check_seat(observer, NUM_SEATS)
     mask = observation.get("action_mask") if isinstance(observation, dict) else None
-    legal = None if mask is None else _mask(np.flatnonzero(np.asarray(mask)).tolist())
+    legal = None if mask is None else cards_to_mask(np.flatnonzero(np.asarray(mask)).tolist())
     if history is None:
         history = observed_history(obs_mod.decode(vector), variant)
     items = tuple(history_items(history))
