@@ -177,21 +177,27 @@ def load_worlds(worlds: list[Any], view: obs_mod.TriPalkiView, repeat: int) -> B
     n = worlds[0].num_players
     batch = Batch(len(worlds) * repeat, n)
     st = batch.st
-    for w, world in enumerate(worlds):
-        rows = slice(w * repeat, (w + 1) * repeat)
-        st[rows, DEALER] = world.dealer
-        st[rows, TO_ACT] = view.to_act if view.to_act is not None else 0
-        st[rows, PHASE] = ANNOUNCE_DECISION if view.phase == "announce" else ACTION
-        st[rows, PASSES] = view.passes if world.announcer is None else 0
-        st[rows, ANNOUNCER] = world.announcer if world.announcer is not None else -1
-        st[rows, FINAL_LEFT] = sum(view.final_turn_pending)
-        st[rows, TOP] = NUM_CARDS - len(world.reserve)
-        st[rows, CENTRE] = world.centre
-        st[rows, WASHED] = world.washed
-        st[rows, OUTCOME] = -1
-        batch.hands[rows] = world.hands
-        if world.reserve:
-            batch.deck[rows, NUM_CARDS - len(world.reserve) :] = world.reserve
+
+    def each(values: list[int]) -> np.ndarray:
+        return np.repeat(np.array(values, dtype=np.int64), repeat)
+
+    announced = [world.announcer is not None for world in worlds]
+    st[:, DEALER] = each([world.dealer for world in worlds])
+    st[:, TO_ACT] = view.to_act if view.to_act is not None else 0
+    st[:, PHASE] = ANNOUNCE_DECISION if view.phase == "announce" else ACTION
+    st[:, PASSES] = each([0 if a else view.passes for a in announced])
+    st[:, ANNOUNCER] = each([-1 if w.announcer is None else w.announcer for w in worlds])
+    st[:, FINAL_LEFT] = sum(view.final_turn_pending)
+    st[:, TOP] = each([NUM_CARDS - len(world.reserve) for world in worlds])
+    st[:, CENTRE] = each([world.centre for world in worlds])
+    st[:, WASHED] = each([world.washed for world in worlds])
+    st[:, OUTCOME] = -1
+    batch.hands[:] = np.repeat(np.array([world.hands for world in worlds], np.int64), repeat, 0)
+    for size in {len(world.reserve) for world in worlds} - {0}:
+        rows = [w for w, world in enumerate(worlds) if len(world.reserve) == size]
+        reserves = np.array([worlds[w].reserve for w in rows], dtype=np.int64)
+        picked = (np.array(rows)[:, None] * repeat + np.arange(repeat)).ravel()
+        batch.deck[picked, NUM_CARDS - size :] = np.repeat(reserves, repeat, axis=0)
     return batch
 
 
@@ -439,7 +445,7 @@ class TriPalkiNetSearchAgent(TriPalkiSearchAgent):
             # the compiled rollouts play every seat alive, with the core rules or the network
             return super()._search(vector, view, legal, observation)
         preferred = self._policy.act(observation)
-        bases, counts = self._worlds(vector, view)
+        bases, counts = self._worlds(vector, view, with_rounds=False)
         worlds = [world for world, _ in bases]
         candidates = self._candidates(view, legal, preferred)
         batch = load_worlds(worlds, view, len(candidates))

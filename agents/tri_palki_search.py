@@ -229,32 +229,47 @@ def parse_spec(
 def engine_from_world(world: Any, view: obs_mod.TriPalkiView) -> TriPalkiRound:
     """A rules-engine round at the observer's decision point, from a sampled world (seats
     relative to the observer, i.e. sampled with ``observer=0``) and the observation's view."""
-    n = world.num_players
-    rnd = TriPalkiRound.__new__(TriPalkiRound)
-    alive = tuple(world.alive)
-    rnd.num_seats = n
-    rnd.alive = alive
-    rnd.survivors = sum(alive)
-    rnd.left = tuple(next_alive(seat, alive) for seat in range(n))
-    rnd.dealer = world.dealer
-    rnd.deck = ()
-    rnd.hands = list(world.hands)
-    rnd.centre = world.centre
-    rnd.dealt_centre = world.centre
-    rnd.reserve = tuple(world.reserve)
-    rnd.top = 0
-    rnd.washed = world.washed
-    rnd.washes = []
-    rnd.known = [sum(1 << c for c in cards) for cards in view.known]
-    rnd.to_act = view.to_act if view.to_act is not None else 0
-    rnd.phase = ANNOUNCE_DECISION if view.phase == "announce" else ACTION
-    rnd.passes = view.passes if world.announcer is None else 0
-    rnd.announcer = world.announcer if world.announcer is not None else -1
-    rnd.final_left = sum(view.final_turn_pending)
-    rnd.turns = 0
-    rnd.outcome = None
-    rnd.history = []
-    return rnd
+    return engines_from_worlds([world], view)[0]
+
+
+def engines_from_worlds(worlds: list[Any], view: obs_mod.TriPalkiView) -> list[TriPalkiRound]:
+    """:func:`engine_from_world` of each world, what the view fixes worked out once."""
+    known = [sum(1 << c for c in cards) for cards in view.known]
+    to_act = view.to_act if view.to_act is not None else 0
+    phase = ANNOUNCE_DECISION if view.phase == "announce" else ACTION
+    final_left = sum(view.final_turn_pending)
+    shared: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # the facts worlds of a view share
+    rounds = []
+    for world in worlds:
+        alive = tuple(world.alive)
+        facts = shared.get(alive)
+        if facts is None:
+            left = tuple(next_alive(seat, alive) for seat in range(world.num_players))
+            facts = shared[alive] = (sum(alive), left)
+        rnd = TriPalkiRound.__new__(TriPalkiRound)
+        rnd.num_seats = world.num_players
+        rnd.alive = alive
+        rnd.survivors, rnd.left = facts
+        rnd.dealer = world.dealer
+        rnd.deck = ()
+        rnd.hands = list(world.hands)
+        rnd.centre = world.centre
+        rnd.dealt_centre = world.centre
+        rnd.reserve = tuple(world.reserve)
+        rnd.top = 0
+        rnd.washed = world.washed
+        rnd.washes = []
+        rnd.known = known.copy()
+        rnd.to_act = to_act
+        rnd.phase = phase
+        rnd.passes = view.passes if world.announcer is None else 0
+        rnd.announcer = world.announcer if world.announcer is not None else -1
+        rnd.final_left = final_left
+        rnd.turns = 0
+        rnd.outcome = None
+        rnd.history = []
+        rounds.append(rnd)
+    return rounds
 
 
 def copy_round(rnd: TriPalkiRound) -> TriPalkiRound:
@@ -488,6 +503,7 @@ class TriPalkiSearchAgent(Agent):
             counts = None
         outcomes = np.zeros((len(bases), len(legal)))  # worlds x actions: 1 = a stick
         for w, (world, base) in enumerate(bases):
+            assert base is not None  # asked with its rounds
             if self.max_turns is not None:  # the turns taken count towards the limit
                 base.turns = round(view.turn_fraction * obs_mod.TURNS_HORIZON)
             for i, action in enumerate(legal):
@@ -527,7 +543,7 @@ class TriPalkiSearchAgent(Agent):
         assert self._every_world is not None
         p = self.params
         worlds = self._every_world(vector, observer=0)
-        rounds = [engine_from_world(w, view) for w in worlds]
+        rounds = engines_from_worlds(worlds, view)
         bases = list(zip(worlds, rounds, strict=True))
         history = any(self._histories)
         if p.infer <= 1 or view.phase == "announce" or not (history or view.passes):
@@ -538,13 +554,15 @@ class TriPalkiSearchAgent(Agent):
         return bases, weights if weights.sum() > 0 else np.ones(len(worlds))
 
     def _worlds(
-        self, vector: np.ndarray, view: obs_mod.TriPalkiView
-    ) -> tuple[list[tuple[Any, TriPalkiRound]], np.ndarray | None]:
+        self, vector: np.ndarray, view: obs_mod.TriPalkiView, with_rounds: bool = True
+    ) -> tuple[list[tuple[Any, TriPalkiRound | None]], np.ndarray | None]:
         """``samples`` worlds with their engine rounds, and how many times each counts
         (``None``: once each). With ``infer`` > 1, drawn from ``infer * samples`` uniform ones
         in proportion to the likelihood of the other players' decisions this round
         (:func:`folkcards.search.tri_palki_likelihood.steps_log_likelihood`), or at the first
-        decision of a round, of the passes just before it (:func:`pass_likelihood`)."""
+        decision of a round, of the passes just before it (:func:`pass_likelihood`). With
+        ``with_rounds`` False the rounds are left out (``None``) where the weighting did not
+        need them: the compiled rollouts load the worlds themselves."""
         from ..search.belief import resample
         from ..search.tri_palki_belief import sample_worlds
 
@@ -553,22 +571,27 @@ class TriPalkiSearchAgent(Agent):
         history = any(self._histories)
         if p.infer <= 1 or view.phase == "announce" or not (history or view.passes):
             worlds = sample_worlds(vector, samples, self.rng, observer=0)
-            return [(w, engine_from_world(w, view)) for w in worlds], None
+            return list(zip(worlds, self._rounds_of(worlds, view, with_rounds), strict=True)), None
         worlds = sample_worlds(vector, samples * p.infer, self.rng, observer=0)
         if history:
             weights = self._history_weights(worlds)
             rounds: list[TriPalkiRound | None] = [None] * len(worlds)
         else:
-            rounds = [engine_from_world(w, view) for w in worlds]
+            rounds = list(engines_from_worlds(worlds, view))
             weights = np.array([pass_likelihood(rnd, p.infer_epsilon) for rnd in rounds])
         picks = resample(range(len(worlds)), weights, samples, self.rng)
         unique, counts = np.unique(picks, return_counts=True)
-        chosen = []
-        for i in unique:
-            rnd = rounds[int(i)]
-            world = worlds[int(i)]
-            chosen.append((world, rnd if rnd is not None else engine_from_world(world, view)))
-        return chosen, counts
+        chosen = [worlds[int(i)] for i in unique]
+        if history:
+            return list(
+                zip(chosen, self._rounds_of(chosen, view, with_rounds), strict=True)
+            ), counts
+        return [(world, rounds[int(i)]) for world, i in zip(chosen, unique, strict=True)], counts
+
+    @staticmethod
+    def _rounds_of(worlds: list[Any], view: obs_mod.TriPalkiView, wanted: bool) -> list[Any]:
+        """The engine round of each world if ``wanted``, else ``None`` for each."""
+        return list(engines_from_worlds(worlds, view)) if wanted else [None] * len(worlds)
 
     def _rollout(self, rnd: TriPalkiRound, sticks: list[int]) -> int:
         """Play ``rnd`` to its end with the heuristic in every seat; 1 if seat 0 gets a stick."""

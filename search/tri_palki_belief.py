@@ -424,10 +424,55 @@ def sample_worlds(
     unknown_cards = np.array(mask_to_cards(unknown), dtype=np.int64)
     if not completions:
         return _draw_worlds(rng, seen, o, unknown_cards, others, base, n)
-    return [
-        _draw_world(rng, seen, o, announcer, completions, unknown_cards, others, base)
-        for _ in range(n)
-    ]
+    return _draw_completed_worlds(
+        rng, seen, o, announcer, completions, unknown_cards, others, base, n
+    )
+
+
+def _world(base: dict[str, Any], hands: tuple[int, ...], reserve: tuple[int, ...]) -> TriPalkiWorld:
+    """``TriPalkiWorld(hands=hands, reserve=reserve, **base)`` without the frozen dataclass's
+    field-by-field ``__init__`` (the sampler makes thousands per decision)."""
+    world = object.__new__(TriPalkiWorld)
+    world.__dict__.update(base, hands=hands, reserve=reserve)
+    return world
+
+
+def _draw_completed_worlds(
+    rng: np.random.Generator,
+    seen: _Seen,
+    o: int,
+    announcer: int | None,
+    completions: list[int],
+    unknown_cards: np.ndarray,
+    slot_seats: list[int],
+    base: dict[str, Any],
+    n: int,
+) -> list[TriPalkiWorld]:
+    """``n`` of :func:`_draw_world`'s worlds with an announcer's hand to complete: the same
+    draws from ``rng`` in the same order (a completion, then a shuffle, per world), each
+    completion's remaining pool worked out once."""
+    start_hands = list(seen.known)
+    start_hands[o] = seen.hand_o
+    pools: dict[int, np.ndarray] = {}
+    needs = [3 - popcount(start_hands[seat]) for seat in slot_seats]
+    worlds = []
+    for _ in range(n):
+        extra = completions[int(rng.integers(len(completions)))]
+        pool = pools.get(extra)
+        if pool is None:
+            pool = pools[extra] = unknown_cards[[not extra >> int(c) & 1 for c in unknown_cards]]
+        order = pool[rng.permutation(len(pool))].tolist()
+        hands = start_hands.copy()
+        hands[announcer] |= extra  # type: ignore[index]
+        start = 0
+        for seat, need in zip(slot_seats, needs, strict=True):
+            if seat == announcer:
+                need = 3 - popcount(hands[seat])
+            for card in order[start : start + need]:
+                hands[seat] |= 1 << card
+            start += need
+        worlds.append(_world(base, tuple(hands), tuple(order[start:])))
+    return worlds
 
 
 def _draw_worlds(
@@ -453,7 +498,7 @@ def _draw_worlds(
         masks[:, seat] |= np.sum(np.left_shift(1, orders[:, start : start + need]), axis=1)
         start += need
     return [
-        TriPalkiWorld(hands=tuple(h), reserve=tuple(r), **base)
+        _world(base, tuple(h), tuple(r))
         for h, r in zip(masks.tolist(), orders[:, start:].tolist(), strict=True)
     ]
 

@@ -1,6 +1,6 @@
-"""Tri Palki's world sampler draws the worlds of an observation together when no announcer's
-hand is to complete: the same worlds, and the generator left in the same state, as drawing them
-one at a time (``_draw_world``, the reference)."""
+"""Tri Palki's world sampler draws the worlds of an observation together: the same worlds, and
+the generator left in the same state, as drawing them one at a time (``_draw_world``, the
+reference), whether or not an announcer's hand is to complete."""
 
 from __future__ import annotations
 
@@ -33,6 +33,14 @@ def _one_at_a_time(rng, seen, o, unknown_cards, slot_seats, base, n):  # type: i
     ]
 
 
+def _completed_one_at_a_time(rng, seen, o, announcer, completions, unknown_cards, slot_seats,
+                             base, n):  # type: ignore[no-untyped-def]  # fmt: skip
+    return [
+        belief._draw_world(rng, seen, o, announcer, completions, unknown_cards, slot_seats, base)
+        for _ in range(n)
+    ]
+
+
 @pytest.mark.parametrize("n", [3, 4, 6])
 def test_worlds_drawn_together_are_the_worlds_drawn_one_at_a_time(
     n: int, monkeypatch: pytest.MonkeyPatch
@@ -48,12 +56,16 @@ def test_worlds_drawn_together_are_the_worlds_drawn_one_at_a_time(
         play_episode(raw_env(num_players=n, episode="match", max_turns=100), table,
                      seed=92500 + 10 * n + episode)  # fmt: skip
     assert len(observations) > 20
+    completed = 0  # observations after another seat announced: its hand completed to a 31
     for k, observation in enumerate(observations):
         together_rng, reference_rng = np.random.default_rng(k), np.random.default_rng(k)
         together = belief.sample_worlds(observation, 40, together_rng, observer=0)
         with monkeypatch.context() as patch:
             patch.setattr(belief, "_draw_worlds", _one_at_a_time)
+            patch.setattr(belief, "_draw_completed_worlds", _completed_one_at_a_time)
             reference = belief.sample_worlds(observation, 40, reference_rng, observer=0)
+        completed += together[0].announcer is not None and together[0].announcer != 0
         assert together == reference
         assert all(type(card) is int for card in together[0].hands + together[0].reserve)
         assert together_rng.integers(2**62) == reference_rng.integers(2**62)
+    assert completed >= 3
