@@ -49,7 +49,14 @@ from ..envs.paston.rules import (
 from .belief import PartitionSampler, check_seat
 from .paston_history import history_items
 
-__all__ = ["DEALER_SEVEN_WEIGHT", "Plan", "draw_worlds", "plan_worlds"]
+__all__ = [
+    "DEALER_SEVEN_WEIGHT",
+    "Plan",
+    "absolute_totals",
+    "draw_worlds",
+    "first_deal_flag",
+    "plan_worlds",
+]
 
 DEALER_SEVEN_WEIGHT = 0.9
 """Prior weight of a deal where the dealer holds 7♠ (the bottom card is never 7♠)."""
@@ -98,14 +105,14 @@ def _absolute(observer: int, rel: int) -> int:
     return (observer + rel) % NUM_SEATS
 
 
-def _absolute_totals(view: obs_mod.PastonView, o: int) -> tuple[int, ...] | None:
+def absolute_totals(view: obs_mod.PastonView, o: int) -> tuple[int, ...] | None:
     """Game mode totals by absolute seat (``None`` in deal mode)."""
     if view.totals is None:
         return None
     return tuple(int(round(view.totals[(s - o) % NUM_SEATS])) for s in range(NUM_SEATS))
 
 
-def _first_deal_flag(
+def first_deal_flag(
     first_deal: Any, dealer: int, first_bidder: int, totals: tuple[int, ...] | None
 ) -> bool:
     """Whether this is a game's first deal: ``first_deal`` checked against the observation, or
@@ -281,8 +288,8 @@ def plan_worlds(vector: np.ndarray, history: Any, observer: Any, first_deal: Any
     view = obs_mod.decode(vector)
     dealer = _absolute(o, view.dealer)
     first_bidder = _absolute(o, view.first_bidder)
-    totals = _absolute_totals(view, o)
-    is_first = _first_deal_flag(first_deal, dealer, first_bidder, totals)
+    totals = absolute_totals(view, o)
+    is_first = first_deal_flag(first_deal, dealer, first_bidder, totals)
     played, voids, hand_o = _observed_cards(view, o)
     items = history_items(history) if history is not None else None
     _check_observer_fits(items, first_bidder)

@@ -51,7 +51,7 @@ from ..envs.paston.variant import PASTON_TINY, PastonVariant
 from ..envs.paston.vocabulary import PHASE_NAMES
 from .belief import BeliefSampler, check_count, check_rng, check_seat, observation_vector
 from .paston_belief import PastonWorld, public_context, world_start
-from .paston_deal_constraints import _absolute_totals, _first_deal_flag
+from .paston_deal_constraints import absolute_totals, first_deal_flag
 from .paston_history import history_items, public_prefix
 
 __all__ = [
@@ -222,8 +222,8 @@ def _exact(
     vector = np.frombuffer(vector_bytes, dtype=np.float32)
     view = obs_mod.decode(vector)
     dealer = (o + view.dealer) % NUM_SEATS
-    totals = _absolute_totals(view, o)
-    is_first = _first_deal_flag(first_deal, dealer, (o + view.first_bidder) % NUM_SEATS, totals)
+    totals = absolute_totals(view, o)
+    is_first = first_deal_flag(first_deal, dealer, (o + view.first_bidder) % NUM_SEATS, totals)
     totals_list = list(totals) if totals is not None else None
     own = _own_dealt(view)
     history = tuple([f"player_{s}", a] if s is not None else a for s, a in items)
