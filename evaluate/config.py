@@ -53,8 +53,12 @@ KEYS = (
     "seating",
     "open_hand",
 )
-SEATINGS = ("auto", "permutations", "rotations")  # the ``seating`` key's values
-SEATING_RULES = {"permutations": "all permutations", "rotations": "cyclic rotations"}
+SEATINGS = ("auto", "permutations", "rotations", "mirrored")  # the ``seating`` key's values
+SEATING_RULES = {
+    "permutations": "all permutations",
+    "rotations": "cyclic rotations",
+    "mirrored": "cyclic rotations in both directions",
+}
 MAX_PERMUTED_SEATS = 4  # up to this many seats every seat assignment is played; beyond, rotations
 MAX_UNITS = 50_000_000
 FORMAT_VERSION = 1
@@ -116,12 +120,19 @@ class TournamentConfig:
 
         All permutations for up to 4 seats; for more seats, or with ``seating="rotations"``, the
         cyclic rotations (every entrant sits in every seat once per deal, their clockwise order
-        fixed).
+        fixed, so each entrant always acts right after the same one); with
+        ``seating="mirrored"`` those rotations and the rotations of the reversed order (every
+        entrant in every seat twice, acting after each of its two neighbours equally often: two
+        entrants compared are not favoured by who acts before them).
         """
         n = self.seats
         if self.seating_rule == SEATING_RULES["permutations"]:
             return list(permutations(range(n)))
-        return [tuple((seat + shift) % n for seat in range(n)) for shift in range(n)]
+        rotations = [tuple((seat + shift) % n for seat in range(n)) for shift in range(n)]
+        if self.seating_rule != SEATING_RULES["mirrored"]:
+            return rotations
+        mirrored = [tuple((shift - seat) % n for seat in range(n)) for shift in range(n)]
+        return list(dict.fromkeys(rotations + mirrored))  # two seats: the same two seatings
 
     @property
     def units_per_deal(self) -> int:

@@ -129,7 +129,9 @@ OPTIONS: list[tuple[tuple[str, ...], dict[str, Any]]] = [
             "choices": SEATINGS,
             "help": "seat assignments per deal: every permutation, or the cyclic rotations "
             "(every entrant in every seat once, clockwise order fixed; n instead of n! "
-            "seatings); auto (default): permutations up to 4 seats, rotations above",
+            "seatings), or mirrored: the rotations in both clockwise orders (2n seatings; "
+            "each entrant acts after each of its neighbours, so who is listed next to whom "
+            "favours nobody); auto (default): permutations up to 4 seats, rotations above",
         },
     ),
     (

@@ -9,7 +9,8 @@ markers that name where it comes from::
 
 - a tournament (a stored ``results.json`` committed with the docs, or a command run afresh):
   ``ROW`` an agent's name or ``A-B`` (the difference A − B paired by deal); ``part`` one of
-  ``both`` (default: ``+1.23 [+0.45, +2.01]``), ``mean`` or ``ci``.
+  ``both`` (default: ``+1.23 [+0.45, +2.01]``), ``mean`` or ``ci``; an agent's ``median`` or
+  ``p95`` is its decision time as the tournament measured it.
 - ``agents_GAME``, the agents' page's round robin of a game (``docs/agents/results.json``, written
   by ``folkcards agents-page``): the same rows and parts, written as the agents' page writes
   them, plus ``AGENT:median`` and ``AGENT:p95``, its decision time.
@@ -135,6 +136,9 @@ SOURCES: dict[str, Source] = {
         )
         for n in (3, 4, 6)
     },
+    "tri_palki_rotation_neighbours_4p": Source(
+        stored="docs/tournaments/tri_palki_rotation_neighbours_4p/results.json", digits=3
+    ),
     # an expert-iteration generation against expert (docs/iterate.md)
     "tri_palki_iterate_gen4_3p": Source(
         stored="docs/tournaments/tri_palki_iterate_gen4_3p/results.json", digits=3
@@ -214,6 +218,13 @@ def figure(results: dict[str, Any], row: str, part: str, digits: int) -> str:
         return {"mean": _signed(gain, digits), "ci": f"[{low}, {high}]"}.get(
             part, f"{_signed(gain, digits)} [{low}, {high}]"
         )
+    if part in ("median", "p95"):  # an agent's decision time, as the report measured it
+        from folkcards.evaluate.formatting import format_seconds
+
+        times = results.get("decision_times", {})
+        if row not in times:
+            raise KeyError(f"no decision times of {row!r} (agents: {', '.join(times)})")
+        return format_seconds(times[row][part])
     agents = {a["name"]: (a["mean"], a["ci_low"], a["ci_high"]) for a in results["agents"]}
     pairs = {
         f"{h['a']}-{h['b']}": (h["mean_diff"], h["ci_low"], h["ci_high"])

@@ -226,3 +226,14 @@ def test_an_exploit_result_gives_its_gain_with_the_interval():
     results = {"measurement": {"gain": 0.125, "ci95": 0.025}}
     assert figures.figure(results, "gain", "both", 3) == "+0.125 [+0.100, +0.150]"
     assert figures.figure(results, "gain", "ci", 3) == "[+0.100, +0.150]"
+
+
+def test_a_tournament_decision_time_figure_is_its_reports_median():
+    results = json.loads((ROOT / "docs/tournaments/paston_rllib/results.json").read_text())
+    name, times = next(iter(results["decision_times"].items()))
+    from folkcards.evaluate.formatting import format_seconds
+
+    assert figures.figure(results, name, "median", 2) == format_seconds(times["median"])
+    assert figures.figure(results, name, "p95", 2) == format_seconds(times["p95"])
+    with pytest.raises(KeyError, match="no decision times of 'nobody'"):
+        figures.figure(results, "nobody", "median", 2)

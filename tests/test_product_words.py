@@ -39,6 +39,7 @@ PROCESS_WORDS = re.compile(
     | \b(?:the|this|that)\s+issue(?:'s)?\b                  # "the issue names", "the issue's text"
     | \btoday(?:'s)?\b
     | \bruns/(?:[\w.-]+/)*(?:[st]\d+[a-z]?|[\w-]*_[st]\d+)\b  # runs/s16/…, runs/t24b, …_s23
+    | (?<![\w.~-])/work/[\w.-]                                # the development machine's folders
     """,
     re.IGNORECASE | re.VERBOSE,
 )
@@ -158,6 +159,8 @@ def test_every_command_help_is_read() -> None:
         "--runs runs/agents_page_s23",
         "--out runs/s16/v_pimc_heuristic",
         "--out runs/t24b/tp3",
+        "from `/work/runs5/paston_cmp/tournament.sqlite`",
+        "ppo:/work/runs5/tri_palki_batched/model.zip",
     ],
 )
 def test_the_matcher_finds_process_words(text: str) -> None:
@@ -179,6 +182,7 @@ def test_the_matcher_finds_process_words(text: str) -> None:
         "the sticks of seat 3 after 16 rounds",
         "no issues with numba",
         '"date": datetime.date.today().isoformat(),',
+        "--out runs/work/x and ~/work/notes",
     ],
 )
 def test_the_matcher_leaves_ordinary_words(text: str) -> None:

@@ -22,7 +22,7 @@ from folkcards.errors import ConfigError
 
 from .. import statistics
 from ..arguments import parse_line
-from ..config import TournamentConfig, counted, plural
+from ..config import SEATING_RULES, TournamentConfig, counted, default_seating_rule, plural
 from ..formatting import md_table as _table
 from ..running.runner import BOOTSTRAP, results_of_store
 from ..running.verify import config_from_db
@@ -48,6 +48,8 @@ def reproduce_commands(config: TournamentConfig, out: str, db: str | None = None
         )
         if not game_spec(config.game).fixed_players:
             cmd += f" --num-players {config.num_players}"
+        if _seating_key(config):
+            cmd += f" --seating {_seating_key(config)}"
     else:
         cmd = f"folkcards tournament --config {out}/tournament.yaml"
     if Path(db).name != "tournament.sqlite":
@@ -77,7 +79,16 @@ def config_yaml(config: TournamentConfig) -> str:
     lines += [f"{plural(config.unit_name)}: {config.count}", f"seed: {config.seed}"]
     if not game_spec(config.game).fixed_players:
         lines.append(f"num_players: {config.num_players}")
+    if _seating_key(config):
+        lines.append(f"seating: {_seating_key(config)}")
     return "\n".join(lines) + "\n"
+
+
+def _seating_key(config: TournamentConfig) -> str | None:
+    """The ``seating`` key that gives this tournament's seatings, if not what ``auto`` gives."""
+    if config.seating_rule == default_seating_rule(config.seats):
+        return None
+    return next(key for key, rule in SEATING_RULES.items() if rule == config.seating_rule)
 
 
 # --- sections ------------------------------------------------------------------------------------

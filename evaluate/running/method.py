@@ -7,11 +7,10 @@ from ..config import TournamentConfig
 
 def fairness_text(config: TournamentConfig) -> dict[str, str]:
     """The ``fairness`` note of ``results["method"]``: duplicate play and the seatings."""
-    rotations = (
-        "every seat assignment"
-        if config.seating_rule == "all permutations"
-        else "the cyclic seat rotations"
-    )
+    rotations = {
+        "all permutations": "every seat assignment",
+        "cyclic rotations in both directions": "the cyclic seat rotations in both directions",
+    }.get(config.seating_rule, "the cyclic seat rotations")
     return {
         "fairness": (
             f"duplicate play: each {config.unit_name} (fixed by a seed derived from the tournament "

@@ -123,6 +123,55 @@ def test_rotations_seat_every_entrant_once_per_seat_in_clockwise_order(
         assert [entrants[(start + k) % n] for k in range(n)] == list(range(n))
 
 
+@pytest.mark.parametrize("n", [3, 4, 6])
+def test_mirrored_seats_every_entrant_twice_per_seat_once_after_each_neighbour(
+    tmp_path: Path, n: int
+) -> None:
+    """``seating: mirrored`` (docs/guide/tournaments.md): the rotations in both clockwise
+    orders, 2n seatings; every entrant sits in every seat twice and acts right after each of
+    its two neighbours in the listed order equally often (n times each)."""
+    config = _config(tmp_path, game="tri_palki", agents=["random"] * n, deals=1, seating="mirrored")
+    seatings = config.seatings()
+    assert config.seating_rule == "cyclic rotations in both directions"
+    assert len(seatings) == len(set(seatings)) == 2 * n
+    for seat in range(n):
+        assert sorted(s[seat] for s in seatings) == sorted(list(range(n)) * 2)
+    for entrant in range(n):
+        before = Counter(s[(s.index(entrant) - 1) % n] for s in seatings)
+        assert before == {(entrant - 1) % n: n, (entrant + 1) % n: n}
+
+
+def test_mirrored_is_every_permutation_at_three_seats(tmp_path: Path) -> None:
+    from itertools import permutations
+
+    config = _config(tmp_path, game="tri_palki", agents=["random"] * 3, deals=1, seating="mirrored")
+    assert sorted(config.seatings()) == sorted(permutations(range(3)))
+
+
+@pytest.mark.parametrize(
+    ("n", "seating", "written"),
+    [(4, "rotations", "rotations"), (4, "mirrored", "mirrored"), (4, "auto", None),
+     (6, "rotations", None), (6, "permutations", "permutations")],
+)  # fmt: skip
+def test_the_reports_config_and_command_give_the_same_seatings(
+    tmp_path: Path, n: int, seating: str, written: str | None
+) -> None:
+    """The tournament.yaml a report writes, and its reproduce command, name the seating unless
+    ``auto`` gives it, so rerunning them plays the same seatings."""
+    from folkcards.evaluate.reports.document import config_yaml, reproduce_commands
+
+    config = _config(tmp_path, game="tri_palki", agents=["random"] * n, deals=1, seating=seating)
+    text = config_yaml(config)
+    assert (f"seating: {written}" in text) == (written is not None)
+    assert ("seating" in text) == (written is not None)
+    import yaml
+
+    again = load_config(None, {**yaml.safe_load(text), "out": str(tmp_path / "again")})
+    assert again.seatings() == config.seatings()
+    command = reproduce_commands(config, "runs/t")[0]
+    assert (f"--seating {written}" in command) == (written is not None)
+
+
 def test_permutations_can_be_asked_beyond_four_seats(tmp_path: Path) -> None:
     config = _config(
         tmp_path, game="tri_palki", agents=["random"] * 5, deals=1, seating="permutations"
@@ -131,7 +180,9 @@ def test_permutations_can_be_asked_beyond_four_seats(tmp_path: Path) -> None:
 
 
 def test_bad_seating_is_one_clear_line(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="'seating' must be one of auto, permutations, rotations"):
+    with pytest.raises(
+        ConfigError, match="'seating' must be one of auto, permutations, rotations, mirrored"
+    ):
         _config(tmp_path, seating="shuffled")
 
 

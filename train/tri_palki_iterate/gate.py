@@ -17,6 +17,8 @@ from .layout import (
 )
 
 TIE = 1e-9  # sticks per round: differences smaller than this are rounding, not a gain
+GATE_SEATING = "mirrored"  # the rotations in both directions: neither search acts always
+# right after the other (with one direction, the one listed first would)
 
 
 def search_spec(config: IterateConfig, folder: str | None) -> str:
@@ -46,7 +48,7 @@ def _tournament(
             "num_players": config.gate.num_players,
             "workers": config.gate.workers,
             "out": str(out),
-            "seating": "rotations",
+            "seating": GATE_SEATING,
             "open_hand": False,
         }  # fmt: skip
     )
@@ -142,5 +144,5 @@ def _command(
     specs = " ".join(f"'{a['spec']}'" for a in agents)
     return (
         f"folkcards tournament --game tri_palki --num-players {config.gate.num_players} "
-        f"--agents {specs} --seating rotations --rounds {rounds} --seed {seed} --out {out}"
+        f"--agents {specs} --seating {GATE_SEATING} --rounds {rounds} --seed {seed} --out {out}"
     )
