@@ -136,6 +136,9 @@ SOURCES: dict[str, Source] = {
         )
         for n in (3, 4, 6)
     },
+    "tri_palki_expert_budget_4p": Source(
+        stored="docs/tournaments/tri_palki_expert_budget_4p/results.json", digits=3
+    ),
     "tri_palki_rotation_neighbours_4p": Source(
         stored="docs/tournaments/tri_palki_rotation_neighbours_4p/results.json", digits=3
     ),
@@ -346,8 +349,8 @@ def source_figure(name: str, results: dict[str, Any], row: str, part: str) -> st
         return exploit_figure(results, row, part)
     if source.kind == "timings":
         return timings_figure(results, row, part)
-    if part not in ("both", "mean", "ci"):
-        raise KeyError(f"a tournament has no part {part!r} (both, mean, ci)")
+    if part not in ("both", "mean", "ci", "median", "p95"):
+        raise KeyError(f"a tournament has no part {part!r} (both, mean, ci, median, p95)")
     return figure(results, row, part, source.digits)
 
 
