@@ -281,35 +281,6 @@ def _announcer_completions(
     return announcer, completions
 
 
-def _draw_world(
-    rng: np.random.Generator,
-    seen: _Seen,
-    o: int,
-    announcer: int | None,
-    completions: list[int],
-    unknown_cards: np.ndarray,
-    slot_seats: list[int],
-    base: dict[str, Any],
-) -> TriPalkiWorld:
-    """One world: the announcer's completion (if any), then one shuffle of the remaining unseen
-    cards into the hidden hand places (in seat order) and the reserve."""
-    hands = list(seen.known)
-    hands[o] = seen.hand_o
-    pool = unknown_cards
-    if completions:
-        extra = completions[int(rng.integers(len(completions)))]
-        hands[announcer] |= extra  # type: ignore[index]
-        pool = pool[[not extra >> int(c) & 1 for c in pool]]
-    order = pool[rng.permutation(len(pool))].tolist()
-    start = 0
-    for seat in slot_seats:
-        need = 3 - popcount(hands[seat])
-        for card in order[start : start + need]:
-            hands[seat] |= 1 << card
-        start += need
-    return TriPalkiWorld(hands=tuple(hands), reserve=tuple(order[start:]), **base)
-
-
 def _check_observer_fits(parsed: ParsedHistory, seen: _Seen, dealer: int, num: int) -> None:
     """The history as the observation shows it from ``observer``: the dealer moves first, and
     every seat is publicly known to hold the cards its swaps took and it still holds (§9).
@@ -448,9 +419,10 @@ def _draw_completed_worlds(
     base: dict[str, Any],
     n: int,
 ) -> list[TriPalkiWorld]:
-    """``n`` of :func:`_draw_world`'s worlds with an announcer's hand to complete: the same
-    draws from ``rng`` in the same order (a completion, then a shuffle, per world), each
-    completion's remaining pool worked out once."""
+    """``n`` worlds with an announcer's hand to complete, each drawn from ``rng`` in turn: a
+    completion of the announcer's hand, then one shuffle of the remaining unseen cards into the
+    hidden hand places (in seat order) and the reserve; each completion's pool worked out
+    once."""
     start_hands = list(seen.known)
     start_hands[o] = seen.hand_o
     pools: dict[int, np.ndarray] = {}
@@ -484,10 +456,10 @@ def _draw_worlds(
     base: dict[str, Any],
     n: int,
 ) -> list[TriPalkiWorld]:
-    """``n`` of :func:`_draw_world`'s worlds when no announcer's hand is to complete, drawn
-    together: ``rng.permuted`` shuffles each row with the same draws as one
-    ``rng.permutation`` per world, so the worlds (and the generator's state after) are the
-    same."""
+    """``n`` worlds when no announcer's hand is to complete, each one shuffle of the unseen
+    cards into the hidden hand places (in seat order) and the reserve, drawn together:
+    ``rng.permuted`` shuffles each row with the same draws as one ``rng.permutation`` per
+    world, so the worlds (and the generator's state after) are those drawn one at a time."""
     hands = list(seen.known)
     hands[o] = seen.hand_o
     orders = rng.permuted(np.tile(unknown_cards, (n, 1)), axis=1)

@@ -33,8 +33,8 @@ LONG_MODULES: dict[str, str] = {
         "Tri Palki's pimc and expert search: sampled worlds, weighted and played out"
     ),
     "search/tri_palki_belief.py": (
-        "Tri Palki's belief: the worlds one observation allows, drawn one at a time or together "
-        "from the same random stream, listed for the short deck, weighted by a policy"
+        "Tri Palki's belief: the worlds one observation allows, drawn together (after an "
+        "announcement or not), listed for the short deck, weighted by a policy"
     ),
     "train/batched_training_env.py": (
         "the single-seat training VecEnv on a batched engine, with its batched opponents"

@@ -1,6 +1,6 @@
 """Tri Palki's world sampler draws the worlds of an observation together: the same worlds, and
-the generator left in the same state, as drawing them one at a time (``_draw_world``, the
-reference), whether or not an announcer's hand is to complete."""
+the generator left in the same state, as drawing them one at a time (``_draw_world`` below,
+the reference), whether or not an announcer's hand is to complete."""
 
 from __future__ import annotations
 
@@ -26,17 +26,35 @@ class _Recorder:
         return self.agent.act(observation)
 
 
+def _draw_world(rng, seen, o, announcer, completions, unknown_cards, slot_seats,
+                base):  # type: ignore[no-untyped-def]  # fmt: skip
+    """One world: the announcer's completion (if any), then one shuffle of the remaining unseen
+    cards into the hidden hand places (in seat order) and the reserve."""
+    hands = list(seen.known)
+    hands[o] = seen.hand_o
+    pool = unknown_cards
+    if completions:
+        extra = completions[int(rng.integers(len(completions)))]
+        hands[announcer] |= extra
+        pool = pool[[not extra >> int(c) & 1 for c in pool]]
+    order = pool[rng.permutation(len(pool))].tolist()
+    start = 0
+    for seat in slot_seats:
+        need = 3 - bin(hands[seat]).count("1")
+        for card in order[start : start + need]:
+            hands[seat] |= 1 << card
+        start += need
+    return belief.TriPalkiWorld(hands=tuple(hands), reserve=tuple(order[start:]), **base)
+
+
 def _one_at_a_time(rng, seen, o, unknown_cards, slot_seats, base, n):  # type: ignore[no-untyped-def]
-    return [
-        belief._draw_world(rng, seen, o, None, [], unknown_cards, slot_seats, base)
-        for _ in range(n)
-    ]
+    return [_draw_world(rng, seen, o, None, [], unknown_cards, slot_seats, base) for _ in range(n)]
 
 
 def _completed_one_at_a_time(rng, seen, o, announcer, completions, unknown_cards, slot_seats,
                              base, n):  # type: ignore[no-untyped-def]  # fmt: skip
     return [
-        belief._draw_world(rng, seen, o, announcer, completions, unknown_cards, slot_seats, base)
+        _draw_world(rng, seen, o, announcer, completions, unknown_cards, slot_seats, base)
         for _ in range(n)
     ]
 
