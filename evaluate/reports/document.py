@@ -48,8 +48,9 @@ def reproduce_commands(config: TournamentConfig, out: str, db: str | None = None
         )
         if not game_spec(config.game).fixed_players:
             cmd += f" --num-players {config.num_players}"
-        if _seating_key(config):
-            cmd += f" --seating {_seating_key(config)}"
+        seating = _seating_key(config)
+        if seating:
+            cmd += f" --seating {seating}"
     else:
         cmd = f"folkcards tournament --config {out}/tournament.yaml"
     if Path(db).name != "tournament.sqlite":
@@ -79,8 +80,9 @@ def config_yaml(config: TournamentConfig) -> str:
     lines += [f"{plural(config.unit_name)}: {config.count}", f"seed: {config.seed}"]
     if not game_spec(config.game).fixed_players:
         lines.append(f"num_players: {config.num_players}")
-    if _seating_key(config):
-        lines.append(f"seating: {_seating_key(config)}")
+    seating = _seating_key(config)
+    if seating:
+        lines.append(f"seating: {seating}")
     return "\n".join(lines) + "\n"
 
 
