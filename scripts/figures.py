@@ -136,9 +136,13 @@ SOURCES: dict[str, Source] = {
         )
         for n in (3, 4, 6)
     },
-    "tri_palki_expert_budget_4p": Source(
-        stored="docs/tournaments/tri_palki_expert_budget_4p/results.json", digits=3
-    ),
+    # the larger search budget against the 0.4.0 expert, seated symmetrically
+    **{
+        f"tri_palki_expert_budget_{n}p": Source(
+            stored=f"docs/tournaments/tri_palki_expert_budget_{n}p/results.json", digits=3
+        )
+        for n in (4, 6)
+    },
     "tri_palki_rotation_neighbours_4p": Source(
         stored="docs/tournaments/tri_palki_rotation_neighbours_4p/results.json", digits=3
     ),
