@@ -22,7 +22,9 @@ in every world, the fewest sticks wins), with three parts that a network may tak
 
 Spec: ``iterated[:net=DIR,samples=N,top_k=N,cutoff=N,others=net|learned|rules,...]`` (``DIR`` holds ``policy.npz`` and
 optionally ``value.npz``, as ``folkcards iterate`` writes them; the other keys are ``pimc``'s).
-Without ``net`` the search is ``expert``'s with the heuristic's rules. Deterministic given its
+Without ``net`` the search is ``expert``'s with the heuristic's rules; the keys the spec leaves
+out are the 0.4.0 ``expert``'s (:data:`~folkcards.agents.tri_palki_search.EXPERT_PARAMS_0_4`,
+the budget the loop's stored generations were made with). Deterministic given its
 seed. Rounds with an eliminated player fall back to ``pimc``'s rollouts, and so does
 ``rollout=heuristic`` without a network (the full heuristic is not compiled).
 
@@ -76,6 +78,7 @@ from .tri_palki_opponent_model import LearnedOpponentModel, load_opponent_model,
 from .tri_palki_search import (
     CORE_MODEL,
     EXPERT_PARAMS,
+    EXPERT_PARAMS_0_4,
     TriPalkiSearchAgent,
     TriPalkiSearchParams,
     choose_action,
@@ -355,7 +358,7 @@ OTHERS = ("net", "learned", "rules")
 
 
 def parse_net_spec(
-    arg: str | None, defaults: TriPalkiSearchParams = EXPERT_PARAMS
+    arg: str | None, defaults: TriPalkiSearchParams = EXPERT_PARAMS_0_4
 ) -> tuple[TriPalkiSearchParams, NetSearchParams, int | None]:
     """``(search params, network params, seed)`` from ``"net=DIR,top_k=4,samples=24"``."""
     net_values: dict[str, Any] = {}
@@ -407,7 +410,7 @@ class TriPalkiNetSearchAgent(TriPalkiSearchAgent):
         net: TriPalkiNet | None = None,
         record: bool = False,
     ):
-        super().__init__(game, seat, seed, params or EXPERT_PARAMS)
+        super().__init__(game, seat, seed, params or EXPERT_PARAMS_0_4)
         self.net_params = net_params or NetSearchParams()
         self.net = net if net is not None else (
             load_net(self.net_params.net) if self.net_params.net else None
@@ -529,7 +532,7 @@ class TriPalkiExpertAgent(TriPalkiNetSearchAgent):
     """Tri Palki ``expert``: the search with :data:`EXPERT_PARAMS` and no network, its rollouts
     compiled and batched; the same decisions as
     :class:`~folkcards.agents.tri_palki_search.TriPalkiSearchAgent` with that budget
-    (``pimc:samples=96``), in about half its time."""
+    (``pimc`` with the same keys), in about half its time."""
 
     name = "expert"
 

@@ -68,11 +68,12 @@ rounds) the slowest was 0.68 s. Before the bound, 4 players swapping back and fo
 median 0.92 s and up to 2.3 s per decision, and long histories grew without limit.
 
 **expert** (:func:`folkcards.agents.tri_palki_net_search.make_tri_palki_expert_agent`): the
-same search with :data:`EXPERT_PARAMS` (96 worlds), its rollouts played together in compiled
-code; the same decisions as this agent with that budget (``pimc:samples=96``, the reference
-the tests compare it with) at about half the time. Ahead of ``pimc``, ``ppo:tri_palki`` and
-the heuristic at 3, 4 and 6 players over 2,000 fresh rounds each (docs/guide/expert.md, "Tri
-Palki's expert").
+same search with :data:`EXPERT_PARAMS` (192 worlds, 768 where the round is about to end, a
+softer model of the others), its rollouts played together in compiled code; the same decisions
+as this agent with that budget (``pimc`` with the same keys, the reference the tests compare
+it with) at about half the time. Measured against the 0.4.0 budget
+(:data:`EXPERT_PARAMS_0_4`), ``pimc`` and the heuristic in docs/guide/expert.md, "Tri Palki's
+expert".
 
 **Tri Palki tiny** (:func:`make_tri_palki_tiny_search_agent`, the variant's ``search_agent``):
 its belief sampler lists every world a seat cannot tell apart (at most four: the four cards it
@@ -656,16 +657,24 @@ def make_tri_palki_tiny_search_agent(
     )
 
 
-EXPERT_PARAMS = TriPalkiSearchParams(samples=96)
-"""The Tri Palki ``expert``'s budget: ``pimc``'s search with three times the worlds (the same
-``infer`` 8, so 768 weighted draws per decision). Measured against ``pimc`` in docs/guide/expert.md."""
+EXPERT_PARAMS = TriPalkiSearchParams(samples=192, infer=4, endgame_samples=768, infer_epsilon=0.3)
+"""The Tri Palki ``expert``'s budget since 0.5.0: six times ``pimc``'s worlds (192, drawn from
+768 weighted candidates), four times that where the round is about to end (768 worlds from
+3,072), and a softer model of the others' decisions (each counts ``0.7 * [the rules'] + 0.3 /
+options``). Measured against the 0.4.0 budget in docs/guide/expert.md."""
+
+EXPERT_PARAMS_0_4 = TriPalkiSearchParams(samples=96)
+"""The 0.4.0 ``expert``'s budget (96 worlds from 768 weighted candidates, ``infer_epsilon``
+0.1), kept where stored results were made with it: the ``distilled`` player's unsure search,
+the ``iterated`` search's defaults and the expert-iteration loop's search."""
 
 
 class TriPalkiUnsureSearch:
     """The Tri Palki ``distilled`` player's search where its network is unsure (the registry's
     ``unsure_search`` piece): a decision whose network probability of its first choice is
-    under ``threshold`` (0.99 by default) is taken by the ``expert``'s search instead (its
-    :data:`EXPERT_PARAMS`, or ``params``; the Python search, which decides as ``expert``).
+    under ``threshold`` (0.99 by default) is taken by the 0.4.0 ``expert``'s search instead
+    (:data:`EXPERT_PARAMS_0_4`, or ``params``; the Python search, which decides as
+    ``expert`` with that budget).
 
     The search's inference reads the round so far, so the player tells it every decision the
     network took (:meth:`observe`); those are worked into the search's reconstruction of the
@@ -690,7 +699,7 @@ class TriPalkiUnsureSearch:
         seat: str = "player_0",
         seed: int | None = None,
         threshold: float | None = None,
-        params: TriPalkiSearchParams = EXPERT_PARAMS,
+        params: TriPalkiSearchParams = EXPERT_PARAMS_0_4,
         max_searches: int | None = None,
     ):
         self.threshold = self.default_threshold if threshold is None else float(threshold)

@@ -25,6 +25,7 @@ from folkcards.envs.tri_palki import observation as obs_mod
 from .tri_palki_styles import play_rounds, style_opponents
 
 MOVES = 11
+EXPERT_0_4 = "expert:samples=96,infer=8,infer_epsilon=0.1,endgame_samples=0"  # the unsure search's
 
 
 def _walk(first, num_players: int, seeds, others_seed: int = 7):
@@ -43,7 +44,7 @@ class _EagerReference:
     is shown each of the network's decisions as they happen (what the lazy catch-up must
     reproduce)."""
 
-    def __init__(self, seed: int, spec: str = "expert", threshold: float = 0.99):
+    def __init__(self, seed: int, spec: str = EXPERT_0_4, threshold: float = 0.99):
         self.network = make_agent("distilled:unsure=0", "tri_palki", seed=seed)
         self.expert = make_agent(spec, "tri_palki", seed=seed)
         self.threshold = threshold

@@ -412,13 +412,24 @@ def test_decisions_do_not_depend_on_hidden_cards():
 
 def test_expert_is_pimc_with_the_expert_budget():
     """``expert`` reads ``pimc``'s keys; what its spec leaves out is :data:`EXPERT_PARAMS`
-    (three times pimc's worlds), and bad keys are refused in one line as for ``pimc``."""
-    from folkcards.agents.tri_palki_search import EXPERT_PARAMS, TriPalkiSearchParams
+    (docs/guide/expert.md: 192 worlds from 768 candidates, 768 at the end of a round,
+    ``infer_epsilon`` 0.3), and bad keys are refused in one line as for ``pimc``. The 0.4.0
+    budget (96 worlds from 768, ``infer_epsilon`` 0.1) stays as :data:`EXPERT_PARAMS_0_4`."""
+    from folkcards.agents.tri_palki_search import (
+        EXPERT_PARAMS,
+        EXPERT_PARAMS_0_4,
+        TriPalkiSearchParams,
+    )
 
     expert = make_agent("expert", "tri_palki")
     assert expert.name == "expert" and expert.params == EXPERT_PARAMS
-    assert EXPERT_PARAMS.samples == 3 * TriPalkiSearchParams().samples
-    assert dataclasses.replace(EXPERT_PARAMS, samples=32) == TriPalkiSearchParams()
+    pimc = TriPalkiSearchParams()
+    assert (EXPERT_PARAMS.samples, EXPERT_PARAMS.samples * EXPERT_PARAMS.infer) == (192, 768)
+    assert (EXPERT_PARAMS.endgame_samples, EXPERT_PARAMS.infer_epsilon) == (768, 0.3)
+    assert dataclasses.replace(
+        EXPERT_PARAMS, samples=32, infer=8, endgame_samples=0, infer_epsilon=0.1
+    ) == pimc
+    assert EXPERT_PARAMS_0_4 == dataclasses.replace(pimc, samples=96)
     tuned = make_agent("expert:horizon=30,seed=5", "tri_palki")
     assert tuned.params == dataclasses.replace(EXPERT_PARAMS, horizon=30)
     with pytest.raises(ValueError, match="^Tri Palki pimc parameter samples must be at least 1"):
@@ -431,17 +442,18 @@ def actions_of(actions: list[int]):
 
 
 def test_expert_plays_as_pimc_with_its_budget_does():
-    """The same seeds, the same rounds: ``expert`` and ``pimc:samples=96`` choose the same
-    actions at every decision (4 players, the heuristic in the other seats)."""
+    """The same seeds, the same rounds: ``expert`` and ``pimc`` given the expert's keys choose
+    the same actions at every decision (4 players, the heuristic in the other seats)."""
+    reference = "pimc:samples=192,infer=4,endgame_samples=768,infer_epsilon=0.3"
     chosen: dict[str, list[int]] = {}
-    for spec in ("expert", "pimc:samples=96"):
+    for spec in ("expert", reference):
         env = tri_palki_v0.env(num_players=4)
         table = [make_agent(spec, "tri_palki", "player_0", seed=9)]
         table += [make_agent("heuristic", "tri_palki", f"player_{i}") for i in (1, 2, 3)]
         chosen[spec] = actions = []
         for episode in range(2):
             play_episode(env, table, seed=700 + episode, on_action=actions_of(actions))
-    assert len(chosen["expert"]) > 10 and chosen["expert"] == chosen["pimc:samples=96"]
+    assert len(chosen["expert"]) > 10 and chosen["expert"] == chosen[reference]
 
 
 def test_action_values_are_minus_the_sticks_of_the_move_it_plays():

@@ -17,7 +17,7 @@ from ...agents.tri_palki_net_search import (
     TriPalkiNetSearchAgent,
 )
 from ...agents.tri_palki_opponent_model import NUM_FEATURES, NUM_MOVES
-from ...agents.tri_palki_search import EXPERT_PARAMS, TriPalkiSearchParams
+from ...agents.tri_palki_search import EXPERT_PARAMS_0_4, TriPalkiSearchParams
 from ...envs.tri_palki_v0 import raw_env
 from ...evaluate.running.progress import progress
 from .config import IterateConfig
@@ -29,7 +29,7 @@ def _search_agent(
 ) -> TriPalkiNetSearchAgent:
     s = config.search
     params = TriPalkiSearchParams(
-        **{**EXPERT_PARAMS.__dict__, "samples": s.samples, "infer": s.infer, "horizon": s.horizon}
+        **{**EXPERT_PARAMS_0_4.__dict__, "samples": s.samples, "infer": s.infer, "horizon": s.horizon}
     )
     net_params = NetSearchParams(net=folder, top_k=s.top_k, cutoff=s.cutoff, others=s.others)
     return TriPalkiNetSearchAgent("tri_palki", seat, seed, params, net_params, record=record)
