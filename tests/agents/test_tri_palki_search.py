@@ -426,10 +426,13 @@ def test_expert_is_pimc_with_the_expert_budget():
     pimc = TriPalkiSearchParams()
     assert (EXPERT_PARAMS.samples, EXPERT_PARAMS.samples * EXPERT_PARAMS.infer) == (192, 768)
     assert (EXPERT_PARAMS.endgame_samples, EXPERT_PARAMS.infer_epsilon) == (768, 0.3)
-    assert dataclasses.replace(
-        EXPERT_PARAMS, samples=32, infer=8, endgame_samples=0, infer_epsilon=0.1
-    ) == pimc
-    assert EXPERT_PARAMS_0_4 == dataclasses.replace(pimc, samples=96)
+    assert (
+        dataclasses.replace(
+            EXPERT_PARAMS, samples=32, infer=8, endgame_samples=0, infer_epsilon=0.1
+        )
+        == pimc
+    )
+    assert dataclasses.replace(pimc, samples=96) == EXPERT_PARAMS_0_4
     tuned = make_agent("expert:horizon=30,seed=5", "tri_palki")
     assert tuned.params == dataclasses.replace(EXPERT_PARAMS, horizon=30)
     with pytest.raises(ValueError, match="^Tri Palki pimc parameter samples must be at least 1"):
