@@ -1,12 +1,13 @@
-"""Tri Palki ``expert`` against its Python reference, decision time side by side, repeated.
+"""Tri Palki ``expert`` beside its Python reference and the previous version, decision time, repeated.
 
-The shipped ``expert`` (compiled, batched rollouts) and the reference it must decide exactly as
-(``pimc:samples=96``: the Python search with the expert's budget) each sit in seat 0 against
-the heuristic on the same seeded episodes (``benchmarks/agent_speed.py``'s ``measure``); the two
-alternate within every repeat (reference then expert, then expert then reference) so that a
-change in the shared machine's load falls on both. Per table size and spec: the median CPU time
-per decision of every repeat (``time.process_time`` around ``act``: what it costs on an idle
-core), their median and range, and the same for wall time and the 95th percentile.
+The shipped ``expert`` (compiled, batched rollouts), the reference it must decide exactly as
+(``pimc`` with the expert's keys: the Python search with the same budget) and the 0.4.0
+``expert`` (its budget named in full) each sit in seat 0 against the heuristic on the same
+seeded episodes (``benchmarks/agent_speed.py``'s ``measure``); the order of the three turns
+round within every repeat so that a change in the shared machine's load falls on each. Per
+table size and spec: the median CPU time per decision of every repeat (``time.process_time``
+around ``act``: what it costs on an idle core), their median and range, and the same for wall
+time and the 95th percentile.
 
     python benchmarks/tri_palki_expert_speed.py --repeats 4 --episodes 30 --seed 8100 \\
         --out docs/results/tri_palki_expert_speed.json
@@ -30,7 +31,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from agent_speed import measure  # noqa: E402
 from folkcards.agents.base import make_agent  # noqa: E402
 
-SPECS = {"reference": "pimc:samples=96", "expert": "expert"}
+SPECS = {
+    "reference": "pimc:samples=192,infer=4,endgame_samples=768,infer_epsilon=0.3",
+    "expert_0.4.0": "expert:samples=96,infer=8,endgame_samples=0,infer_epsilon=0.1",
+    "expert": "expert",
+}
 
 
 def run(players: list[int], repeats: int, episodes: int, seed: int) -> dict[str, Any]:
@@ -44,7 +49,8 @@ def run(players: list[int], repeats: int, episodes: int, seed: int) -> dict[str,
             for name in SPECS
         }
         for r in range(repeats):
-            order = list(SPECS) if r % 2 == 0 else list(reversed(SPECS))
+            names = list(SPECS)
+            order = names[r % len(names) :] + names[: r % len(names)]
             for name in order:
                 times = measure("tri_palki", SPECS[name], episodes, seed, players=n)
                 cpu = np.asarray(times["cpu:all"]) * 1000
@@ -73,10 +79,10 @@ def main() -> None:
     parser.add_argument("--out", help="write the results (JSON) here")
     args = parser.parse_args()
     rows = run(args.players, args.repeats, args.episodes, args.seed)
-    print(f"{'players':>7} {'spec':<16} {'cpu median ms (range)':>24} {'cpu p95 ms':>20}")
+    print(f"{'players':>7} {'spec':<64} {'cpu median ms (range)':>24} {'cpu p95 ms':>20}")
     for n, runs in rows.items():
         for name, spec in SPECS.items():
-            print(f"{n:>7} {spec:<16} {summary_line(runs[name], 'cpu_median'):>24} "
+            print(f"{n:>7} {spec:<64} {summary_line(runs[name], 'cpu_median'):>24} "
                   f"{summary_line(runs[name], 'cpu_p95'):>20}")  # fmt: skip
     if args.out:
         result = {

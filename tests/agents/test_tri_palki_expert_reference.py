@@ -1,5 +1,6 @@
 """Tri Palki ``expert`` (compiled, batched rollouts) against its reference, the Python search
-with the expert's budget (``TriPalkiSearchAgent`` with ``EXPERT_PARAMS``, i.e. ``pimc:samples=96``):
+with the expert's budget (``TriPalkiSearchAgent`` with ``EXPERT_PARAMS``, i.e. ``pimc`` given the
+expert's keys):
 asked the same observations with the same seed, decision by decision, they must choose the same
 action from the same action values. Seeds 91000+ were not used to develop either search."""
 
