@@ -105,7 +105,7 @@ def _dist_check():
 
 def _wheel(path: Path, names: list[str]) -> str:
     with zipfile.ZipFile(path, "w") as wheel:
-        for name in [*names, "folkcards-0.4.0.dist-info/RECORD"]:
+        for name in [*names, "folkcards-0.5.0.dist-info/RECORD"]:
             wheel.writestr(name, "x")
     return str(path)
 
@@ -114,7 +114,7 @@ def _sdist(path: Path, names: list[str]) -> str:
     with tarfile.open(path, "w:gz") as tar:
         for name in names:
             data = b"x"
-            info = tarfile.TarInfo(f"folkcards-0.4.0/{name}")
+            info = tarfile.TarInfo(f"folkcards-0.5.0/{name}")
             info.size = len(data)
             tar.addfile(info, io.BytesIO(data))
     return str(path)
