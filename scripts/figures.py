@@ -141,7 +141,7 @@ SOURCES: dict[str, Source] = {
         f"tri_palki_expert_budget_{n}p": Source(
             stored=f"docs/tournaments/tri_palki_expert_budget_{n}p/results.json", digits=3
         )
-        for n in (4, 6)
+        for n in (3, 4, 6)
     },
     "tri_palki_rotation_neighbours_4p": Source(
         stored="docs/tournaments/tri_palki_rotation_neighbours_4p/results.json", digits=3
