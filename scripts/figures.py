@@ -578,28 +578,36 @@ def iterate_table(cache: dict[str, Any]) -> str:
 
 
 def expert_speed_table(cache: dict[str, Any]) -> str:
-    """Tri Palki ``expert`` against its Python reference, CPU ms per decision: the median of
-    the repeats' medians, their range, and the 95th percentile
-    (``benchmarks/tri_palki_expert_speed.py``, ``docs/results/tri_palki_expert_speed.json``)."""
+    """Tri Palki ``expert`` beside its Python reference (and the previous version where stored),
+    CPU ms per decision: the median of the repeats' medians, their range, and the 95th
+    percentile, the decisions timed, and the expert's median as a fraction of each other's
+    (``benchmarks/tri_palki_expert_speed.py``, ``docs/results/tri_palki_expert_speed.json``);
+    the columns are named by the stored spec names, and a line under the table gives each spec."""
     import statistics
 
     stored = json.loads((ROOT / EXPERT_SPEED).read_text())
     names = list(stored["specs"])
+    *others, last = names
 
     def cell(values: list[float]) -> str:
         return f"{statistics.median(values):.1f} ({min(values):.1f}–{max(values):.1f})"
 
     head = "| players | " + " | ".join(
-        f"`{stored['specs'][n]}` CPU ms: median (range) | p95" for n in names
+        f"{n} CPU ms: median (range) | p95 | decisions" for n in names
     )
-    lines = [head + " | ratio of the medians |", "| --- " * (2 * len(names) + 2) + "|"]
+    head += " | " + " | ".join(f"{last} ÷ {n}" for n in others)
+    lines = [head + " |", "| --- " * (3 * len(names) + len(others) + 1) + "|"]
     for players, runs in stored["players"].items():
         cells = " | ".join(
             f"{cell(runs[n]['cpu_median'])} | {statistics.median(runs[n]['cpu_p95']):.1f}"
+            f" | {statistics.median(runs[n]['decisions']):.0f}"
             for n in names
         )
-        medians = [statistics.median(runs[n]["cpu_median"]) for n in names]
-        lines.append(f"| {players} | {cells} | {medians[-1] / medians[0]:.2f} |")
+        medians = {n: statistics.median(runs[n]["cpu_median"]) for n in names}
+        ratios = " | ".join(f"{medians[last] / medians[n]:.2f}" for n in others)
+        lines.append(f"| {players} | {cells} | {ratios} |")
+    specs = "; ".join(f"{n}: `{stored['specs'][n]}`" for n in names)
+    lines += ["", f"Specs: {specs}."]
     return "\n".join(lines) + "\n"
 
 
