@@ -29,7 +29,12 @@ def _search_agent(
 ) -> TriPalkiNetSearchAgent:
     s = config.search
     params = TriPalkiSearchParams(
-        **{**EXPERT_PARAMS_0_4.__dict__, "samples": s.samples, "infer": s.infer, "horizon": s.horizon}
+        **{
+            **EXPERT_PARAMS_0_4.__dict__,
+            "samples": s.samples,
+            "infer": s.infer,
+            "horizon": s.horizon,
+        }
     )
     net_params = NetSearchParams(net=folder, top_k=s.top_k, cutoff=s.cutoff, others=s.others)
     return TriPalkiNetSearchAgent("tri_palki", seat, seed, params, net_params, record=record)
