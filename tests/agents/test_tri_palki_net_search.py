@@ -40,7 +40,7 @@ def test_without_a_network_the_batched_rollouts_give_experts_action_values(n: in
             "tri_palki",
             "player_0",
             seed=5,
-        ),  # fmt: skip
+        ),
         make_agent("iterated:samples=12", "tri_palki", "player_0", seed=5),
     )
     others = [make_agent("heuristic", "tri_palki", f"player_{i}", seed=i) for i in range(1, n)]
