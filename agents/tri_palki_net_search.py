@@ -532,7 +532,7 @@ class TriPalkiExpertAgent(TriPalkiNetSearchAgent):
     """Tri Palki ``expert``: the search with :data:`EXPERT_PARAMS` and no network, its rollouts
     compiled and batched; the same decisions as
     :class:`~folkcards.agents.tri_palki_search.TriPalkiSearchAgent` with that budget
-    (``pimc`` with the same keys), in about half its time."""
+    (``pimc`` with the same keys), in less time."""
 
     name = "expert"
 

@@ -71,9 +71,8 @@ median 0.92 s and up to 2.3 s per decision, and long histories grew without limi
 same search with :data:`EXPERT_PARAMS` (192 worlds, 768 where the round is about to end, a
 softer model of the others), its rollouts played together in compiled code; the same decisions
 as this agent with that budget (``pimc`` with the same keys, the reference the tests compare
-it with) at about half the time. Measured against the 0.4.0 budget
-(:data:`EXPERT_PARAMS_0_4`), ``pimc`` and the heuristic in docs/guide/expert.md, "Tri Palki's
-expert".
+it with) in less time (docs/iterate.md, "The speed of Tri Palki's expert"). Measured against
+the 0.4.0 budget (:data:`EXPERT_PARAMS_0_4`) in docs/guide/expert.md, "Tri Palki's expert".
 
 **Tri Palki tiny** (:func:`make_tri_palki_tiny_search_agent`, the variant's ``search_agent``):
 its belief sampler lists every world a seat cannot tell apart (at most four: the four cards it
