@@ -53,14 +53,18 @@ def test_endgame_decisions_draw_endgame_samples_worlds(
 
 def test_endgame_samples_equal_to_samples_decide_as_without_it() -> None:
     seeds = range(80, 86)
-    assert _seat0_actions("expert:samples=8", 4, seeds) == _seat0_actions(
+    assert _seat0_actions("expert:samples=8,endgame_samples=0", 4, seeds) == _seat0_actions(
         "expert:samples=8,endgame_samples=8", 4, seeds
     )
 
 
-def test_endgame_samples_zero_means_samples() -> None:
+def test_pimc_draws_no_extra_worlds_and_expert_768_by_default() -> None:
+    """docs/guide/expert.md: ``endgame_samples`` is off (0) for ``pimc``; since 0.5.0 the
+    ``expert`` draws 768 worlds where the round is about to end."""
+    assert make_agent("pimc", "tri_palki").params.endgame_samples == 0
+    assert make_agent("expert", "tri_palki").params.endgame_samples == 768
     with_zero = make_agent("expert:endgame_samples=0", "tri_palki")
-    assert with_zero.params == make_agent("expert", "tri_palki").params
+    assert with_zero.params.endgame_samples == 0
 
 
 @pytest.mark.parametrize(
