@@ -110,8 +110,8 @@ def cards_to_mask(cards: Iterable[int]) -> int:
 
 
 def popcount(mask: int) -> int:
-    """How many cards a bitmask holds."""
-    return bin(mask).count("1")
+    """How many cards a bitmask holds (numpy integers too)."""
+    return int(mask).bit_count()
 
 
 PASTON_CARDS = CardSet(("7", "8", "9", "10", "J", "Q", "K", "A"))
