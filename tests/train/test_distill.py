@@ -134,7 +134,9 @@ def test_the_paston_dagger_recipe_loads_with_its_rounds_and_soft_targets() -> No
 def test_the_tri_palki_soft_target_recipe_loads_with_its_temperature() -> None:
     config = load_config(CONFIGS / "tri_palki" / "distill_soft.yaml")
     assert config.pretrain.value_temperature == 0.05 and config.run.total_steps == 0
-    assert config.pretrain.keep_demonstrations and config.pretrain.expert == "expert"
+    assert config.pretrain.keep_demonstrations
+    # the teacher the shipped network was cloned from: the 0.4.0 expert, named in full
+    assert config.pretrain.expert == "expert:samples=96,infer=8,endgame_samples=0,infer_epsilon=0.1"
 
 
 def test_the_tri_palki_more_decisions_recipe_fits_both_kept_collections_to_the_best_epoch() -> None:
