@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from ..config import TournamentConfig
+from ..config import SEATING_RULES, TournamentConfig
 
 
 def fairness_text(config: TournamentConfig) -> dict[str, str]:
     """The ``fairness`` note of ``results["method"]``: duplicate play and the seatings."""
     rotations = {
-        "all permutations": "every seat assignment",
-        "cyclic rotations in both directions": "the cyclic seat rotations in both directions",
+        SEATING_RULES["permutations"]: "every seat assignment",
+        SEATING_RULES["mirrored"]: "the cyclic seat rotations in both directions",
     }.get(config.seating_rule, "the cyclic seat rotations")
     return {
         "fairness": (
