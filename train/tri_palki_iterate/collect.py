@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from ...agents.tri_palki_net_search import (
     TriPalkiNetSearchAgent,
 )
 from ...agents.tri_palki_opponent_model import NUM_FEATURES, NUM_MOVES
-from ...agents.tri_palki_search import EXPERT_PARAMS_0_4, TriPalkiSearchParams
+from ...agents.tri_palki_search import EXPERT_PARAMS_0_4
 from ...envs.tri_palki_v0 import raw_env
 from ...evaluate.running.progress import progress
 from .config import IterateConfig
@@ -28,14 +29,7 @@ def _search_agent(
     config: IterateConfig, folder: str | None, seat: str, seed: int, record: bool
 ) -> TriPalkiNetSearchAgent:
     s = config.search
-    params = TriPalkiSearchParams(
-        **{
-            **EXPERT_PARAMS_0_4.__dict__,
-            "samples": s.samples,
-            "infer": s.infer,
-            "horizon": s.horizon,
-        }
-    )
+    params = replace(EXPERT_PARAMS_0_4, samples=s.samples, infer=s.infer, horizon=s.horizon)
     net_params = NetSearchParams(net=folder, top_k=s.top_k, cutoff=s.cutoff, others=s.others)
     return TriPalkiNetSearchAgent("tri_palki", seat, seed, params, net_params, record=record)
 
