@@ -662,7 +662,7 @@ EXPERT_PARAMS = TriPalkiSearchParams(samples=192, infer=4, endgame_samples=768, 
 3,072), and a softer model of the others' decisions (each counts ``0.7 * [the rules'] + 0.3 /
 options``). Measured against the 0.4.0 budget in docs/guide/expert.md."""
 
-EXPERT_PARAMS_0_4 = TriPalkiSearchParams(samples=96)
+EXPERT_PARAMS_0_4 = TriPalkiSearchParams(samples=96, infer=8, endgame_samples=0, infer_epsilon=0.1)
 """The 0.4.0 ``expert``'s budget (96 worlds from 768 weighted candidates, ``infer_epsilon``
 0.1), kept where stored results were made with it: the ``distilled`` player's unsure search,
 the ``iterated`` search's defaults and the expert-iteration loop's search."""
