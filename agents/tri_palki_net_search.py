@@ -73,7 +73,7 @@ from ..envs.tri_palki.rules import (
 from ..envs.tri_palki.vocabulary import KEY_VALUE_SHIFT
 from ..search.mlp import Mlp
 from ..search.tri_palki_likelihood import OpponentModel
-from .tri_palki_heuristic_core import core_moves
+from .tri_palki_heuristic_core import MOVES, core_move_into
 from .tri_palki_opponent_model import LearnedOpponentModel, load_opponent_model, opponent_features
 from .tri_palki_search import (
     CORE_MODEL,
@@ -231,6 +231,32 @@ def _stick_of_seat0(st, hands, out):  # type: ignore[no-untyped-def]
         out[i] = 1.0 if fin_stick[0, 0] else 0.0
 
 
+@njit(cache=True)
+def _core_rollouts(st, hands, known, deck, steps):  # type: ignore[no-untyped-def]
+    """Play each row on with the heuristic's core rules in every seat (always announcing a
+    normal 31) for at most ``steps`` actions; returns the actions played. The rows are
+    independent: one row played to its end after another is the same as all rows a step at a
+    time."""
+    n = hands.shape[1]
+    score = np.zeros((2, MOVES), dtype=np.float64)
+    facts = np.zeros((5, MOVES), dtype=np.int64)
+    played = 0
+    for r in range(st.shape[0]):
+        for _ in range(steps):
+            if st[r, PHASE] == OVER:
+                break
+            played += 1
+            if st[r, PHASE] == ANNOUNCE_DECISION:
+                move = ANNOUNCE
+            else:
+                move = core_move_into(
+                    hands[r, st[r, TO_ACT]], st[r, CENTRE], NUM_CARDS - st[r, TOP] < 3,
+                    st[r, ANNOUNCER] >= 0, st[r, PASSES] == n - 1, score, facts,
+                )  # fmt: skip
+            _apply(st, hands, known, deck, r, move)
+    return played
+
+
 def _move_facts(batch: Batch, rows: np.ndarray) -> tuple[np.ndarray, ...]:
     """What a policy reads at each row's decision: the mover's hand, the centre, fewer than 3
     reserve cards, an announcement made, a pass would end the round."""
@@ -264,6 +290,23 @@ def rollout_sticks(
     _apply_rows(st, hands, known, deck, all_rows, first.astype(np.int64))
     use_value = cutoff > 0 and net is not None and net.value is not None
     steps = min(horizon, cutoff) if use_value else horizon
+    if net is None:
+        played = _core_rollouts(st, hands, known, deck, steps)
+    else:
+        played = _net_rollouts(batch, steps, net, others)
+    sticks = np.zeros(len(st))
+    _stick_of_seat0(st, hands, sticks)  # a round not over is scored on the hands it holds
+    open_rows = np.flatnonzero(st[:, PHASE] != OVER)
+    if use_value and len(open_rows):
+        assert net is not None
+        sticks[open_rows] = net.stick_probability(world_features(batch, open_rows))
+    return sticks, played
+
+
+def _net_rollouts(batch: Batch, steps: int, net: TriPalkiNet, others: OpponentModel | None) -> int:
+    """:func:`_core_rollouts` with the network's policy (``others``, when given, in every seat
+    but seat 0), all rows a step at a time (one batched network call per step)."""
+    st, hands, known, deck = batch.st, batch.hands, batch.known, batch.deck
     played = 0
     for _ in range(steps):
         rows = np.flatnonzero(st[:, PHASE] != OVER)
@@ -271,9 +314,7 @@ def rollout_sticks(
             break
         played += len(rows)
         facts = _move_facts(batch, rows)
-        if net is None:
-            moves = core_moves(*facts)
-        elif others is None:
+        if others is None:
             moves = net.policy.moves(*facts)
         else:
             mine = st[rows, TO_ACT] == 0
@@ -282,13 +323,7 @@ def rollout_sticks(
             moves[~mine] = others.moves(*(f[~mine] for f in facts))
         moves = np.where(st[rows, PHASE] == ANNOUNCE_DECISION, ANNOUNCE, moves).astype(np.int64)
         _apply_rows(st, hands, known, deck, rows, moves)
-    sticks = np.zeros(len(st))
-    _stick_of_seat0(st, hands, sticks)  # a round not over is scored on the hands it holds
-    open_rows = np.flatnonzero(st[:, PHASE] != OVER)
-    if use_value and len(open_rows):
-        assert net is not None
-        sticks[open_rows] = net.stick_probability(world_features(batch, open_rows))
-    return sticks, played
+    return played
 
 
 def world_features(batch: Batch, rows: np.ndarray) -> np.ndarray:

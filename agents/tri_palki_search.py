@@ -516,7 +516,7 @@ class TriPalkiSearchAgent(Agent):
         self.last_action_values = {a: -float(s) for a, s in zip(legal, sticks, strict=True)}
         return choose_action(outcomes, legal, preferred, self.params.confidence, weights)
 
-    def _history_weights(self, worlds: list[Any]) -> np.ndarray:
+    def _history_weights(self, hands: np.ndarray) -> np.ndarray:
         """Each world's weight: the likelihood of the other players' decisions this round
         under the opponent model, relative to the likeliest world's (equal weights if no world
         had any: only if the reconstruction were wrong); notes the work done and the steps
@@ -525,13 +525,12 @@ class TriPalkiSearchAgent(Agent):
 
         p = self.params
         weighting = worlds_log_likelihood(
-            [w.hands for w in worlds], self._histories, p.infer_epsilon, self.opponent_model,
-            p.infer_budget,
-        )  # fmt: skip
+            hands, self._histories, p.infer_epsilon, self.opponent_model, p.infer_budget
+        )
         self.work["likelihood"] = weighting.work
         self.kept_steps = weighting.kept_steps
         top = weighting.logs.max()
-        return np.exp(weighting.logs - top) if np.isfinite(top) else np.ones(len(worlds))
+        return np.exp(weighting.logs - top) if np.isfinite(top) else np.ones(len(hands))
 
     def _every_world_weighted(
         self, vector: np.ndarray, view: obs_mod.TriPalkiView
@@ -549,7 +548,7 @@ class TriPalkiSearchAgent(Agent):
         if p.infer <= 1 or view.phase == "announce" or not (history or view.passes):
             return bases, np.ones(len(worlds))
         if history:
-            return bases, self._history_weights(worlds)
+            return bases, self._history_weights(np.array([w.hands for w in worlds]))
         weights = np.array([pass_likelihood(rnd, p.infer_epsilon) for rnd in rounds])
         return bases, weights if weights.sum() > 0 else np.ones(len(worlds))
 
@@ -564,7 +563,7 @@ class TriPalkiSearchAgent(Agent):
         ``with_rounds`` False the rounds are left out (``None``) where the weighting did not
         need them: the compiled rollouts load the worlds themselves."""
         from ..search.belief import resample
-        from ..search.tri_palki_belief import sample_worlds
+        from ..search.tri_palki_belief import sample_world_batch, sample_worlds
 
         p = self.params
         samples = p.worlds_at(view)
@@ -572,21 +571,21 @@ class TriPalkiSearchAgent(Agent):
         if p.infer <= 1 or view.phase == "announce" or not (history or view.passes):
             worlds = sample_worlds(vector, samples, self.rng, observer=0)
             return list(zip(worlds, self._rounds_of(worlds, view, with_rounds), strict=True)), None
-        worlds = sample_worlds(vector, samples * p.infer, self.rng, observer=0)
-        if history:
-            weights = self._history_weights(worlds)
-            rounds: list[TriPalkiRound | None] = [None] * len(worlds)
-        else:
-            rounds = list(engines_from_worlds(worlds, view))
-            weights = np.array([pass_likelihood(rnd, p.infer_epsilon) for rnd in rounds])
-        picks = resample(range(len(worlds)), weights, samples, self.rng)
-        unique, counts = np.unique(picks, return_counts=True)
-        chosen = [worlds[int(i)] for i in unique]
-        if history:
+        drawn = sample_world_batch(vector, samples * p.infer, self.rng, observer=0)
+        if history:  # weighed by the hands alone: only the worlds kept are built
+            weights = self._history_weights(drawn.hands)
+            picks = resample(range(len(drawn)), weights, samples, self.rng)
+            unique, counts = np.unique(picks, return_counts=True)
+            chosen = drawn.worlds(unique)
             return list(
                 zip(chosen, self._rounds_of(chosen, view, with_rounds), strict=True)
             ), counts
-        return [(world, rounds[int(i)]) for world, i in zip(chosen, unique, strict=True)], counts
+        worlds = drawn.worlds()
+        rounds = list(engines_from_worlds(worlds, view))
+        weights = np.array([pass_likelihood(rnd, p.infer_epsilon) for rnd in rounds])
+        picks = resample(range(len(worlds)), weights, samples, self.rng)
+        unique, counts = np.unique(picks, return_counts=True)
+        return [(worlds[int(i)], rounds[int(i)]) for i in unique], counts
 
     @staticmethod
     def _rounds_of(worlds: list[Any], view: obs_mod.TriPalkiView, wanted: bool) -> list[Any]:

@@ -82,7 +82,9 @@ from .tri_palki_history import (
 
 __all__ = [
     "TriPalkiWorld",
+    "WorldBatch",
     "sample_worlds",
+    "sample_world_batch",
     "exact_worlds",
     "tiny_sample_worlds",
     "tiny_every_world",
@@ -366,7 +368,49 @@ def sample_worlds(
     observer: int | str | None = None,
     env_kwargs: dict[str, Any] | None = None,
 ) -> list[TriPalkiWorld]:
-    """``n`` worlds drawn independently from the exact posterior given one observation.
+    """``n`` worlds drawn independently from the exact posterior given one observation (the
+    worlds of :func:`sample_world_batch`, which documents the arguments)."""
+    return sample_world_batch(
+        observation, n, rng, history=history, observer=observer, env_kwargs=env_kwargs
+    ).worlds()
+
+
+class WorldBatch:
+    """Worlds drawn together, kept as arrays: ``hands`` (worlds x seats, int64 masks) and the
+    reserves (worlds x cards, top first); :meth:`worlds` builds the :class:`TriPalkiWorld` of
+    those asked for (a search that weighs thousands of drawn worlds by their hands keeps a
+    few hundred)."""
+
+    def __init__(self, base: dict[str, Any], hands: np.ndarray, reserves: np.ndarray):
+        self.base = base
+        self.hands = hands
+        self.reserves = reserves
+
+    def __len__(self) -> int:
+        return len(self.hands)
+
+    def worlds(self, indices: Sequence[int] | np.ndarray | None = None) -> list[TriPalkiWorld]:
+        """The worlds at ``indices`` (all of them by default), in that order."""
+        hands, reserves = self.hands, self.reserves
+        if indices is not None:
+            hands, reserves = hands[np.asarray(indices, dtype=np.int64)], reserves[indices]
+        return [
+            _world(self.base, tuple(h), tuple(r))
+            for h, r in zip(hands.tolist(), reserves.tolist(), strict=True)
+        ]
+
+
+def sample_world_batch(
+    observation: Any,
+    n: int,
+    rng: np.random.Generator,
+    *,
+    history: Sequence[Any] | None = None,
+    observer: int | str | None = None,
+    env_kwargs: dict[str, Any] | None = None,
+) -> WorldBatch:
+    """``n`` worlds drawn independently from the exact posterior given one observation, as a
+    :class:`WorldBatch` (the worlds' hands as one array; a world built only when asked for).
 
     :param observation: the observer's vector (its length gives the number of players), or its
         ``{"observation": ..., ...}`` dict.
@@ -418,7 +462,7 @@ def _draw_completed_worlds(
     slot_seats: list[int],
     base: dict[str, Any],
     n: int,
-) -> list[TriPalkiWorld]:
+) -> WorldBatch:
     """``n`` worlds with an announcer's hand to complete, each drawn from ``rng`` in turn: a
     completion of the announcer's hand, then one shuffle of the remaining unseen cards into the
     hidden hand places (in seat order) and the reserve; each completion's pool worked out
@@ -427,7 +471,8 @@ def _draw_completed_worlds(
     start_hands[o] = seen.hand_o
     pools: dict[int, np.ndarray] = {}
     needs = [3 - popcount(start_hands[seat]) for seat in slot_seats]
-    worlds = []
+    all_hands = []
+    reserves = []
     for _ in range(n):
         extra = completions[int(rng.integers(len(completions)))]
         pool = pools.get(extra)
@@ -443,8 +488,13 @@ def _draw_completed_worlds(
             for card in order[start : start + need]:
                 hands[seat] |= 1 << card
             start += need
-        worlds.append(_world(base, tuple(hands), tuple(order[start:])))
-    return worlds
+        all_hands.append(hands)
+        reserves.append(order[start:])
+    return WorldBatch(
+        base,
+        np.array(all_hands, dtype=np.int64).reshape(n, -1),
+        np.array(reserves, dtype=np.int64).reshape(n, -1),
+    )
 
 
 def _draw_worlds(
@@ -455,7 +505,7 @@ def _draw_worlds(
     slot_seats: list[int],
     base: dict[str, Any],
     n: int,
-) -> list[TriPalkiWorld]:
+) -> WorldBatch:
     """``n`` worlds when no announcer's hand is to complete, each one shuffle of the unseen
     cards into the hidden hand places (in seat order) and the reserve, drawn together:
     ``rng.permuted`` shuffles each row with the same draws as one ``rng.permutation`` per
@@ -469,10 +519,7 @@ def _draw_worlds(
         need = 3 - popcount(hands[seat])
         masks[:, seat] |= np.sum(np.left_shift(1, orders[:, start : start + need]), axis=1)
         start += need
-    return [
-        _world(base, tuple(h), tuple(r))
-        for h, r in zip(masks.tolist(), orders[:, start:].tolist(), strict=True)
-    ]
+    return WorldBatch(base, masks, orders[:, start:])
 
 
 def exact_worlds(

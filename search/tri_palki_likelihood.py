@@ -323,6 +323,50 @@ def _combine(
     return out
 
 
+@njit(cache=True)
+def _distinct_queries(queries: np.ndarray, count: int, slot: np.ndarray) -> int:
+    """Move the distinct rows among ``queries[:count]`` to its front, in order of first
+    appearance, and point ``slot`` at them; returns their number. The model's answer depends
+    only on a query's row, and in a long round the same few tables recur across steps and
+    worlds: it is then asked once per distinct table."""
+    bits = 1
+    while (1 << bits) < 2 * count:
+        bits += 1
+    size = 1 << bits
+    table = np.full(size, -1, dtype=np.int64)
+    fields = queries.shape[1]
+    where = np.empty(count, dtype=np.int64)
+    distinct = 0
+    for q in range(count):
+        h = np.uint64(0x9E3779B97F4A7C15)
+        for f in range(fields):
+            h = (h ^ np.uint64(queries[q, f])) * np.uint64(0xBF58476D1CE4E5B9)
+        i = np.int64(h >> np.uint64(64 - bits))
+        while True:
+            d = table[i]
+            if d < 0:
+                table[i] = distinct
+                for f in range(fields):
+                    queries[distinct, f] = queries[q, f]
+                where[q] = distinct
+                distinct += 1
+                break
+            same = True
+            for f in range(fields):
+                if queries[d, f] != queries[q, f]:
+                    same = False
+                    break
+            if same:
+                where[q] = d
+                break
+            i = (i + 1) & (size - 1)
+    for w in range(slot.shape[0]):
+        for k in range(slot.shape[1]):
+            if slot[w, k] >= 0:
+                slot[w, k] = where[slot[w, k]]
+    return distinct
+
+
 def _distinct_hands(hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct hands of each seat as the columns of one table (a seat with fewer repeats
     its first hand) and, per world and seat, the table's row holding that world's hand: a
@@ -391,6 +435,8 @@ def worlds_log_likelihood(
         distinct, enc.seat, enc.start, enc.length, enc.steps, cap, slot, made, held, valid,
         queries,
     )  # fmt: skip
+    if not hasattr(model, "move_probabilities"):  # a learned model's rows stay as they are
+        count = _distinct_queries(queries, count, slot)
     q = queries[:count]
     args = (
         np.ascontiguousarray(q[:, 0]), np.ascontiguousarray(q[:, 1]), q[:, 2] != 0,

@@ -166,3 +166,39 @@ def test_reconstruction_gives_up_within_its_budget():
         assert small["reconstruction"] == 10
         checked += 1
     assert checked > 3
+
+
+class _CountingRules:
+    """The core rules as an opponent model that notes the tables it is asked about."""
+
+    announces = True
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[int, ...]] = []
+
+    def moves(self, *columns: np.ndarray) -> np.ndarray:
+        self.asked += zip(*(c.tolist() for c in columns), strict=True)
+        return core_moves(*columns)
+
+
+class _RulesAsProbabilities(_CountingRules):
+    """The same rules answering with move probabilities (one-hot), which are asked per query."""
+
+    def move_probabilities(self, *columns: np.ndarray) -> np.ndarray:
+        self.asked += zip(*(c.tolist() for c in columns), strict=True)
+        return np.eye(MOVES)[core_moves(*columns)]
+
+
+def test_the_likelihood_asks_each_distinct_table_once():
+    """A long round repeats the same tables across steps and worlds: the likelihood asks a
+    model that names one move about each distinct table once, and gets the same weights as
+    from the same rules asked about every decision."""
+    histories, obs = _long_histories()
+    hands = [w.hands for w in sample_worlds(obs, 40, np.random.default_rng(1), observer=0)]
+    once, every = _CountingRules(), _RulesAsProbabilities()
+    distinct = worlds_log_likelihood(hands, histories, 0.1, once, budget=10**9)
+    reference = worlds_log_likelihood(hands, histories, 0.1, every, budget=10**9)
+    assert distinct.logs.tolist() == reference.logs.tolist()
+    assert distinct.work == reference.work
+    assert len(once.asked) == len(set(once.asked)) == len(set(every.asked))
+    assert len(once.asked) < len(every.asked) // 2

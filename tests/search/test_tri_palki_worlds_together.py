@@ -1,6 +1,7 @@
 """Tri Palki's world sampler draws the worlds of an observation together: the same worlds, and
 the generator left in the same state, as drawing them one at a time (``_draw_world`` below,
-the reference), whether or not an announcer's hand is to complete."""
+the reference), whether or not an announcer's hand is to complete; a batch of drawn worlds
+builds any of them on request, as drawn."""
 
 from __future__ import annotations
 
@@ -47,16 +48,28 @@ def _draw_world(rng, seen, o, announcer, completions, unknown_cards, slot_seats,
     return belief.TriPalkiWorld(hands=tuple(hands), reserve=tuple(order[start:]), **base)
 
 
+class _Listed:
+    """The worlds drawn one at a time, as the sampler's batch answers for them."""
+
+    def __init__(self, worlds: list[Any]):
+        self._worlds = worlds
+
+    def worlds(self) -> list[Any]:
+        return self._worlds
+
+
 def _one_at_a_time(rng, seen, o, unknown_cards, slot_seats, base, n):  # type: ignore[no-untyped-def]
-    return [_draw_world(rng, seen, o, None, [], unknown_cards, slot_seats, base) for _ in range(n)]
+    return _Listed(
+        [_draw_world(rng, seen, o, None, [], unknown_cards, slot_seats, base) for _ in range(n)]
+    )
 
 
 def _completed_one_at_a_time(rng, seen, o, announcer, completions, unknown_cards, slot_seats,
                              base, n):  # type: ignore[no-untyped-def]  # fmt: skip
-    return [
+    return _Listed([
         _draw_world(rng, seen, o, announcer, completions, unknown_cards, slot_seats, base)
         for _ in range(n)
-    ]
+    ])  # fmt: skip
 
 
 @pytest.mark.parametrize("n", [3, 4, 6])
@@ -84,6 +97,10 @@ def test_worlds_drawn_together_are_the_worlds_drawn_one_at_a_time(
             reference = belief.sample_worlds(observation, 40, reference_rng, observer=0)
         completed += together[0].announcer is not None and together[0].announcer != 0
         assert together == reference
+        batch = belief.sample_world_batch(observation, 40, np.random.default_rng(k), observer=0)
+        picked = [7, 0, 7, 39]  # a search keeps some of the worlds it drew, some more than once
+        assert batch.worlds(picked) == [together[i] for i in picked]
+        assert batch.hands.tolist() == [list(world.hands) for world in together]
         assert all(type(card) is int for card in together[0].hands + together[0].reserve)
         assert together_rng.integers(2**62) == reference_rng.integers(2**62)
     assert completed >= 3
