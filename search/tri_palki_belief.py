@@ -469,32 +469,25 @@ def _draw_completed_worlds(
     once."""
     start_hands = list(seen.known)
     start_hands[o] = seen.hand_o
+    extras = np.array(completions, dtype=np.int64)
     pools: dict[int, np.ndarray] = {}
-    needs = [3 - popcount(start_hands[seat]) for seat in slot_seats]
-    all_hands = []
-    reserves = []
-    for _ in range(n):
-        extra = completions[int(rng.integers(len(completions)))]
-        pool = pools.get(extra)
+    picks = np.empty(n, dtype=np.int64)
+    orders = []
+    for i in range(n):  # one draw after another: the generator's order of use is the contract
+        k = picks[i] = int(rng.integers(len(completions)))
+        pool = pools.get(k)
         if pool is None:
-            pool = pools[extra] = unknown_cards[[not extra >> int(c) & 1 for c in unknown_cards]]
-        order = pool[rng.permutation(len(pool))].tolist()
-        hands = start_hands.copy()
-        hands[announcer] |= extra  # type: ignore[index]
-        start = 0
-        for seat, need in zip(slot_seats, needs, strict=True):
-            if seat == announcer:
-                need = 3 - popcount(hands[seat])
-            for card in order[start : start + need]:
-                hands[seat] |= 1 << card
-            start += need
-        all_hands.append(hands)
-        reserves.append(order[start:])
-    return WorldBatch(
-        base,
-        np.array(all_hands, dtype=np.int64).reshape(n, -1),
-        np.array(reserves, dtype=np.int64).reshape(n, -1),
-    )
+            pool = pools[k] = unknown_cards[(extras[k] >> unknown_cards) & 1 == 0]
+        orders.append(pool[rng.permutation(len(pool))])
+    order = np.array(orders, dtype=np.int64).reshape(n, -1)  # every completion leaves as many
+    masks = np.tile(np.array(start_hands, dtype=np.int64), (n, 1))
+    masks[:, announcer] |= extras[picks]
+    start = 0
+    for seat in slot_seats:  # the announcer's hand is now complete in every world
+        need = 3 - popcount(int(masks[0, seat]))
+        masks[:, seat] |= np.sum(np.left_shift(1, order[:, start : start + need]), axis=1)
+        start += need
+    return WorldBatch(base, masks, order[:, start:])
 
 
 def _draw_worlds(
