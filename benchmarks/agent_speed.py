@@ -61,8 +61,9 @@ def measure(
     players: int | None = None,
     choices_only: bool = False,
 ) -> dict[str, list[float]]:
-    """Seconds per decision of ``agent_spec`` in seat 0, by phase (and ``"all"``); the CPU
-    seconds under the same keys with a ``cpu:`` prefix."""
+    """Seconds per decision of ``agent_spec`` in seat 0, by phase (and ``"all"``; ``"ended"``:
+    those of the episodes that ended by the rules, not at ``max_turns``); the CPU seconds under
+    the same keys with a ``cpu:`` prefix."""
     spec = game_spec(game)
     n = players or spec.default_players
     env = spec.raw_env(n)
@@ -82,7 +83,11 @@ def measure(
             times[f"cpu:{key}"].append(timed.last)
 
     for episode in range(episodes):
-        play_episode(env, table, seed=seed + episode, on_action=note)
+        before = {key: len(values) for key, values in times.items()}
+        run = play_episode(env, table, seed=seed + episode, on_action=note)
+        if not run.truncated:  # also filed under "ended": the rounds that ended by the rules
+            for key in ("all", "cpu:all"):
+                times[key.replace("all", "ended")] += times[key][before.get(key, 0) :]
     return dict(times)
 
 
@@ -92,7 +97,7 @@ def table(times: dict[str, list[float]]) -> str:
     for clock in ("wall", "cpu"):
         head += f" {clock + ' median':>12} {clock + ' p95':>9} {clock + ' max':>9}"
     lines = [head]
-    phases = [p for p in times if not p.startswith("cpu:")]
+    phases = [p for p in times if not p.startswith("cpu:") and times[p]]
     for phase in sorted(phases, key=lambda p: (p == "all", p)):
         row = f"{phase:<10} {len(times[phase]):>9}"
         for key in (phase, f"cpu:{phase}"):

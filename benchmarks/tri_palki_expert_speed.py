@@ -7,7 +7,9 @@ seeded episodes (``benchmarks/agent_speed.py``'s ``measure``); the order of the 
 round within every repeat so that a change in the shared machine's load falls on each. Per
 table size and spec: the median CPU time per decision of every repeat (``time.process_time``
 around ``act``: what it costs on an idle core), their median and range, and the same for wall
-time and the 95th percentile.
+time and the 95th percentile; and the median over the rounds that ended by the rules (a round
+the players keep going until ``max_turns`` gives hundreds of decisions, each reading a long
+round, and can outweigh the other rounds together).
 
     python benchmarks/tri_palki_expert_speed.py --repeats 4 --episodes 30 --seed 8100 \\
         --out docs/results/tri_palki_expert_speed.json
@@ -45,7 +47,14 @@ def run(players: list[int], repeats: int, episodes: int, seed: int) -> dict[str,
     rows: dict[str, Any] = {}
     for n in players:
         runs: dict[str, dict[str, list[float]]] = {
-            name: {"cpu_median": [], "cpu_p95": [], "wall_median": [], "decisions": []}
+            name: {
+                "cpu_median": [],
+                "cpu_p95": [],
+                "wall_median": [],
+                "decisions": [],
+                "cpu_median_ended": [],
+                "decisions_ended": [],
+            }  # fmt: skip
             for name in SPECS
         }
         for r in range(repeats):
@@ -59,6 +68,10 @@ def run(players: list[int], repeats: int, episodes: int, seed: int) -> dict[str,
                 runs[name]["cpu_p95"].append(round(float(np.percentile(cpu, 95)), 3))
                 runs[name]["wall_median"].append(round(float(np.median(wall)), 3))
                 runs[name]["decisions"].append(len(cpu))
+                ended = np.asarray(times.get("cpu:ended", [])) * 1000
+                median_ended = round(float(np.median(ended)), 3) if len(ended) else None
+                runs[name]["cpu_median_ended"].append(median_ended)
+                runs[name]["decisions_ended"].append(len(ended))
                 print(f"{n} players, {name}, repeat {r + 1}/{repeats}: cpu median "
                       f"{runs[name]['cpu_median'][-1]:.1f} ms", flush=True)  # fmt: skip
         rows[str(n)] = runs
