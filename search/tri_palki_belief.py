@@ -360,19 +360,12 @@ def _observed(
 
 
 def sample_worlds(
-    observation: Any,
-    n: int,
-    rng: np.random.Generator,
-    *,
-    history: Sequence[Any] | None = None,
-    observer: int | str | None = None,
-    env_kwargs: dict[str, Any] | None = None,
+    observation: Any, n: int, rng: np.random.Generator, **context: Any
 ) -> list[TriPalkiWorld]:
-    """``n`` worlds drawn independently from the exact posterior given one observation (the
-    worlds of :func:`sample_world_batch`, which documents the arguments)."""
-    return sample_world_batch(
-        observation, n, rng, history=history, observer=observer, env_kwargs=env_kwargs
-    ).worlds()
+    """``n`` worlds drawn independently from the exact posterior given one observation: the
+    worlds of :func:`sample_world_batch`, which documents the arguments (``context``:
+    ``observer``, required, ``history`` and ``env_kwargs``)."""
+    return sample_world_batch(observation, n, rng, **context).worlds()
 
 
 class WorldBatch:
