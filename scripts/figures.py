@@ -112,6 +112,17 @@ SOURCES: dict[str, Source] = {
     "paston_expert_pimc": Source(stored="docs/tournaments/paston_expert_pimc/results.json"),
     "paston_expert_rllib_v2": Source(stored="docs/tournaments/paston_expert_rllib_v2/results.json"),
     "paston_expert_pimc_v2": Source(stored="docs/tournaments/paston_expert_pimc_v2/results.json"),
+    # larger search budgets of the Paston expert (docs/research/expert.md, "A larger discard
+    # search"): two development screens, then fresh seeds
+    **{
+        name: Source(stored=f"docs/tournaments/{name}/results.json")
+        for name in (
+            "paston_expert_budget_screen_1",
+            "paston_expert_budget_screen_2",
+            "paston_expert_discards_pimc",
+            "paston_expert_discards_heuristic",
+        )
+    },
     "timings": Source(stored="docs/timings.json", kind="timings"),
     "tri_palki_distilled_4p": Source(
         stored="docs/tournaments/tri_palki_distilled_4p/results.json", digits=3
@@ -237,10 +248,16 @@ def figure(results: dict[str, Any], row: str, part: str, digits: int) -> str:
         f"{h['a']}-{h['b']}": (h["mean_diff"], h["ci_low"], h["ci_high"])
         for h in results["head_to_head"]
     }
+    reversed_pairs = {  # A-B read as minus B-A, as the report's matrix shows both ways
+        f"{h['b']}-{h['a']}": (-h["mean_diff"], -h["ci_high"], -h["ci_low"])
+        for h in results["head_to_head"]
+    }
     if row in agents:
         mean, low, high = agents[row]
     elif row in pairs:
         mean, low, high = pairs[row]
+    elif row in reversed_pairs:
+        mean, low, high = reversed_pairs[row]
     else:
         raise KeyError(f"no agent or pair {row!r} (agents: {', '.join(agents)})")
     ci = f"[{_signed(low, digits)}, {_signed(high, digits)}]"

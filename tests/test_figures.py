@@ -237,3 +237,16 @@ def test_a_tournament_decision_time_figure_is_its_reports_median():
     assert figures.figure(results, name, "p95", 2) == format_seconds(times["p95"])
     with pytest.raises(KeyError, match="no decision times of 'nobody'"):
         figures.figure(results, "nobody", "median", 2)
+
+
+def test_a_tournament_pair_reads_both_ways():
+    """A - B is the stored difference; B - A is its negative, the interval turned round (the
+    report's matrix shows both); the pages write the minus sign (U+2212)."""
+    results = {
+        "agents": [{"name": n, "mean": 0.0, "ci_low": 0.0, "ci_high": 0.0} for n in "ab"],
+        "head_to_head": [{"a": "a", "b": "b", "mean_diff": -0.5, "ci_low": -0.75, "ci_high": 0.25}],
+    }
+    assert figures.figure(results, "a-b", "both", 2) == "\u22120.50 [\u22120.75, +0.25]"
+    assert figures.figure(results, "b-a", "both", 2) == "+0.50 [\u22120.25, +0.75]"
+    with pytest.raises(KeyError, match="no agent or pair 'a-c'"):
+        figures.figure(results, "a-c", "both", 2)
