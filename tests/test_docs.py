@@ -44,8 +44,20 @@ def _id(page: Path) -> str:
     return page.relative_to(ROOT).as_posix()
 
 
+@pytest.fixture
+def registries_restored(monkeypatch):
+    """A page's example may register an agent kind or a tournament statistic (docs/extending.md
+    does): the process's registries are put back after it, so no later test sees them."""
+    from folkcards.agents import base
+    from folkcards.evaluate import statistics
+
+    base.agent_kinds()  # the built-in kinds registered first: they stay
+    monkeypatch.setattr(base, "_FACTORIES", dict(base._FACTORIES))
+    monkeypatch.setattr(statistics, "_REGISTRY", dict(statistics._REGISTRY))
+
+
 @pytest.mark.parametrize("page", pages_with_examples(), ids=_id)
-def test_page_examples_print_what_the_page_says(page, tmp_path, monkeypatch):
+def test_page_examples_print_what_the_page_says(page, tmp_path, monkeypatch, registries_restored):
     blocks = examples(page)
     assert blocks, f"{_id(page)}: a python block the pattern does not read"
     if page.parent.name == "tutorials":
