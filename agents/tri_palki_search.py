@@ -671,8 +671,8 @@ class TriPalkiUnsureSearch:
     """The Tri Palki ``distilled`` player's search where its network is unsure (the registry's
     ``unsure_search`` piece): a decision whose network probability of its first choice is
     under ``threshold`` (0.99 by default) is taken by the 0.4.0 ``expert``'s search instead
-    (:data:`EXPERT_PARAMS_0_4`, or ``params``; the Python search, which decides as
-    ``expert`` with that budget).
+    (:data:`EXPERT_PARAMS_0_4`, or ``params``; since 0.5.1 the compiled search of ``expert``,
+    which decides as the Python search with that budget).
 
     The search's inference reads the round so far, so the player tells it every decision the
     network took (:meth:`observe`); those are worked into the search's reconstruction of the
@@ -706,7 +706,10 @@ class TriPalkiUnsureSearch:
         self.max_searches = self.default_max_searches if max_searches is None else int(max_searches)
         if self.max_searches < 0:
             raise ValueError(f"max_searches must be at least 0, got {self.max_searches}")
-        self.search = TriPalkiSearchAgent(game, seat, seed, params)  # the expert's decisions
+        from .tri_palki_net_search import TriPalkiNetSearchAgent  # (it builds on this module)
+
+        # the compiled search: the Python search's decisions with its budget, in less time
+        self.search = TriPalkiNetSearchAgent(game, seat, seed, params)
         self._pending: list[tuple[np.ndarray, int]] = []
         self.work: dict[str, int] = {}
         self.cut = False  # the last catch-up ran out of budget and forgot part of the round
