@@ -119,7 +119,7 @@ class DistilledAgent(PolicyAgent):
     ``endgame=K`` from K cards in hand, ``endgame=0``: the network's), so that with the defaults
     the network decides only the whist after an all-pass; ``distilled:calls=0,endgame=0`` is
     the network alone. Tri Palki: the expert's search takes the decisions where the network's
-    first choice has probability under 0.99 (:class:`~folkcards.agents.tri_palki_search.
+    first choice has probability under 0.99 (:class:`~folkcards.agents.tri_palki_unsure_search.
     TriPalkiUnsureSearch`; ``unsure=P`` sets the threshold, ``unsure=0``: the network alone).
     Under a millisecond per decision at the median."""
 

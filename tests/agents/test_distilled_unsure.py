@@ -14,12 +14,8 @@ import pytest
 from folkcards.agents import make_agent
 from folkcards.agents.batched_agents import make_batched_agent
 from folkcards.agents.policy_files import distilled_model_path
-from folkcards.agents.tri_palki_search import (
-    EXPERT_PARAMS,
-    TriPalkiSearchParams,
-    TriPalkiUnsureSearch,
-    parse_spec,
-)
+from folkcards.agents.tri_palki_search import EXPERT_PARAMS, TriPalkiSearchParams, parse_spec
+from folkcards.agents.tri_palki_unsure_search import TriPalkiUnsureSearch
 from folkcards.envs.tri_palki import observation as obs_mod
 
 from .tri_palki_styles import play_rounds, style_opponents
