@@ -574,17 +574,17 @@ class TriPalkiSearchAgent(Agent):
         drawn = sample_world_batch(vector, samples * p.infer, self.rng, observer=0)
         if history:  # weighed by the hands alone: only the worlds kept are built
             weights = self._history_weights(drawn.hands)
-            picks = resample(range(len(drawn)), weights, samples, self.rng)
-            unique, counts = np.unique(picks, return_counts=True)
+        else:
+            worlds = drawn.worlds()
+            rounds = list(engines_from_worlds(worlds, view))
+            weights = np.array([pass_likelihood(rnd, p.infer_epsilon) for rnd in rounds])
+        picks = resample(range(len(drawn)), weights, samples, self.rng)
+        unique, counts = np.unique(picks, return_counts=True)
+        if history:
             chosen = drawn.worlds(unique)
             return list(
                 zip(chosen, self._rounds_of(chosen, view, with_rounds), strict=True)
             ), counts
-        worlds = drawn.worlds()
-        rounds = list(engines_from_worlds(worlds, view))
-        weights = np.array([pass_likelihood(rnd, p.infer_epsilon) for rnd in rounds])
-        picks = resample(range(len(worlds)), weights, samples, self.rng)
-        unique, counts = np.unique(picks, return_counts=True)
         return [(worlds[int(i)], rounds[int(i)]) for i in unique], counts
 
     @staticmethod

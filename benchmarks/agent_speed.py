@@ -86,8 +86,8 @@ def measure(
         before = {key: len(values) for key, values in times.items()}
         run = play_episode(env, table, seed=seed + episode, on_action=note)
         if not run.truncated:  # also filed under "ended": the rounds that ended by the rules
-            for key in ("all", "cpu:all"):
-                times[key.replace("all", "ended")] += times[key][before.get(key, 0) :]
+            for key, ended in (("all", "ended"), ("cpu:all", "cpu:ended")):
+                times[ended] += times[key][before.get(key, 0) :]
     return dict(times)
 
 

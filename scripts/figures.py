@@ -606,10 +606,10 @@ def _ended_cell(runs: dict[str, list[Any]]) -> str:
 
 
 def expert_speed_table(cache: dict[str, Any]) -> str:
-    """Tri Palki ``expert`` beside its Python reference (and the previous version where stored),
-    CPU ms per decision: the median of the repeats' medians, their range, and the 95th
-    percentile, the decisions timed, the expert's median as a fraction of each other's and,
-    where stored, the expert's median over the rounds that ended by the rules
+    """Tri Palki ``expert`` beside its Python reference and the 0.4.0 budget, CPU ms per
+    decision: the median of the repeats' medians, their range, and the 95th percentile, the
+    decisions timed, the expert's median as a fraction of each other's and the expert's median
+    over the rounds that ended by the rules
     (``benchmarks/tri_palki_expert_speed.py``, ``docs/results/tri_palki_expert_speed.json``);
     the columns are named by the stored spec names, and a line under the table gives each spec."""
     import statistics
@@ -625,11 +625,8 @@ def expert_speed_table(cache: dict[str, Any]) -> str:
         f"{n} CPU ms: median (range) | p95 | decisions" for n in names
     )
     head += " | " + " | ".join(f"{last} ÷ {n}" for n in others)
-    ended = all("cpu_median_ended" in runs[last] for runs in stored["players"].values())
-    if ended:  # stored since the benchmark filed the rounds that ended by the rules apart
-        head += f" | {last}, rounds that ended: CPU ms (decisions)"
-    columns = 3 * len(names) + len(others) + 1 + ended
-    lines = [head + " |", "| --- " * columns + "|"]
+    head += f" | {last}, rounds that ended: CPU ms (decisions)"
+    lines = [head + " |", "| --- " * (3 * len(names) + len(others) + 2) + "|"]
     for players, runs in stored["players"].items():
         cells = " | ".join(
             f"{cell(runs[n]['cpu_median'])} | {statistics.median(runs[n]['cpu_p95']):.1f}"
@@ -638,10 +635,7 @@ def expert_speed_table(cache: dict[str, Any]) -> str:
         )
         medians = {n: statistics.median(runs[n]["cpu_median"]) for n in names}
         ratios = " | ".join(f"{medians[last] / medians[n]:.2f}" for n in others)
-        row = f"| {players} | {cells} | {ratios} |"
-        if ended:
-            row += f" {_ended_cell(runs[last])} |"
-        lines.append(row)
+        lines.append(f"| {players} | {cells} | {ratios} | {_ended_cell(runs[last])} |")
     specs = "; ".join(f"{n}: `{stored['specs'][n]}`" for n in names)
     lines += ["", f"Specs: {specs}."]
     return "\n".join(lines) + "\n"

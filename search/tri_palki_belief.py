@@ -472,15 +472,10 @@ def _draw_completed_worlds(
         if pool is None:
             pool = pools[k] = unknown_cards[(extras[k] >> unknown_cards) & 1 == 0]
         orders.append(pool[rng.permutation(len(pool))])
-    order = np.array(orders, dtype=np.int64).reshape(n, -1)  # every completion leaves as many
     masks = np.tile(np.array(start_hands, dtype=np.int64), (n, 1))
-    masks[:, announcer] |= extras[picks]
-    start = 0
-    for seat in slot_seats:  # the announcer's hand is now complete in every world
-        need = 3 - popcount(int(masks[0, seat]))
-        masks[:, seat] |= np.sum(np.left_shift(1, order[:, start : start + need]), axis=1)
-        start += need
-    return WorldBatch(base, masks, order[:, start:])
+    masks[:, announcer] |= extras[picks]  # the announcer's hand is now complete in every world
+    order = np.array(orders, dtype=np.int64).reshape(n, -1)  # every completion leaves as many
+    return _dealt(base, masks, order, slot_seats)
 
 
 def _draw_worlds(
@@ -499,10 +494,18 @@ def _draw_worlds(
     hands = list(seen.known)
     hands[o] = seen.hand_o
     orders = rng.permuted(np.tile(unknown_cards, (n, 1)), axis=1)
-    masks = np.tile(np.array(hands, dtype=np.int64), (n, 1))
+    return _dealt(base, np.tile(np.array(hands, dtype=np.int64), (n, 1)), orders, slot_seats)
+
+
+def _dealt(
+    base: dict[str, Any], masks: np.ndarray, orders: np.ndarray, slot_seats: list[int]
+) -> WorldBatch:
+    """The worlds whose known cards are ``masks`` (worlds x seats) and whose unseen cards come in
+    each row's ``orders``: the first ones fill the hidden hand places, in seat order (each seat
+    lacks the same cards in every world), the rest are the reserve."""
     start = 0
     for seat in slot_seats:
-        need = 3 - popcount(hands[seat])
+        need = 3 - popcount(int(masks[0, seat]))
         masks[:, seat] |= np.sum(np.left_shift(1, orders[:, start : start + need]), axis=1)
         start += need
     return WorldBatch(base, masks, orders[:, start:])
