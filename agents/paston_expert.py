@@ -13,8 +13,10 @@ The decisions before the play come from the Paston evaluator
   worth (the whist head's value of defending the contract such a declarer names most, hearts,
   or best spades after a best-spades bid, from this seat's side of the declarer; 0 when it
   would not whist). Passing to a declarer one can beat is worth points, not nothing.
-- **Discards.** ``pimc``'s search (``discard_search=1``, default), or the evaluator's contract
-  head over the table's candidate pairs (``0``; the head only saw the tables' best discards,
+- **Discards.** ``pimc``'s search (``discard_search=1``, default) over 32 worlds per
+  candidate pair (``discard_samples=32``; pimc's own default is 8, and ``expert`` before 0.6.0
+  is ``expert:discard_samples=8``), or the evaluator's contract head over the table's
+  candidate pairs (``0``; the head only saw the tables' best discards,
   so it may not rank a poor pair low).
 - **Contract.** The evaluator's contract head: the predicted score of each legal contract
   with the 10 cards kept, surrender (−10) when every contract is predicted below it;
@@ -104,6 +106,11 @@ _EXPERT_FLOATS = {
 _EXPERT_INTS = {"play_infer"}
 _EXPERT_FLAGS = {"discard_search", "contract_search", "whist_search", "learned_inference"}
 
+# The expert's own defaults for pimc's keys (a spec's keys override them): its discard search
+# weighs each candidate pair over 32 worlds (pimc's own default is 8; `expert` before 0.6.0
+# is ``expert:discard_samples=8``).
+PIMC_DEFAULTS = {"discard_samples": "32"}
+
 
 def shipped_evaluator_path() -> Path:
     """The evaluator committed with the package."""
@@ -120,7 +127,7 @@ def parse_spec(arg: str | None) -> tuple[ExpertParams, str, str | None]:
     ``"bid_margin=2,samples=64,seed=3"``; ``ValueError`` in one line for a bad key or value."""
     params = ExpertParams()
     model = str(shipped_evaluator_path())
-    pimc_items: list[str] = []
+    pimc_items = dict(PIMC_DEFAULTS)
     values: dict[str, Any] = {}
     known = sorted({f.name for f in fields(ExpertParams)} | set(PIMC_KEYS) | {"seed", "model"})
     for key, text in spec_pairs(arg, known, "expert"):
@@ -149,8 +156,8 @@ def parse_spec(arg: str | None) -> tuple[ExpertParams, str, str | None]:
                 raise ValueError(f"expert parameter {key} must be 0 or 1, got {text!r}")
             values[key] = int(text)
         else:
-            pimc_items.append(f"{key}={text}")
-    pimc_arg = ",".join(pimc_items) or None
+            pimc_items[key] = text
+    pimc_arg = ",".join(f"{key}={text}" for key, text in pimc_items.items()) or None
     try:
         parse_pimc_spec(pimc_arg)
     except ValueError as error:

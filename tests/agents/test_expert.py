@@ -29,7 +29,15 @@ def test_the_spec_sets_expert_and_pimc_parameters():
     assert agent.expert == ExpertParams(bid_margin=3.5, whist_margin=-1.0)
     assert agent.params.samples == 4 and agent.params.discard_candidates == 1
     params, model, pimc = parse_spec(None)
-    assert params == ExpertParams() and model == str(shipped_evaluator_path()) and pimc is None
+    assert params == ExpertParams() and model == str(shipped_evaluator_path())
+    assert pimc == "discard_samples=32"
+
+
+def test_the_expert_searches_its_discards_over_32_worlds_unless_the_spec_says_otherwise():
+    assert make_agent("expert", "paston").params.discard_samples == 32
+    assert make_agent("expert:discard_samples=8", "paston").params.discard_samples == 8
+    cheap = make_agent("expert:samples=4,bid_samples=2", "paston").params
+    assert cheap.discard_samples == 32 and cheap.samples == 4
 
 
 @pytest.mark.parametrize(
