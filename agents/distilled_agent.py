@@ -1,7 +1,8 @@
 """The distilled agent: the network distilled from a game's search player, with the decisions a
 cheap exact piece of the game makes better taken from it.
 
-Spec strings (kind ``distilled``): ``distilled[:endgame=K,endgame_samples=S,calls=0|1,unsure=P]``
+Spec strings (kind ``distilled``):
+``distilled[:endgame=K,endgame_samples=S,calls=0|1,discard_search=0|1,unsure=P]``
 (:func:`parse_distilled_spec`); the network is the one committed with the package
 (:func:`~folkcards.agents.policy_files.distilled_model_path`); ``ppo:PATH`` plays any other.
 """
@@ -27,6 +28,7 @@ class DistilledParams:
     endgame: int | None = None  # card play with this many cards or fewer: the endgame search
     endgame_samples: int | None = None  # the endgame search's worlds
     calls: int | None = None  # 1: the game's learned calls decide the calls; 0: the network
+    discard_search: int | None = None  # 1: the learned calls search their discards (Paston)
     unsure: float | None = None  # the game's search takes the decisions where the network's
     # first choice has probability under this (0: the network takes them all)
 
@@ -36,7 +38,7 @@ def parse_distilled_spec(game: str, arg: str | None) -> DistilledParams:
     ``ValueError`` in one line for a bad key or value, or a piece asked of a game without it."""
     values: dict[str, Any] = {}
     hint = " (distilled plays the network committed for the game; play another with ppo:PATH)"
-    keys = ("endgame", "endgame_samples", "calls", "unsure")
+    keys = ("endgame", "endgame_samples", "calls", "discard_search", "unsure")
     for key, text in spec_pairs(arg, keys, "distilled", hint):
         if key == "unsure":
             try:
@@ -67,6 +69,16 @@ def parse_distilled_spec(game: str, arg: str | None) -> DistilledParams:
         raise ValueError(f"distilled parameter calls is 0 or 1, got {params.calls}")
     if params.calls == 1 and not spec.has("learned_calls"):
         raise ValueError(f"distilled: {game} has no learned calls (calls=0 or no argument)")
+    if params.discard_search not in (None, 0, 1):
+        raise ValueError(
+            f"distilled parameter discard_search is 0 or 1, got {params.discard_search}"
+        )
+    if params.discard_search == 1 and not spec.has("learned_calls"):
+        raise ValueError(f"distilled: {game} has no learned calls to search discards for")
+    if params.discard_search == 1 and params.calls == 0:
+        raise ValueError(
+            "distilled: discard_search=1 searches the learned calls' discards; calls=0 turns them off"
+        )
     return params
 
 
@@ -91,7 +103,9 @@ def make_distilled_searches(
     spec = game_spec(game)
     searches: list[Any] = []
     if params.calls != 0 and spec.has("learned_calls"):
-        searches.append(spec.piece("learned_calls")(game, seat, seed))
+        searches.append(
+            spec.piece("learned_calls")(game, seat, seed, discard_search=params.discard_search or 0)
+        )
     endgame = make_endgame_search(game, seat, seed, params.endgame, params.endgame_samples)
     if endgame is not None:
         searches.append(endgame)
@@ -172,7 +186,8 @@ class DistilledAgent(PolicyAgent):
 def make_distilled_agent(
     game: str, seat: str, seed: int | None, arg: str | None, **kwargs: Any
 ) -> DistilledAgent:
-    """Factory for the ``distilled[:endgame=K,endgame_samples=S,calls=0|1,unsure=P]`` kind
+    """Factory for the
+    ``distilled[:endgame=K,endgame_samples=S,calls=0|1,discard_search=0|1,unsure=P]`` kind
     (``ppo:PATH`` plays any other network)."""
     return DistilledAgent(game, seat, seed, params=parse_distilled_spec(game, arg), **kwargs)
 

@@ -327,13 +327,26 @@ _ALL_PASS = obs_mod.OFFSETS["all_pass"]
 
 class PastonLearnedCalls:
     """The expert's learned calls for the ``distilled`` player: its bids, discards (the
-    evaluator's pair, ``discard_search=0``), contract and whist (except after an all-pass, where
-    the expert searches), each from the evaluator alone, so under a millisecond; the network
-    plays the rest. The protocol of the distilled player's searches (``applies``, ``act``,
-    ``reset``, ``reseed``); deterministic and stateless, so a batched row needs no history."""
+    evaluator's pair, ``discard_search=0``; ``1``: the expert's discard search over
+    ``discard_samples`` worlds, 32 by default, the one decision a deal that then costs
+    milliseconds), contract and whist (except after an all-pass, where the expert searches),
+    each from the evaluator alone, so under a millisecond; the network plays the rest. The
+    protocol of the distilled player's searches (``applies``, ``act``, ``reset``, ``reseed``);
+    deterministic, and with the evaluator's discards stateless, so a batched row needs no
+    history (with the discard search a row's second discard is searched again, as one card
+    to discard)."""
 
-    def __init__(self, game: str = "paston", seat: str = "player_0", seed: int | None = None):
-        self.expert = ExpertAgent(game, seat, seed, "discard_search=0")
+    def __init__(
+        self,
+        game: str = "paston",
+        seat: str = "player_0",
+        seed: int | None = None,
+        discard_search: int = 0,
+    ):
+        if discard_search not in (0, 1):
+            raise ValueError(f"discard_search is 0 or 1, got {discard_search}")
+        self.discard_search = discard_search
+        self.expert = ExpertAgent(game, seat, seed, f"discard_search={discard_search}")
 
     def applies(self, vector: np.ndarray) -> bool:
         """Whether this decision is one of the calls it makes (read from the vector's phase and
@@ -342,10 +355,14 @@ class PastonLearnedCalls:
         return bool(phase[:3].any() or (phase[3] > 0 and not vector[_ALL_PASS] > 0))
 
     def reset(self) -> None:
-        """Nothing to forget: every call is worked out from the observation."""
+        """Forget the planned second discard (the only thing kept between calls)."""
+        self.expert.reset()
 
     def reseed(self, seed: int) -> None:
-        """Nothing to reseed: the calls draw no random numbers."""
+        """A fresh state whose discard search (if on) draws from a generator seeded by
+        ``seed``; the evaluator's calls draw no random numbers."""
+        self.expert.reset()
+        self.expert.rng = np.random.default_rng(seed)
 
     def act(self, observation: dict[str, np.ndarray]) -> int | None:
         """The expert's call, or ``None`` when this is not one of its calls or it is forced."""

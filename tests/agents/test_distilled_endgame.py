@@ -1,4 +1,4 @@
-"""The distilled player's searches (``distilled[:endgame=K,endgame_samples=S,calls=0|1]``).
+"""The distilled player's searches (``distilled[:endgame=K,endgame_samples=S,calls=0|1,discard_search=0|1]``).
 
 From the docs (guide/distilled.md): in Paston the expert's learned calls make every bid,
 discard, contract and whist call (except the whist after an all-pass), exactly as
@@ -147,6 +147,9 @@ def test_batched_distilled_rows_do_not_depend_on_the_batch():
         ("distilled:unsure=2", "tri_palki", "unsure must be in \\[0, 1\\]"),
         ("distilled:unsure=sure", "tri_palki", "unsure needs a number"),
         ("distilled:unsure=0.9", "paston", "paston has no search for unsure decisions"),
+        ("distilled:discard_search=2", "paston", "discard_search is 0 or 1"),
+        ("distilled:discard_search=1", "tri_palki", "tri_palki has no learned calls"),
+        ("distilled:calls=0,discard_search=1", "paston", "calls=0 turns them off"),
     ],
 )
 def test_bad_distilled_specs_are_refused_in_one_line(spec, game, message):
@@ -250,3 +253,39 @@ def test_the_calls_apply_exactly_to_the_call_decisions():
         assert calls.applies(np.asarray(observation["observation"], np.float32)) == expected
         seen[expected] += 1
     assert seen[True] > 50 and seen[False] > 50
+
+
+def _is_discard(observation) -> bool:
+    return obs_mod.decode(np.asarray(observation["observation"])).phase == "discard"
+
+
+def test_with_discard_search_the_discards_are_the_experts_search_and_the_rest_unchanged():
+    """``distilled:discard_search=1`` (guide/distilled.md): each discard with a choice is the
+    expert's discard search (``expert``'s own 32 worlds, the same seed); every other decision
+    is what ``distilled`` decides."""
+    env = paston_v0.raw_env()
+    seats = env.possible_agents
+    player = {
+        s: make_agent("distilled:discard_search=1", "paston", seat=s, seed=5 + i)
+        for i, s in enumerate(seats)
+    }
+    plain = {s: make_agent("distilled", "paston", seat=s, seed=5 + i) for i, s in enumerate(seats)}
+    twin = {s: make_agent("expert", "paston", seat=s, seed=5 + i) for i, s in enumerate(seats)}
+    assert all(t.params.discard_samples == 32 for t in twin.values())
+    discards = others = differs = 0
+    for seat, observation, action in walk_decisions(
+        env, range(40), lambda name, obs: player[name].act(obs)
+    ):
+        legal = np.flatnonzero(observation["action_mask"]).tolist()
+        if len(legal) < 2:
+            continue
+        if _is_discard(observation):
+            vector = np.asarray(observation["observation"])
+            assert action == twin[seat]._discard(vector, obs_mod.decode(vector), legal)
+            differs += action != plain[seat].act(observation)
+            discards += 1
+        elif not _is_play(observation):  # the card play's searches draw from their own seeds
+            assert action == plain[seat].act(observation)
+            others += 1
+    assert discards > 20 and others > 60
+    assert differs > 0  # the evaluator's pair is another on some deals (else this tells nothing)
