@@ -123,6 +123,10 @@ SOURCES: dict[str, Source] = {
             "paston_expert_discards_heuristic",
         )
     },
+    # Paston distilled with the expert's discard search (docs/guide/distilled.md)
+    "paston_distilled_discard_search": Source(
+        stored="docs/tournaments/paston_distilled_discard_search/results.json"
+    ),
     "timings": Source(stored="docs/timings.json", kind="timings"),
     "tri_palki_distilled_4p": Source(
         stored="docs/tournaments/tri_palki_distilled_4p/results.json", digits=3
