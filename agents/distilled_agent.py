@@ -2,9 +2,10 @@
 cheap exact piece of the game makes better taken from it.
 
 Spec strings (kind ``distilled``):
-``distilled[:endgame=K,endgame_samples=S,calls=0|1,discard_search=0|1,unsure=P]``
+``distilled[:endgame=K,endgame_samples=S,calls=0|1,discard_search=0|1,unsure=P,version=V]``
 (:func:`parse_distilled_spec`); the network is the one committed with the package
-(:func:`~folkcards.agents.policy_files.distilled_model_path`); ``ppo:PATH`` plays any other.
+(:func:`~folkcards.agents.policy_files.distilled_model_path`; ``version=V`` the distilled player
+of an earlier version, kept with the package); ``ppo:PATH`` plays any other.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ class DistilledParams:
     discard_search: int | None = None  # 1: the learned calls search their discards (Paston)
     unsure: float | None = None  # the game's search takes the decisions where the network's
     # first choice has probability under this (0: the network takes them all)
+    version: str | None = None  # an earlier distilled player kept with the package
 
 
 def parse_distilled_spec(game: str, arg: str | None) -> DistilledParams:
@@ -38,8 +40,12 @@ def parse_distilled_spec(game: str, arg: str | None) -> DistilledParams:
     ``ValueError`` in one line for a bad key or value, or a piece asked of a game without it."""
     values: dict[str, Any] = {}
     hint = " (distilled plays the network committed for the game; play another with ppo:PATH)"
-    keys = ("endgame", "endgame_samples", "calls", "discard_search", "unsure")
+    keys = ("endgame", "endgame_samples", "calls", "discard_search", "unsure", "version")
     for key, text in spec_pairs(arg, keys, "distilled", hint):
+        if key == "version":
+            distilled_model_path(game, text)  # ValueError for a version the game does not have
+            values[key] = text
+            continue
         if key == "unsure":
             try:
                 values[key] = float(text)
@@ -119,7 +125,9 @@ def make_unsure_search(game: str, seat: str, seed: int | None, params: Distilled
     spec = game_spec(game)
     if params.unsure == 0.0 or not spec.has("unsure_search"):
         return None
-    return spec.piece("unsure_search")(spec.family, seat, seed, threshold=params.unsure)
+    return spec.piece("unsure_search")(
+        spec.family, seat, seed, threshold=params.unsure, version=params.version
+    )
 
 
 class DistilledAgent(PolicyAgent):
@@ -149,13 +157,13 @@ class DistilledAgent(PolicyAgent):
     ):
         if game not in GAMES:
             raise ValueError(f"unknown game {game!r}; choose from {', '.join(GAMES)}")
-        self.path = distilled_model_path(game)
+        params = params or DistilledParams()
+        self.path = distilled_model_path(game, params.version)
         policy = load_policy(self.path, game, "distilled", trained_by=DISTILL_CONFIG)
         super().__init__(
             game, seat, seed, policy=policy, deterministic=True, label="distilled",
             num_players=num_players,
         )  # fmt: skip
-        params = params or DistilledParams()
         self.searches = make_distilled_searches(game, seat, seed, params)
         self.unsure = make_unsure_search(game, seat, seed, params)
         if self.unsure is not None and not isinstance(self.policy, NumpyPolicy):
@@ -187,7 +195,7 @@ def make_distilled_agent(
     game: str, seat: str, seed: int | None, arg: str | None, **kwargs: Any
 ) -> DistilledAgent:
     """Factory for the
-    ``distilled[:endgame=K,endgame_samples=S,calls=0|1,discard_search=0|1,unsure=P]`` kind
+    ``distilled[:endgame=K,endgame_samples=S,calls=0|1,discard_search=0|1,unsure=P,version=V]`` kind
     (``ppo:PATH`` plays any other network)."""
     return DistilledAgent(game, seat, seed, params=parse_distilled_spec(game, arg), **kwargs)
 

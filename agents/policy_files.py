@@ -3,7 +3,7 @@
 ``ppo:PATH`` names a MaskablePPO ``.zip`` saved by ``folkcards train``; ``ppo:<game>`` or plain
 ``ppo`` the model committed with the package, ``folkcards/agents/models/<game>_ppo.zip``
 (:func:`resolve_model_path`); ``distilled`` the committed ``<game>_distilled.zip``
-(:func:`distilled_model_path`). Every model saved by ``folkcards train`` has a sidecar
+(:func:`distilled_model_path`; ``distilled:version=V`` an earlier one kept with the package). Every model saved by ``folkcards train`` has a sidecar
 ``<name>.json`` (game, env arguments, observation size, number of actions, training steps,
 feature set); :func:`load_policy` checks it against the agent's game, and without it checks the
 number of actions. Torch and stable-baselines3 are imported only when a ``.zip`` is loaded.
@@ -62,23 +62,49 @@ PPO_CONFIG = "ppo_full.yaml"  # the training configs of the packaged networks, p
 DISTILL_CONFIG = "distill.yaml"
 
 
-def distilled_model_path(game: str) -> Path:
+def distilled_model_path(game: str, version: str | None = None) -> Path:
     """The network distilled from ``game``'s search player, committed with the package
     (``folkcards/agents/models/<game>_distilled.zip``; a variant without one uses its base
-    game's)."""
+    game's). ``version`` names an earlier distilled player kept with the package
+    (``<family>_distilled_<version, dots as underscores>.zip``, :func:`distilled_versions`);
+    ``ValueError`` in one line for a version the game does not have."""
+    if version is not None:
+        versions = distilled_versions(game)
+        if version not in versions:
+            kept = ", ".join(versions) if versions else "none"
+            raise ValueError(
+                f"distilled: {game} has no earlier distilled player {version!r} "
+                f"(versions kept: {kept})"
+            )
+        return MODELS_DIR / f"{game_spec(game).family}_distilled_{version.replace('.', '_')}.zip"
     path = MODELS_DIR / f"{game}_distilled.zip"
     family = MODELS_DIR / f"{game_spec(game).family}_distilled.zip"
     return family if not path.is_file() and family.is_file() else path
 
 
+def distilled_versions(game: str) -> tuple[str, ...]:
+    """The earlier distilled players of ``game``'s family kept with the package, oldest first:
+    ``("0.6",)`` for ``tri_palki_distilled_0_6.zip``."""
+    prefix = f"{game_spec(game).family}_distilled_"
+    found = [
+        tuple(int(part) for part in path.stem.removeprefix(prefix).split("_"))
+        for path in MODELS_DIR.glob(f"{prefix}*.zip")
+        if path.stem.removeprefix(prefix).replace("_", "").isdigit()
+    ]
+    return tuple(".".join(map(str, version)) for version in sorted(found))
+
+
 def network_file(spec: str, game: str) -> Path | None:
     """The saved network an agent spec plays: ``ppo[:ARG]`` its model file, ``distilled[:...]``
-    the committed distilled network; ``None`` for a spec without one. The file may not exist."""
+    the committed distilled network (``version=V``: that earlier one); ``None`` for a spec
+    without one. The file may not exist."""
     kind, _, arg = spec.partition(":")
     if kind == "ppo":
         return resolve_model_path(arg or None, game)
     if kind == "distilled":
-        return distilled_model_path(game)
+        items = (item.partition("=") for item in arg.split(","))
+        version = next((text.strip() for key, _, text in items if key.strip() == "version"), None)
+        return distilled_model_path(game, version)
     return None
 
 
@@ -153,6 +179,7 @@ __all__ = [
     "MODELS_DIR",
     "PPO_CONFIG",
     "distilled_model_path",
+    "distilled_versions",
     "load_policy",
     "network_file",
     "read_sidecar",

@@ -663,5 +663,5 @@ options``). Measured against the 0.4.0 budget in docs/guide/expert.md."""
 
 EXPERT_PARAMS_0_4 = TriPalkiSearchParams(samples=96, infer=8, endgame_samples=0, infer_epsilon=0.1)
 """The 0.4.0 ``expert``'s budget (96 worlds from 768 weighted candidates, ``infer_epsilon``
-0.1), kept where stored results were made with it: the ``distilled`` player's unsure search,
+0.1), kept where stored results were made with it: ``distilled:version=0.6``'s unsure search,
 the ``iterated`` search's defaults and the expert-iteration loop's search."""

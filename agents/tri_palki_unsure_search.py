@@ -1,5 +1,5 @@
 """The Tri Palki ``distilled`` player's search where its network is unsure (the registry's
-``unsure_search`` piece): the ``expert``'s compiled search with the 0.4.0 budget, told of the
+``unsure_search`` piece): the ``expert``'s compiled search with its budget, told of the
 network's decisions and catching up with the round only when it next searches."""
 
 from __future__ import annotations
@@ -10,17 +10,25 @@ import numpy as np
 
 from ..envs.tri_palki import observation as obs_mod
 from .tri_palki_net_search import TriPalkiNetSearchAgent
-from .tri_palki_search import EXPERT_PARAMS_0_4, TriPalkiSearchParams
+from .tri_palki_search import EXPERT_PARAMS, EXPERT_PARAMS_0_4, TriPalkiSearchParams
 
-__all__ = ["TriPalkiUnsureSearch"]
+__all__ = ["UNSURE_BUDGETS", "TriPalkiUnsureSearch"]
+
+# the search budget of each distilled player: its network was cloned from the expert with it
+UNSURE_BUDGETS: dict[str | None, TriPalkiSearchParams] = {
+    None: EXPERT_PARAMS,  # distilled since 0.7.0
+    "0.6": EXPERT_PARAMS_0_4,  # distilled:version=0.6, the player of 0.4.0 to 0.6.0
+}
 
 
 class TriPalkiUnsureSearch:
     """The Tri Palki ``distilled`` player's search where its network is unsure (the registry's
     ``unsure_search`` piece): a decision whose network probability of its first choice is
-    under ``threshold`` (0.99 by default) is taken by the 0.4.0 ``expert``'s search instead
-    (:data:`EXPERT_PARAMS_0_4`, or ``params``; since 0.5.1 the compiled search of ``expert``,
-    which decides as the Python search with that budget).
+    under ``threshold`` (0.99 by default) is taken by the ``expert``'s search instead, with the
+    budget its network was cloned from (:data:`UNSURE_BUDGETS`: the expert's
+    :data:`EXPERT_PARAMS`; ``version="0.6"``, the earlier player's, :data:`EXPERT_PARAMS_0_4`;
+    or ``params``): the compiled search of ``expert``, which decides as the Python search with
+    that budget.
 
     The search's inference reads the round so far, so the player tells it every decision the
     network took (:meth:`observe`); those are worked into the search's reconstruction of the
@@ -45,9 +53,12 @@ class TriPalkiUnsureSearch:
         seat: str = "player_0",
         seed: int | None = None,
         threshold: float | None = None,
-        params: TriPalkiSearchParams = EXPERT_PARAMS_0_4,
+        params: TriPalkiSearchParams | None = None,
         max_searches: int | None = None,
+        version: str | None = None,
     ):
+        if version not in UNSURE_BUDGETS:
+            raise ValueError(f"the unsure search has no budget for distilled version {version!r}")
         self.threshold = self.default_threshold if threshold is None else float(threshold)
         if not 0.0 <= self.threshold <= 1.0:
             raise ValueError(f"unsure threshold must be in [0, 1], got {self.threshold}")
@@ -55,7 +66,7 @@ class TriPalkiUnsureSearch:
         if self.max_searches < 0:
             raise ValueError(f"max_searches must be at least 0, got {self.max_searches}")
         # the compiled search: the Python search's decisions with its budget, in less time
-        self.search = TriPalkiNetSearchAgent(game, seat, seed, params)
+        self.search = TriPalkiNetSearchAgent(game, seat, seed, params or UNSURE_BUDGETS[version])
         self._pending: list[tuple[np.ndarray, int]] = []
         self.work: dict[str, int] = {}
         self.cut = False  # the last catch-up ran out of budget and forgot part of the round

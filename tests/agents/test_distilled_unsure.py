@@ -21,7 +21,7 @@ from folkcards.envs.tri_palki import observation as obs_mod
 from .tri_palki_styles import play_rounds, style_opponents
 
 MOVES = 11
-EXPERT_0_4 = "expert:samples=96,infer=8,infer_epsilon=0.1,endgame_samples=0"  # the unsure search's
+EXPERT_0_4 = "expert:samples=96,infer=8,infer_epsilon=0.1,endgame_samples=0"  # 0.6's unsure search
 
 
 def _walk(first, num_players: int, seeds, others_seed: int = 7):
@@ -40,8 +40,11 @@ class _EagerReference:
     is shown each of the network's decisions as they happen (what the lazy catch-up must
     reproduce)."""
 
-    def __init__(self, seed: int, spec: str = EXPERT_0_4, threshold: float = 0.99):
-        self.network = make_agent("distilled:unsure=0", "tri_palki", seed=seed)
+    def __init__(
+        self, seed: int, spec: str = "expert", threshold: float = 0.99, version: str | None = None
+    ):
+        network = "distilled:unsure=0" + (f",version={version}" if version else "")
+        self.network = make_agent(network, "tri_palki", seed=seed)
         self.expert = make_agent(spec, "tri_palki", seed=seed)
         self.threshold = threshold
 
@@ -60,11 +63,20 @@ class _EagerReference:
         return action
 
 
+@pytest.mark.parametrize(
+    ("version", "expert"), [(None, "expert"), ("0.6", EXPERT_0_4)], ids=["distilled", "0.6"]
+)
 @pytest.mark.parametrize("num_players", [3, 4])
-def test_distilled_decides_as_the_network_with_an_eagerly_informed_expert(num_players):
-    player = make_agent("distilled", "tri_palki", seed=5)
-    player.unsure = TriPalkiUnsureSearch(seed=5, max_searches=10**9)  # the reference has no cap
-    reference = _EagerReference(seed=5)
+def test_distilled_decides_as_the_network_with_an_eagerly_informed_expert(
+    num_players, version, expert
+):
+    """``distilled`` searches with the expert's budget, ``distilled:version=0.6`` with the 0.4.0
+    expert's, the budget its network was cloned from."""
+    spec = "distilled" if version is None else f"distilled:version={version}"
+    player = make_agent(spec, "tri_palki", seed=5)
+    # the reference has no cap on the searches of a round
+    player.unsure = TriPalkiUnsureSearch(seed=5, max_searches=10**9, version=version)
+    reference = _EagerReference(seed=5, spec=expert, version=version)
     seeds = range(100 + num_players * 10, 110 + num_players * 10)
     ours = [a for _, a in _walk(player, num_players, seeds)]
     theirs = [a for _, a in _walk(reference, num_players, seeds)]
