@@ -143,6 +143,12 @@ SOURCES: dict[str, Source] = {
         )
         for n in (3, 4, 6)
     },
+    **{
+        f"tri_palki_distilled_0_7_{n}p": Source(
+            stored=f"docs/tournaments/tri_palki_distilled_0_7_{n}p/results.json", digits=3
+        )
+        for n in ("3", "4", "6", "screen_3", "screen_4")
+    },
     "tri_palki_pimc": Source(stored="docs/tournaments/tri_palki_pimc/results.json", digits=3),
     "tri_palki_pimc_4p": Source(stored="docs/tournaments/tri_palki_pimc_4p/results.json", digits=3),
     **{
