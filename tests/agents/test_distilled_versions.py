@@ -40,7 +40,7 @@ def test_version_0_6_plays_the_network_the_stored_0_6_results_were_made_with():
     assert row is not None
     kept = distilled_model_path("tri_palki", "0.6")
     assert _sha(kept).startswith(row.group(2))
-    assert _sha(kept) != _sha(distilled_model_path("tri_palki"))  # a different network today
+    assert _sha(kept) != _sha(distilled_model_path("tri_palki"))  # the current network is another
     assert network_file("distilled:unsure=0.9,version=0.6", "tri_palki") == kept
 
 
@@ -48,8 +48,8 @@ def test_each_version_searches_with_the_budget_its_network_was_cloned_from():
     old = make_agent("distilled:version=0.6", "tri_palki", seed=1)
     assert old.path == distilled_model_path("tri_palki", "0.6")
     assert old.unsure.search.params == EXPERT_PARAMS_0_4
-    today = make_agent("distilled", "tri_palki", seed=1)
-    assert today.unsure.search.params == make_agent("expert", "tri_palki").params
+    current = make_agent("distilled", "tri_palki", seed=1)
+    assert current.unsure.search.params == make_agent("expert", "tri_palki").params
 
 
 @pytest.mark.parametrize(
@@ -69,10 +69,10 @@ def test_a_version_the_game_does_not_have_is_refused_in_one_line(game, spec, mes
 
 def test_the_batched_form_of_a_version_plays_its_network():
     """Rows where the network is sure: the batched 0.6 player's choices are the 0.6 network's,
-    and differ from today's network on some rows."""
+    and differ from the current network's on some rows."""
     batched = make_batched_agent("distilled:version=0.6,unsure=0", "tri_palki", num_players=4)
     single = make_agent("distilled:version=0.6,unsure=0", "tri_palki")
-    today = make_agent("distilled:unsure=0", "tri_palki")
+    current = make_agent("distilled:unsure=0", "tri_palki")
     env_rows, masks, differs = [], [], 0
     rng = np.random.default_rng(8)
     env = tri_palki_v0.env(num_players=4)
@@ -87,7 +87,7 @@ def test_the_batched_form_of_a_version_plays_its_network():
             if len(legal) > 1:
                 env_rows.append(np.asarray(obs["observation"], np.float32))
                 masks.append(np.asarray(obs["action_mask"], bool))
-                differs += single.act(obs) != today.act(obs)
+                differs += single.act(obs) != current.act(obs)
             env.step(int(rng.choice(legal)))
     actions = batched.act(np.stack(env_rows), np.stack(masks))
     expected = [
