@@ -15,8 +15,9 @@ from folkcards.agents import make_agent
 from folkcards.agents.batched_agents import make_batched_agent
 from folkcards.agents.policy_files import distilled_model_path, distilled_versions, network_file
 from folkcards.agents.tri_palki_search import EXPERT_PARAMS_0_4
-from folkcards.envs import tri_palki_v0
 from folkcards.envs.registry import GAMES
+
+from .tri_palki_styles import play_rounds
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 MADE_WITH_0_6 = DOCS / "tournaments" / "tri_palki_distilled_unsure_4p" / "report.md"
@@ -74,21 +75,12 @@ def test_the_batched_form_of_a_version_plays_its_network():
     single = make_agent("distilled:version=0.6,unsure=0", "tri_palki")
     current = make_agent("distilled:unsure=0", "tri_palki")
     env_rows, masks, differs = [], [], 0
-    rng = np.random.default_rng(8)
-    env = tri_palki_v0.env(num_players=4)
-    for seed in range(12):
-        env.reset(seed=seed)
-        for _agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            legal = np.flatnonzero(obs["action_mask"])
-            if len(legal) > 1:
-                env_rows.append(np.asarray(obs["observation"], np.float32))
-                masks.append(np.asarray(obs["action_mask"], bool))
-                differs += single.act(obs) != current.act(obs)
-            env.step(int(rng.choice(legal)))
+    opponents = [make_agent("random", "tri_palki", f"player_{i}", 8 + i) for i in range(1, 4)]
+    for _, obs, _, _ in play_rounds("random", opponents, range(12), 8, max_turns=200):
+        if obs["action_mask"].sum() > 1:
+            env_rows.append(np.asarray(obs["observation"], np.float32))
+            masks.append(np.asarray(obs["action_mask"], bool))
+            differs += single.act(obs) != current.act(obs)
     actions = batched.act(np.stack(env_rows), np.stack(masks))
     expected = [
         single.act({"observation": r, "action_mask": m})
