@@ -3,10 +3,11 @@
 ``ppo:PATH`` names a MaskablePPO ``.zip`` saved by ``folkcards train``; ``ppo:<game>`` or plain
 ``ppo`` the model committed with the package, ``folkcards/agents/models/<game>_ppo.zip``
 (:func:`resolve_model_path`); ``distilled`` the committed ``<game>_distilled.zip``
-(:func:`distilled_model_path`; ``distilled:version=V`` an earlier one kept with the package). Every model saved by ``folkcards train`` has a sidecar
-``<name>.json`` (game, env arguments, observation size, number of actions, training steps,
-feature set); :func:`load_policy` checks it against the agent's game, and without it checks the
-number of actions. Torch and stable-baselines3 are imported only when a ``.zip`` is loaded.
+(:func:`distilled_model_path`; ``distilled:version=V`` an earlier one kept with the package).
+Every model saved by ``folkcards train`` has a sidecar ``<name>.json`` (game, env arguments,
+observation size, number of actions, training steps, feature set); :func:`load_policy` checks
+it against the agent's game, and without it checks the number of actions. Torch and
+stable-baselines3 are imported only when a ``.zip`` is loaded.
 """
 
 from __future__ import annotations
@@ -86,12 +87,11 @@ def distilled_versions(game: str) -> tuple[str, ...]:
     """The earlier distilled players of ``game``'s family kept with the package, oldest first:
     ``("0.6",)`` for ``tri_palki_distilled_0_6.zip``."""
     prefix = f"{game_spec(game).family}_distilled_"
-    found = [
-        tuple(int(part) for part in path.stem.removeprefix(prefix).split("_"))
-        for path in MODELS_DIR.glob(f"{prefix}*.zip")
-        if path.stem.removeprefix(prefix).replace("_", "").isdigit()
-    ]
-    return tuple(".".join(map(str, version)) for version in sorted(found))
+    tails = (path.stem.removeprefix(prefix) for path in MODELS_DIR.glob(f"{prefix}*.zip"))
+    found = sorted(
+        tuple(map(int, tail.split("_"))) for tail in tails if tail.replace("_", "").isdigit()
+    )
+    return tuple(".".join(map(str, version)) for version in found)
 
 
 def network_file(spec: str, game: str) -> Path | None:
