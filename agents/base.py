@@ -45,6 +45,14 @@ class Agent:
     def reset(self) -> None:
         """Called at the start of every episode."""
 
+    def reseed(self, seed: int) -> None:
+        """Draw every later random choice from ``seed``: after ``reseed(s)`` and ``reset()``
+        two agents of one spec decide alike on the same episode, whatever each did before.
+        Callers that replay or pair episodes (training envs, the probe, the opponent pool)
+        reseed through this, never by setting ``rng``: an agent whose parts hold generators of
+        their own (a search inside it) overrides it to reach them."""
+        self.rng = np.random.default_rng(seed)
+
     def model_files(self) -> tuple[Path, ...]:
         """The files (trained weights) that fix this agent's behaviour beside its code; a
         tournament report records their digests. None for a rule-based agent."""

@@ -449,7 +449,7 @@ class PerRowHeuristicFallback:
     def __init__(self, game: str, num_players: int):
         from . import make_agent
 
-        self.agent = make_agent("heuristic", game, "player_0")
+        self.agent = make_agent("heuristic", game, "player_0", seed=0)  # draws nothing
         self.label = "heuristic (per-row fallback)"
 
     def act(

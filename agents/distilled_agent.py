@@ -176,6 +176,14 @@ class DistilledAgent(PolicyAgent):
         if self.unsure is not None:
             self.unsure.reset()
 
+    def reseed(self, seed: int) -> None:
+        """As a fresh player seeded ``seed``: its searches draw from ``seed`` too."""
+        super().reseed(seed)
+        for search in self.searches:
+            search.reseed(seed)
+        if self.unsure is not None:
+            self.unsure.reseed(seed)
+
     def act(self, observation: dict[str, np.ndarray]) -> int:
         for search in self.searches:
             action = search.act(observation)

@@ -69,6 +69,11 @@ class MonteCarloAgent(Agent):
         self.fallbacks = 0
         self._draw = random.Random(int(self.rng.integers(2**63)))
 
+    def reseed(self, seed: int) -> None:
+        """As a fresh agent seeded ``seed``: ``rng`` and the draws derived from it."""
+        super().reseed(seed)
+        self._draw = random.Random(int(self.rng.integers(2**63)))
+
     def act(self, observation: dict[str, np.ndarray]) -> int:
         self.last_action_values = None
         legal = legal_actions(observation)

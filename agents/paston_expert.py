@@ -359,8 +359,8 @@ class PastonLearnedCalls:
     def reseed(self, seed: int) -> None:
         """A fresh state whose discard search (if on) draws from a generator seeded by
         ``seed``; the evaluator's calls draw no random numbers."""
+        self.expert.reseed(seed)
         self.expert.reset()
-        self.expert.rng = np.random.default_rng(seed)
 
     def act(self, observation: dict[str, np.ndarray]) -> int | None:
         """The expert's call, or ``None`` when this is not one of its calls or it is forced."""

@@ -309,7 +309,10 @@ class PimcAgent(Agent):
         # found 5-20% faster (benchmarks/pimc_solver_table.py, on the loaded 2-core machine)
         self.solver = PastonSolver(keep_table=True)
         load_compiled_kernels()
-        self._fallback_agent: Agent | None = None
+        from .base import make_agent
+
+        # the heuristic draws no random numbers: seeded only so that nothing is unseeded
+        self._fallback_agent: Agent = make_agent("heuristic", game, seat, seed=0)
         self._planned_discard: tuple[int, int] | None = None  # (first card, second card)
         self._first_dealer: int | None = None
         self._other_dealer_seen = False
@@ -354,10 +357,6 @@ class PimcAgent(Agent):
         return action
 
     def _heuristic(self) -> Agent:
-        if self._fallback_agent is None:
-            from .base import make_agent
-
-            self._fallback_agent = make_agent("heuristic", self.game, self.seat)
         return self._fallback_agent
 
     def _note_dealer(self, view: obs_mod.PastonView) -> None:
@@ -766,8 +765,8 @@ class PastonEndgameSearch:
     def reseed(self, seed: int) -> None:
         """Start a fresh decision state (no dealer noted) drawing its worlds from a generator
         seeded by ``seed``."""
+        self.search.reseed(seed)
         self.search.reset()
-        self.search.rng = np.random.default_rng(seed)
 
     def act(self, observation: dict[str, np.ndarray]) -> int | None:
         """The search's card, or ``None`` when it does not apply or the card is forced (or it

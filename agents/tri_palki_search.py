@@ -424,7 +424,7 @@ class TriPalkiSearchAgent(Agent):
             raise ValueError(
                 "Tri Palki pimc confidence is for sampled worlds; here every world is valued"
             )
-        self._policy = make_agent("heuristic", "tri_palki", seat)
+        self._policy = make_agent("heuristic", "tri_palki", seat, seed=0)  # draws nothing
         self.opponent_model: OpponentModel = (
             shipped_opponent_model() if self.params.opponents == "learned" else CORE_MODEL
         )

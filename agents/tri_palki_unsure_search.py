@@ -98,8 +98,8 @@ class TriPalkiUnsureSearch:
 
     def reseed(self, seed: int) -> None:
         """Start afresh (nothing of the round noted), drawing worlds from ``seed``."""
+        self.search.reseed(seed)
         self.reset()
-        self.search.rng = np.random.default_rng(seed)
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
         """The expert search's action at this decision, after catching up with the round."""

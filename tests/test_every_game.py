@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import random
 import re
 import time
 from typing import Any
@@ -289,6 +290,71 @@ def test_every_listed_agent_plays_an_episode(name, kind):
     run = play_episode(env, table, 4)
     assert run.decision_seconds.get(seats[0]), f"{kind} never acted in {name}"
     assert from_text(to_text(env.record())) == env.record()
+
+
+def _generator_states(root: Any) -> list[Any]:
+    """The state of every random generator reachable from ``root`` through the attributes of
+    folkcards objects (and their lists, tuples and dicts), in a fixed order."""
+    states: list[Any] = []
+    seen: set[int] = set()
+
+    def walk(value: Any) -> None:
+        if id(value) in seen:
+            return
+        seen.add(id(value))
+        if isinstance(value, np.random.Generator):
+            states.append(value.bit_generator.state)
+        elif isinstance(value, random.Random):
+            states.append(value.getstate())
+        elif isinstance(value, dict):
+            for key in sorted(value, key=repr):
+                walk(value[key])
+        elif isinstance(value, list | tuple):
+            for item in value:
+                walk(item)
+        elif type(value).__module__.startswith("folkcards") and hasattr(value, "__dict__"):
+            walk(vars(value))
+
+    walk(root)
+    return states
+
+
+def _episode_record(name: str, agent: Any, deal: int) -> tuple[Any, ...]:
+    """``agent`` in the first seat against seeded random players on deal ``deal``: the record
+    of the episode and the states of the agent's generators after it."""
+    env = GAMES[name].raw_env()
+    seats = env.possible_agents
+    table = [agent] + [make_agent("random", name, s, seed=i) for i, s in enumerate(seats[1:], 7)]
+    play_episode(env, table, deal)
+    return env.record(), _generator_states(agent)
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        (name, kind)
+        for name in GAME_NAMES
+        for kind in (
+            *GAMES[name].agents,
+            *(("montecarlo",) if GAMES[name].montecarlo_agent else ()),
+        )
+    ],
+)
+def test_a_reseeded_agent_decides_as_a_fresh_one(name, kind):
+    """``reseed(s)`` then ``reset()`` makes an agent that has played before decide as a fresh
+    agent seeded ``s``, every generator inside it (a search's too) in the same state: the
+    training envs, the opponent pool and the probe reuse agents across episodes this way."""
+    spec = GAMES[name]
+    agent_spec = CHEAP.get((name, kind), CHEAP.get((spec.family, kind), kind))
+    seat = spec.raw_env().possible_agents[0]
+    used = make_agent(agent_spec, name, seat, seed=101)
+    _episode_record(name, used, deal=5)
+    used.reseed(11)
+    fresh = make_agent(agent_spec, name, seat, seed=11)
+    assert _generator_states(used) == _generator_states(fresh), f"{kind}: a generator not reseeded"
+    for deal in (21, 22):
+        ours, theirs = _episode_record(name, used, deal), _episode_record(name, fresh, deal)
+        assert ours == theirs, f"{kind} in {name}: the reseeded agent decided otherwise"
 
 
 @pytest.mark.parametrize("name", GAME_NAMES)

@@ -123,15 +123,15 @@ def evaluate_duplicate(
         deal_seed = int(rng.integers(2**63))
         agent_seeds = {s: int(rng.integers(2**63)) for s in seats}
         for s in seats:
-            opponents[s].rng = np.random.default_rng(agent_seeds[s])
+            opponents[s].reseed(agent_seeds[s])
         base = play_episode(env, opponents, seed=deal_seed)
         truncated += base.truncated
         baselines[deal] = np.mean([base.returns[s] for s in seats])
         mine = []
         for s in seats:
             for other in seats:
-                opponents[other].rng = np.random.default_rng(agent_seeds[other])
-            learners[s].rng = np.random.default_rng(agent_seeds[s])
+                opponents[other].reseed(agent_seeds[other])
+            learners[s].reseed(agent_seeds[s])
             table = {o: (learners[s] if o == s else opponents[o]) for o in seats}
             run = play_episode(env, table, seed=deal_seed)
             truncated += run.truncated

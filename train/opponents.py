@@ -75,6 +75,7 @@ class OpponentPool:
         self.per_seat = bool(per_seat)
         self.snapshots: list[tuple[str, NumpyPolicy]] = []
         self._agents: dict[tuple[str, str], Any] = {}
+        self.seeds: dict[str, int] = {}  # each seat's seed of its last draw (for replays)
 
     def add_snapshot(self, path: str | Path) -> int:
         """Load a :class:`NumpyPolicy` ``.npz`` into the pool; returns the pool's snapshot count."""
@@ -106,7 +107,8 @@ class OpponentPool:
     def seat(self, spec: str, seat: str, rng: np.random.Generator) -> Any:
         """The (cached) agent ``spec`` for ``seat``, reseeded from ``rng`` and reset."""
         agent = self._cached(spec, seat, rng)
-        agent.rng = np.random.default_rng(int(rng.integers(2**63)))
+        self.seeds[seat] = int(rng.integers(2**63))
+        agent.reseed(self.seeds[seat])
         agent.reset()
         return agent
 

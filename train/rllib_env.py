@@ -201,7 +201,7 @@ class FolkcardsMultiAgentEnv(MultiAgentEnv):
                 self._cache.clear()
             self._cache[key] = make_agent(spec, self.game.name, seat)
         agent = self._cache[key]
-        agent.rng = np.random.default_rng(int(self.rng.integers(2**63)))
+        agent.reseed(int(self.rng.integers(2**63)))
         agent.reset()
         return agent
 

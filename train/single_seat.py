@@ -37,8 +37,9 @@
   plays as the baseline would, its episode's rewards sum to exactly 0. Rewards then sum to the
   learner's score *minus* the baseline's, not to the table score. The baseline's deal is played
   (in a second env, from the start) only if the learner chose differently from it at some
-  decision; otherwise it is the learner's own episode. This assumes the opponents' only state
-  is their random generator, as for every built-in agent.
+  decision; otherwise it is the learner's own episode. Both plays start the same: every agent at
+  the table reseeded with its seat's seed of the deal (:meth:`Agent.reseed`, which reaches the
+  generators of a search inside an agent) and reset.
 - **Repeated positions** (``repeat_penalty=p``, 0 by default). In Tri Palki a player can
   swap a card out and back again while everyone else passes: the round never ends and is
   truncated at ``max_turns``. A sampling policy soon breaks such a cycle at no cost, so it never
@@ -176,7 +177,7 @@ class SingleSeatEnv(gym.Env):
             self._baseline_agents = {
                 s: make_agent(duplicate_baseline, self.game, s) for s in self.seats
             }
-        self._baseline_states: dict[str, Any] = {}  # the generators' states at the deal's start
+        self._table_seeds: dict[str, int] = {}  # each seat's agent seed of this deal
         self._deal: tuple[int, dict[str, Any] | None] = (0, None)
         self._deviated = False
         self._episode_return = 0.0
@@ -239,17 +240,22 @@ class SingleSeatEnv(gym.Env):
         self._repeated = key in self._positions
         self._positions.add(key)
 
+    def _start_table(self, table: dict[str, Any]) -> None:
+        """Every agent of ``table`` reseeded with its seat's seed of this deal, and reset."""
+        for seat_name, agent in table.items():
+            agent.reseed(self._table_seeds[seat_name])
+            agent.reset()
+
     def _baseline_result(self) -> float:
         """What the baseline agent gets in the learner's seat on this episode's deal, played from
-        the start in a second env with every generator as it was at the start; the generators
-        are left as they were found."""
+        the start in a second env by the same agents reseeded and reset as at the deal's start
+        (their searches' memories and generators included); called once the learner's episode
+        is over, whose opponents are reseeded at the next deal."""
         if self._shadow is None:
             self._shadow = make_aec_env(self.game, **self.env_kwargs)
         aec, learner = self._shadow, self.learner
         table = {**self.opponents, learner: self._baseline_agents[learner]}
-        current = {s: a.rng.bit_generator.state for s, a in table.items()}
-        for seat_name, agent in table.items():
-            agent.rng.bit_generator.state = self._baseline_states[seat_name]
+        self._start_table(table)
         deal_seed, options = self._deal
         aec.reset(seed=deal_seed, options=options)
         run = EpisodeRun()
@@ -258,8 +264,6 @@ class SingleSeatEnv(gym.Env):
         total = leg.reward
         if leg.truncated and self.truncation_reward is not None:
             total += self.truncation_reward
-        for seat_name, agent in table.items():
-            agent.rng.bit_generator.state = current[seat_name]
         return total
 
     def _observation(self) -> np.ndarray:
@@ -319,14 +323,11 @@ class SingleSeatEnv(gym.Env):
             self.opponents = self.pool.draw(rng, others)
         if self.duplicate_baseline is not None:
             baseline = self._baseline_agents[self.learner]
-            baseline.rng = np.random.default_rng(int(rng.integers(2**63)))
-            baseline.reset()
+            self._table_seeds = {s: self.pool.seeds[s] for s in self.opponents}
+            self._table_seeds[self.learner] = int(rng.integers(2**63))
+            self._start_table({self.learner: baseline})  # the opponents were, as they were drawn
             self._deal = (deal_seed, options)
             self._deviated = False
-            self._baseline_states = {
-                s: a.rng.bit_generator.state
-                for s, a in {**self.opponents, self.learner: baseline}.items()
-            }
         self._done = False
         self._positions.clear()
         run = EpisodeRun()

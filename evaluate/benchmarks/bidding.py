@@ -155,8 +155,8 @@ def play_deals(
     for row, index in enumerate(indices):
         for seat in seats:
             if seat.single is not None:
+                seat.single.reseed(_row_seed(seed, index, seating))
                 seat.single.reset()
-                seat.single.rng = np.random.default_rng(_row_seed(seed, index, seating))
         result, made = _play_batched(one, [index], seats, seed, seating, counted)
         scores[row] = result[0]
         decisions += made

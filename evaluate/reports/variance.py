@@ -143,7 +143,7 @@ def reference_features(
     rows = []
     for index, (seed, options) in enumerate(deal_options):
         for k, s in enumerate(seats):
-            table[s].rng = np.random.default_rng(k)
+            table[s].reseed(k)
         run = play_episode(env, table, seed=seed, options=options or None)
         values = np.array([run.returns[s] for s in seats])
         rows.append(np.append(values, np.abs(values).sum()))
