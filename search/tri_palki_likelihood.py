@@ -201,7 +201,8 @@ def _hands_before(
     ``held[w, i]`` the hand held (before a move; at the end of the turn for an offer) and, for
     a move, ``made[w, i]`` the action id of the recorded move from that hand and ``slot[w, i]``
     its row in ``queries`` (hand, centre, reserve low, announced, deciding: what the model is
-    asked). ``valid[w, g]`` is False when the steps cannot have come from the hand. Returns the
+    asked; -1 for a step that is not a move or was not walked). ``valid[w, g]`` is False when
+    the steps cannot have come from the hand; the walk of that group stops there. Returns the
     number of queries."""
     count = 0
     for w in range(hands.shape[0]):
@@ -228,6 +229,8 @@ def _hands_before(
                     before = hand
                 if _cards_in(before) != 3:
                     valid[w, g] = False
+                    for rest in range(i + 1, i0 + kept):  # the group's steps not walked
+                        slot[w, rest] = -1
                     break
                 held[w, i] = before
                 if kind == _K_PASS:

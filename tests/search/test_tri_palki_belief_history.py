@@ -23,10 +23,16 @@ from folkcards.envs.tri_palki.rules import (
     SWAP_ALL,
     TriPalkiRound,
 )
-from folkcards.search.tri_palki_likelihood import steps_log_likelihood
+from folkcards.search.tri_palki_likelihood import (
+    _encode,
+    _hands_before,
+    steps_log_likelihood,
+    worlds_log_likelihood,
+)
 from folkcards.search.tri_palki_reconstruction import (
     STEP_OFFER,
     STEP_PASS,
+    STEP_SWAP,
     OpponentStep,
     reconstruct_opening,
     reconstruct_steps,
@@ -206,6 +212,38 @@ def test_an_offer_declined_with_a_normal_31_is_unlikely():
         pytest.approx(math.log(EPS / 2))
     )
     assert steps_log_likelihood([0, _mask("AS", "KS", "9S"), 0], [(offer,)], EPS, CORE_MODEL) == 0.0
+
+
+def _swap_step(seat: int, gave: str, took: str, centre: int) -> OpponentStep:
+    return OpponentStep(seat, STEP_SWAP, _mask(gave), _mask(took), centre, 20, 0, False, 3)
+
+
+def test_a_history_a_hand_cannot_have_made_leaves_no_stale_query_slots():
+    """Walking back from a hand that cannot have made a recorded swap (it does not hold the
+    card taken) stops there, and every slot of the group's earlier steps says "no query" (-1)
+    whatever the buffer held before: the slots are later used as indices."""
+    centre = _mask("KH", "QD", "7C")
+    history = (_pass_step(1, centre), _swap_step(1, "6S", "KH", centre), _pass_step(1, centre))
+    holds_kh = _mask("KH", "7D", "9H")  # took K♥ for 6♠: the swap can be undone
+    lacks_kh = _mask("8S", "7D", "9H")  # undoing the swap would give it four cards
+    enc = _encode([history])
+    hands = np.array([[0, holds_kh, 0], [0, lacks_kh, 0]], dtype=np.int64)
+    width = int(enc.length.sum())
+    slot = np.full((2, width), 10**9, dtype=np.int64)  # the stale contents of a reused buffer
+    made, held = np.zeros((2, width), np.int64), np.zeros((2, width), np.int64)
+    valid = np.ones((2, len(enc.seat)), dtype=np.bool_)
+    queries = np.zeros((2 * width, 5), dtype=np.int64)
+    count = _hands_before(
+        hands, enc.seat, enc.start, enc.length, enc.steps, width, slot, made, held, valid,
+        queries,
+    )  # fmt: skip
+    assert valid[0].all() and not valid[1].any()
+    assert ((slot[0] >= 0) & (slot[0] < count)).all()  # the last pass, the swap, the first pass
+    # kept steps are numbered from the last: the last pass is a query, the swap cannot be
+    # undone from this hand, and the first pass is never reached
+    assert 0 <= slot[1, 0] < count and slot[1, 1] == -1 and slot[1, 2] == -1
+    logs = worlds_log_likelihood(hands, [history], EPS, CORE_MODEL).logs
+    assert np.isfinite(logs[0]) and logs[1] == -np.inf
 
 
 def test_reconstruct_steps_refuses_views_of_different_rounds():
