@@ -302,7 +302,8 @@ it from `{results}` and the best-response runs in `{exploit}/` without playing.
   seating, so every agent gets the same cards in every seat).
 - **Best-response gain** (exploitability): what a learner trained against the frozen agent
   gains over the agent itself in its seat (`folkcards exploit`, [method](exploit/README.md)),
-  with a 95% interval; a lower bound of the agent's exploitability. "not measured" where no
+  with a 95% interval; a lower bound of the agent's exploitability. Exactly 0 means that the
+  trained learner did no better than its start, the agent itself; "not measured" where no
   run is stored in `{exploit}/`.
 - **Tricks lost** (games with an open-hand solver): per deal played in the role, the tricks
   the agent's cards lost against open-hand (double-dummy) play, 95% t interval, in brackets the

@@ -121,7 +121,8 @@ def render_markdown(rows: Sequence[dict[str, Any]]) -> str:
         "the probe run the row names with `--probe` (`folkcards exploit`: a best response in "
         "one seat against the agent in the others, over the agent itself in that seat, on the "
         "deals in brackets; lower is better for the agent, and a gain whose interval holds 0 "
-        "is a lower bound, not a proof that nothing is there); the "
+        "is a lower bound, not a proof that nothing is there; exactly 0 means that the "
+        "trained learner did no better than its start, the agent itself); the "
         "[exploitability page](exploit/README.md) has both probes' records.",
         "",
     ]
