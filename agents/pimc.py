@@ -353,11 +353,8 @@ class PimcAgent(Agent):
             action = None
         if action is None or action not in legal:
             self.fallbacks += 1
-            return self._heuristic().act(observation)
+            return self._fallback_agent.act(observation)
         return action
-
-    def _heuristic(self) -> Agent:
-        return self._fallback_agent
 
     def _note_dealer(self, view: obs_mod.PastonView) -> None:
         if self._first_dealer is None:
@@ -382,7 +379,7 @@ class PimcAgent(Agent):
         calls under the heuristic (:func:`folkcards.search.paston_belief.weight_worlds`)."""
         if self.params.infer <= 1:
             return self._worlds(vector, view, n)
-        return self._worlds_weighted_by(self._heuristic(), vector, view, n, self.params.infer)
+        return self._worlds_weighted_by(self._fallback_agent, vector, view, n, self.params.infer)
 
     def _worlds_weighted_by(
         self, model: Any, vector: np.ndarray, view: obs_mod.PastonView, n: int, factor: int
