@@ -60,10 +60,11 @@ def measure(
     opponent: str = "heuristic",
     players: int | None = None,
     choices_only: bool = False,
+    actions: list[int] | None = None,
 ) -> dict[str, list[float]]:
     """Seconds per decision of ``agent_spec`` in seat 0, by phase (and ``"all"``; ``"ended"``:
     those of the episodes that ended by the rules, not at ``max_turns``); the CPU seconds under
-    the same keys with a ``cpu:`` prefix."""
+    the same keys with a ``cpu:`` prefix. ``actions``, if given, gets seat 0's actions timed."""
     spec = game_spec(game)
     n = players or spec.default_players
     env = spec.raw_env(n)
@@ -77,6 +78,8 @@ def measure(
             return
         if choices_only and int(np.sum(decision.observation["action_mask"])) < 2:
             return
+        if actions is not None:
+            actions.append(int(decision.action))
         phase = _phase(spec.name, decision.observation)
         for key in (phase, "all"):
             times[key].append(decision.seconds)

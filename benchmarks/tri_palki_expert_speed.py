@@ -1,10 +1,13 @@
 """Tri Palki ``expert`` beside its Python reference and the previous version, decision time, repeated.
 
 The shipped ``expert`` (compiled, batched rollouts), the reference it must decide exactly as
-(``pimc`` with the expert's keys: the Python search with the same budget) and the 0.4.0
-``expert`` (its budget named in full) each sit in seat 0 against the heuristic on the same
-seeded episodes (``benchmarks/agent_speed.py``'s ``measure``); the order of the three turns
-round within every repeat so that a change in the shared machine's load falls on each. Per
+(``pimc`` with the expert's keys: the Python search with the same budget), the 0.4.0
+``expert`` (its budget named in full) and, with ``--ref COMMIT``, the ``expert`` of that commit
+(its tree exported as ``benchmarks/before_after.py`` does, timed in a fresh process) each sit
+in seat 0 against the heuristic on the same seeded episodes (``benchmarks/agent_speed.py``'s
+``measure``); the order turns round within every repeat so that a change in the shared
+machine's load falls on each. Whether the commit's ``expert`` took exactly the actions of the
+working tree's is checked and stored (``same_decisions``). Per
 table size and spec: the median CPU time per decision of every repeat (``time.process_time``
 around ``act``: what it costs on an idle core), their median and range, and the same for wall
 time and the 95th percentile; and the median over the rounds that ended by the rules (a round
@@ -12,7 +15,7 @@ the players keep going until ``max_turns`` gives hundreds of decisions, each rea
 round, and can outweigh the other rounds together).
 
     python benchmarks/tri_palki_expert_speed.py --repeats 4 --episodes 30 --seed 8100 \\
-        --out docs/results/tri_palki_expert_speed.json
+        --ref 1b2c9a2 --out docs/results/tri_palki_expert_speed.json
 """
 
 from __future__ import annotations
@@ -22,16 +25,22 @@ import datetime
 import json
 import os
 import statistics
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import tomllib
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from agent_speed import measure  # noqa: E402
+from before_after import _export, _layout  # noqa: E402
 from folkcards.agents.base import make_agent  # noqa: E402
+
+BENCH = Path(__file__).resolve().parent
 
 SPECS = {
     "reference": "pimc:samples=192,infer=4,endgame_samples=768,infer_epsilon=0.3",
@@ -40,13 +49,60 @@ SPECS = {
 }
 
 
-def run(players: list[int], repeats: int, episodes: int, seed: int) -> dict[str, Any]:
-    """Every repeat's median and 95th percentile (ms) per table size and spec."""
+# The commit's ``expert`` timed in a fresh process, the commit's tree first on the path.
+_PROBE = """
+import json, sys
+sys.path.insert(0, {bench!r})
+from agent_speed import measure
+from folkcards.agents.base import make_agent
+import folkcards.agents.tri_palki_search as measured
+make_agent("expert", "tri_palki")
+actions = []
+times = measure("tri_palki", "expert", {episodes!r}, {seed!r}, players={players!r}, actions=actions)
+print(json.dumps([times, actions, measured.__file__]))
+"""
+
+
+class _Commit:
+    """``expert`` as a commit had it: its tree exported and laid out as the package."""
+
+    def __init__(self, ref: str, folder: Path):
+        source = _export(ref, folder / "tree")
+        self.path = _layout(source, folder / "layout")
+        config = tomllib.loads((source / "pyproject.toml").read_text())
+        self.version = config["project"]["version"]
+
+    def measure(self, episodes: int, seed: int, players: int) -> tuple[dict, list[int]]:
+        code = _PROBE.format(bench=str(BENCH), episodes=episodes, seed=seed, players=players)
+        out = subprocess.run(
+            [sys.executable, "-c", code],
+            check=True,
+            capture_output=True,
+            text=True,
+            env=dict(os.environ, PYTHONPATH=str(self.path)),
+            cwd=self.path,  # the repository's own folkcards/ folder would shadow the tree
+        ).stdout
+        times, actions, module = json.loads(out.strip().splitlines()[-1])
+        if not Path(module).is_relative_to(self.path):
+            raise RuntimeError(f"measured {module}, not the tree in {self.path}")
+        return times, actions
+
+
+def run(
+    players: list[int], repeats: int, episodes: int, seed: int, commit: _Commit | None = None
+) -> dict[str, Any]:
+    """Every repeat's median and 95th percentile (ms) per table size and spec (and the
+    commit's ``expert``, named ``expert_VERSION``), and whether that one decided as ``expert``."""
     for spec in SPECS.values():
         make_agent(spec, "tri_palki")  # load (and compile) before timing
+    previous = f"expert_{commit.version}" if commit else None
     rows: dict[str, Any] = {}
     for n in players:
-        runs: dict[str, dict[str, list[float]]] = {
+        names = list(SPECS)
+        if previous:
+            names.insert(-1, previous)
+            commit.measure(1, seed, n)  # compiled and cached before timing
+        runs: dict[str, dict[str, list[Any]]] = {
             name: {
                 "cpu_median": [],
                 "cpu_p95": [],
@@ -55,13 +111,19 @@ def run(players: list[int], repeats: int, episodes: int, seed: int) -> dict[str,
                 "cpu_median_ended": [],
                 "decisions_ended": [],
             }  # fmt: skip
-            for name in SPECS
+            for name in names
         }
+        actions: dict[str, list[int]] = {}
         for r in range(repeats):
-            names = list(SPECS)
             order = names[r % len(names) :] + names[: r % len(names)]
             for name in order:
-                times = measure("tri_palki", SPECS[name], episodes, seed, players=n)
+                if name == previous:
+                    times, actions[name] = commit.measure(episodes, seed, n)
+                else:
+                    taken: list[int] = []
+                    times = measure("tri_palki", SPECS[name], episodes, seed, players=n,
+                                    actions=taken)  # fmt: skip
+                    actions[name] = taken
                 cpu = np.asarray(times["cpu:all"]) * 1000
                 wall = np.asarray(times["all"]) * 1000
                 runs[name]["cpu_median"].append(round(float(np.median(cpu)), 3))
@@ -74,6 +136,11 @@ def run(players: list[int], repeats: int, episodes: int, seed: int) -> dict[str,
                 runs[name]["decisions_ended"].append(len(ended))
                 print(f"{n} players, {name}, repeat {r + 1}/{repeats}: cpu median "
                       f"{runs[name]['cpu_median'][-1]:.1f} ms", flush=True)  # fmt: skip
+        if previous:
+            same = actions[previous] == actions["expert"]
+            runs["expert"]["same_decisions_as_" + previous] = same
+            print(f"{n} players: {previous} and expert took "
+                  f"{'the same' if same else 'DIFFERENT'} actions", flush=True)  # fmt: skip
         rows[str(n)] = runs
     return rows
 
@@ -89,12 +156,20 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=4)
     parser.add_argument("--episodes", type=int, default=30)
     parser.add_argument("--seed", type=int, default=8100)
+    parser.add_argument("--ref", help="also time the expert of this commit (and compare actions)")
     parser.add_argument("--out", help="write the results (JSON) here")
     args = parser.parse_args()
-    rows = run(args.players, args.repeats, args.episodes, args.seed)
+    with tempfile.TemporaryDirectory() as folder:
+        commit = _Commit(args.ref, Path(folder)) if args.ref else None
+        rows = run(args.players, args.repeats, args.episodes, args.seed, commit)
+    specs = dict(SPECS)
+    if commit:
+        specs = {**{k: v for k, v in SPECS.items() if k != "expert"},
+                 f"expert_{commit.version}": f"expert at {args.ref} ({commit.version})",
+                 "expert": SPECS["expert"]}  # fmt: skip
     print(f"{'players':>7} {'spec':<64} {'cpu median ms (range)':>24} {'cpu p95 ms':>20}")
     for n, runs in rows.items():
-        for name, spec in SPECS.items():
+        for name, spec in specs.items():
             print(f"{n:>7} {spec:<64} {summary_line(runs[name], 'cpu_median'):>24} "
                   f"{summary_line(runs[name], 'cpu_p95'):>20}")  # fmt: skip
     if args.out:
@@ -102,7 +177,7 @@ def main() -> None:
             "command": "python benchmarks/tri_palki_expert_speed.py " + " ".join(sys.argv[1:]),
             "date": datetime.date.today().isoformat(),
             "load_average": os.getloadavg()[0],
-            "specs": SPECS,
+            "specs": specs,
             "episodes": args.episodes,
             "seed": args.seed,
             "repeats": args.repeats,

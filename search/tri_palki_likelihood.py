@@ -104,55 +104,76 @@ LIKELIHOOD_BUDGET = 200_000
 (distinct hands times steps) per call."""
 
 
-class _Encoded(NamedTuple):
-    """Histories as arrays: each seat's decision sequence within a history is a *group*, equal
+class _Groups(NamedTuple):
+    """Histories by player: each seat's decision sequence within a history is a *group*, equal
     sequences of a seat shared; a history is a row of group ids (-1 padded)."""
 
     seat: np.ndarray  # (G,) relative seat of each group
-    start: np.ndarray  # (G,) its first step in the step arrays
-    length: np.ndarray  # (G,) its number of steps
-    steps: np.ndarray  # (S, 7) int64: kind, gave, took, centre, reserve_low, announced, deciding
+    steps: list[tuple[OpponentStep, ...]]  # (G,) its decisions, oldest first
+    length: np.ndarray  # (G,) its number of decisions
     rows: np.ndarray  # (H, max groups per history) group ids
 
 
-def _encode(histories: Sequence[Sequence[OpponentStep]]) -> _Encoded:
+class _Encoded(NamedTuple):
+    """The most recent ``cap`` decisions of each group as arrays, as the compiled code reads
+    them: group ``g``'s kept steps are ``steps[start[g] : start[g] + length[g]]``."""
+
+    seat: np.ndarray  # (G,) relative seat of each group
+    start: np.ndarray  # (G,) its first kept step in ``steps``
+    length: np.ndarray  # (G,) its number of kept steps
+    steps: np.ndarray  # (S, 7) int64: kind, gave, took, centre, reserve_low, announced, deciding
+
+
+def _group(histories: Sequence[Sequence[OpponentStep]]) -> _Groups:
+    """Each history's decisions split by player into groups, equal groups shared."""
     ids: dict[tuple[int, tuple[OpponentStep, ...]], int] = {}
     rows: list[list[int]] = []
     seats: list[int] = []
-    starts: list[int] = []
-    lengths: list[int] = []
-    steps: list[tuple[int, ...]] = []
+    sequences: list[tuple[OpponentStep, ...]] = []
     for history in histories:
         by_seat: dict[int, list[OpponentStep]] = {}
         for step in history:
             by_seat.setdefault(step.seat, []).append(step)
         row = []
         for seat, seat_steps in by_seat.items():
-            key = (seat, tuple(seat_steps))
-            if key not in ids:
-                ids[key] = len(ids)
+            sequence = tuple(seat_steps)
+            key = (seat, sequence)
+            group = ids.get(key)
+            if group is None:
+                group = ids[key] = len(ids)
                 seats.append(seat)
-                starts.append(len(steps))
-                lengths.append(len(seat_steps))
-                steps.extend(
-                    (
-                        _KIND_IDS[st.kind], st.gave, st.took, st.centre, st.reserve < 3,
-                        st.announced, st.passes == st.survivors - 1,
-                    )
-                    for st in seat_steps
-                )  # fmt: skip
-            row.append(ids[key])
+                sequences.append(sequence)
+            row.append(group)
         rows.append(row)
     width = max((len(row) for row in rows), default=0)
     table = np.full((len(rows), max(width, 1)), -1, dtype=np.int64)
     for h, row in enumerate(rows):
         table[h, : len(row)] = row
+    lengths = np.array([len(sequence) for sequence in sequences], dtype=np.int64)
+    return _Groups(np.array(seats, dtype=np.int64), sequences, lengths, table)
+
+
+def _encode(groups: _Groups, cap: int | None = None) -> _Encoded:
+    """The last ``cap`` decisions of each group (all with ``None``) as arrays."""
+    starts: list[int] = []
+    lengths: list[int] = []
+    steps: list[tuple[int, ...]] = []
+    for sequence in groups.steps:
+        kept = sequence if cap is None else sequence[len(sequence) - min(cap, len(sequence)) :]
+        starts.append(len(steps))
+        lengths.append(len(kept))
+        steps.extend(
+            (
+                _KIND_IDS[st.kind], st.gave, st.took, st.centre, st.reserve < 3,
+                st.announced, st.passes == st.survivors - 1,
+            )
+            for st in kept
+        )  # fmt: skip
     return _Encoded(
-        np.array(seats, dtype=np.int64),
+        groups.seat,
         np.array(starts, dtype=np.int64),
         np.array(lengths, dtype=np.int64),
         np.array(steps, dtype=np.int64).reshape(-1, 7),
-        table,
     )
 
 
@@ -189,6 +210,7 @@ def _hands_before(
     length: np.ndarray,
     steps: np.ndarray,
     cap: int,
+    walked: np.ndarray,
     slot: np.ndarray,
     made: np.ndarray,
     held: np.ndarray,
@@ -203,7 +225,8 @@ def _hands_before(
     its row in ``queries`` (hand, centre, reserve low, announced, deciding: what the model is
     asked; -1 for a step that is not a move or was not walked). ``valid[w, g]`` is False when
     the steps cannot have come from the hand; the walk of that group stops there. Returns the
-    number of queries."""
+    number of queries. Only the first ``walked[s]`` rows of hands are walked for the groups of
+    seat ``s`` (the rows its hands fill); the other rows get the no-query slot only."""
     count = 0
     for w in range(hands.shape[0]):
         i0 = 0
@@ -211,6 +234,10 @@ def _hands_before(
             hand = hands[w, seat[g]]
             end = start[g] + length[g]
             kept = min(length[g], cap)
+            if w >= walked[seat[g]]:
+                slot[w, i0 : i0 + kept] = -1
+                i0 += kept
+                continue
             for j in range(kept):
                 k = end - 1 - j
                 i = i0 + j
@@ -257,11 +284,13 @@ def _group_logs(
     length: np.ndarray,
     steps: np.ndarray,
     cap: int,
+    walked: np.ndarray,
     slot: np.ndarray,
     made: np.ndarray,
     held: np.ndarray,
     valid: np.ndarray,
     probs: np.ndarray,
+    terms: np.ndarray,
     epsilon: float,
     announces: bool,
     options: int,
@@ -269,12 +298,19 @@ def _group_logs(
     """Per row of hands and group, the log of the product of every kept decision's ``(1 -
     epsilon) * P(the move made) + epsilon / options``, ``probs``: the model's move
     probabilities per query (one-hot for a model that names one move); an announcement offer:
-    ``[the model's call] / 2``, counted only for a normal 31."""
+    ``[the model's call] / 2``, counted only for a normal 31. Rows not walked for a group
+    (``walked``) get NaN. ``terms``: NaN-filled, shaped as ``probs``, to compute each query's
+    term once where queries recur (distinct queries); empty to compute each where it is used."""
     out = np.empty((slot.shape[0], seat.shape[0]))
+    memo = terms.shape[0] > 0
     for w in range(slot.shape[0]):
         i0 = 0
         for g in range(seat.shape[0]):
             kept = min(length[g], cap)
+            if w >= walked[seat[g]]:
+                out[w, g] = np.nan
+                i0 += kept
+                continue
             if not valid[w, g]:
                 out[w, g] = -np.inf
                 i0 += kept
@@ -291,8 +327,14 @@ def _group_logs(
                     agrees = (steps[k, 1] != 0) == announces
                     total += np.log((1 - epsilon) * (1.0 if agrees else 0.0) + epsilon / 2)
                     continue
-                p = probs[slot[w, i], made[w, i]]
-                total += np.log((1 - epsilon) * p + epsilon / options)
+                q = slot[w, i]
+                m = made[w, i]
+                if not memo:
+                    total += np.log((1 - epsilon) * probs[q, m] + epsilon / options)
+                    continue
+                if np.isnan(terms[q, m]):
+                    terms[q, m] = np.log((1 - epsilon) * probs[q, m] + epsilon / options)
+                total += terms[q, m]
             out[w, g] = total
             i0 += kept
     return out
@@ -370,10 +412,11 @@ def _distinct_queries(queries: np.ndarray, count: int, slot: np.ndarray) -> int:
     return distinct
 
 
-def _distinct_hands(hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _distinct_hands(hands: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The distinct hands of each seat as the columns of one table (a seat with fewer repeats
-    its first hand) and, per world and seat, the table's row holding that world's hand: a
-    player's factor depends only on its own hand, so it is computed once per distinct hand."""
+    its first hand), per world and seat the table's row holding that world's hand, and per
+    seat the number of rows its distinct hands fill: a player's factor depends only on its
+    own hand, so it is computed once per distinct hand."""
     columns = []
     row_of = np.empty(hands.shape, dtype=np.int64)
     for s in range(hands.shape[1]):
@@ -384,7 +427,8 @@ def _distinct_hands(hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     for s, distinct in enumerate(columns):
         table[:, s] = distinct[0]
         table[: len(distinct), s] = distinct
-    return table, row_of
+    filled = np.array([len(c) for c in columns], dtype=np.int64)
+    return table, row_of, filled
 
 
 class Weighting(NamedTuple):
@@ -421,24 +465,30 @@ def worlds_log_likelihood(
     worlds = hands.shape[0]
     if not histories or worlds == 0:
         return Weighting(np.zeros(worlds), 0, None)
-    enc = _encode(histories)
-    distinct, row_of = _distinct_hands(hands)
+    groups = _group(histories)
+    distinct, row_of, filled = _distinct_hands(hands)
     rows = distinct.shape[0]
-    cap = _steps_per_group(enc.length, rows, int(budget))
+    cap = _steps_per_group(groups.length, rows, int(budget))
     if cap == 0:
         return Weighting(np.zeros(worlds), 0, 0)
-    kept = None if cap >= int(enc.length.max(initial=0)) else cap
-    width = int(np.minimum(enc.length, cap).sum())  # kept steps per row of hands
+    kept = None if cap >= int(groups.length.max(initial=0)) else cap
+    enc = _encode(groups, cap)
+    width = int(enc.length.sum())  # kept steps per row of hands
     slot = np.empty((rows, width), dtype=np.int64)
     made = np.empty((rows, width), dtype=np.int64)
     held = np.empty((rows, width), dtype=np.int64)
     valid = np.ones((rows, max(len(enc.seat), 1)), dtype=np.bool_)
     queries = np.empty((rows * width, 5), dtype=np.int64)
+    # A model naming one move is asked once per distinct table, so only the rows a seat's
+    # hands fill are walked; a learned model is asked every row, as it always was.
+    move_probabilities = getattr(model, "move_probabilities", None)
+    learned = move_probabilities is not None
+    walked = np.full(hands.shape[1], rows, dtype=np.int64) if learned else filled
     count = _hands_before(
-        distinct, enc.seat, enc.start, enc.length, enc.steps, cap, slot, made, held, valid,
-        queries,
+        distinct, enc.seat, enc.start, enc.length, enc.steps, cap, walked, slot, made, held,
+        valid, queries,
     )  # fmt: skip
-    if not hasattr(model, "move_probabilities"):  # a learned model's rows stay as they are
+    if not learned:
         count = _distinct_queries(queries, count, slot)
     q = queries[:count]
     args = (
@@ -446,20 +496,22 @@ def worlds_log_likelihood(
         q[:, 3] != 0, q[:, 4] != 0,
     )  # fmt: skip
     options = NUM_ACTIONS - 2
-    if hasattr(model, "move_probabilities"):
-        probs = np.asarray(model.move_probabilities(*args), dtype=np.float64)
+    if move_probabilities is not None:
+        probs = np.asarray(move_probabilities(*args), dtype=np.float64)
         if probs.shape != (count, options):
             raise ValueError(
                 f"move_probabilities gave shape {probs.shape}, expected {(count, options)}"
             )
+        terms = np.empty((0, 0))
     else:
         probs = np.zeros((count, options))
         probs[np.arange(count), np.asarray(model.moves(*args), dtype=np.int64)] = 1.0
+        terms = np.full((count, options), np.nan)
     group_log = _group_logs(
-        enc.seat, enc.start, enc.length, enc.steps, cap, slot, made, held, valid,
-        probs, epsilon, bool(model.announces), options,
+        enc.seat, enc.start, enc.length, enc.steps, cap, walked, slot, made, held, valid,
+        probs, terms, epsilon, bool(model.announces), options,
     )  # fmt: skip
-    logs = _combine(group_log, row_of, enc.seat, enc.rows)
+    logs = _combine(group_log, row_of, enc.seat, groups.rows)
     work = rows * width
     return Weighting(logs, work, kept)
 

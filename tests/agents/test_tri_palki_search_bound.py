@@ -189,16 +189,45 @@ class _RulesAsProbabilities(_CountingRules):
         return np.eye(MOVES)[core_moves(*columns)]
 
 
-def test_the_likelihood_asks_each_distinct_table_once():
+def _histories_with_unknown_hands():
+    """pimc's histories and 40 sampled worlds' hands at the decision with the longest history,
+    at a 3-player table of heuristic players, where both other players' hands vary between the
+    worlds (in different numbers)."""
+    best = None
+    for agent, obs, _, _ in _play("heuristic", 3, 3, 2, "pimc:samples=4,infer=2", 300):
+        worlds = sample_worlds(obs, 40, np.random.default_rng(1), observer=0)
+        hands = np.array([w.hands for w in worlds])
+        distinct = [len(np.unique(hands[:, s])) for s in (1, 2)]
+        length = len(agent._histories[0])
+        if min(distinct) > 1 and (best is None or length > len(best[0][0])):
+            best = (list(agent._histories), hands, distinct)
+    assert best is not None and len(best[0]) > 1 and len(best[0][0]) > 10
+    assert best[2][0] != best[2][1]
+    return best[0], best[1]
+
+
+@pytest.mark.parametrize("cut", [False, True])
+@pytest.mark.parametrize("one_hand_seat", [None, 1, 2])
+def test_the_likelihood_asks_each_distinct_table_once(one_hand_seat, cut):
     """A long round repeats the same tables across steps and worlds: the likelihood asks a
     model that names one move about each distinct table once, and gets the same weights as
-    from the same rules asked about every decision."""
-    histories, obs = _long_histories()
-    hands = [w.hands for w in sample_worlds(obs, 40, np.random.default_rng(1), observer=0)]
+    from the same rules asked about every decision, whole or cut to the recent decisions, also
+    when the players have different numbers of distinct hands over the worlds."""
+    histories, hands = _histories_with_unknown_hands()
+    if one_hand_seat is not None:
+        hands[:, one_hand_seat] = hands[0, one_hand_seat]
+    budget = 10**9
+    if cut:
+        budget = worlds_log_likelihood(hands, histories, 0.1, CORE_MODEL, budget).work // 3
     once, every = _CountingRules(), _RulesAsProbabilities()
-    distinct = worlds_log_likelihood(hands, histories, 0.1, once, budget=10**9)
-    reference = worlds_log_likelihood(hands, histories, 0.1, every, budget=10**9)
+    distinct = worlds_log_likelihood(hands, histories, 0.1, once, budget=budget)
+    reference = worlds_log_likelihood(hands, histories, 0.1, every, budget=budget)
     assert distinct.logs.tolist() == reference.logs.tolist()
-    assert distinct.work == reference.work
+    assert (distinct.work, distinct.kept_steps) == (reference.work, reference.kept_steps)
+    assert (distinct.kept_steps is not None) == cut
+    assert np.isfinite(distinct.logs).sum() > 1
     assert len(once.asked) == len(set(once.asked)) == len(set(every.asked))
     assert len(once.asked) < len(every.asked) // 2
+    if not cut:  # each world alone: one distinct hand per player, nothing to share
+        singles = [steps_log_likelihood(h, histories, 0.1, CORE_MODEL) for h in hands]
+        assert distinct.logs.tolist() == pytest.approx(singles, rel=1e-12)

@@ -25,6 +25,7 @@ from folkcards.envs.tri_palki.rules import (
 )
 from folkcards.search.tri_palki_likelihood import (
     _encode,
+    _group,
     _hands_before,
     steps_log_likelihood,
     worlds_log_likelihood,
@@ -226,7 +227,7 @@ def test_a_history_a_hand_cannot_have_made_leaves_no_stale_query_slots():
     history = (_pass_step(1, centre), _swap_step(1, "6S", "KH", centre), _pass_step(1, centre))
     holds_kh = _mask("KH", "7D", "9H")  # took K♥ for 6♠: the swap can be undone
     lacks_kh = _mask("8S", "7D", "9H")  # undoing the swap would give it four cards
-    enc = _encode([history])
+    enc = _encode(_group([history]))
     hands = np.array([[0, holds_kh, 0], [0, lacks_kh, 0]], dtype=np.int64)
     width = int(enc.length.sum())
     slot = np.full((2, width), 10**9, dtype=np.int64)  # the stale contents of a reused buffer
@@ -234,8 +235,8 @@ def test_a_history_a_hand_cannot_have_made_leaves_no_stale_query_slots():
     valid = np.ones((2, len(enc.seat)), dtype=np.bool_)
     queries = np.zeros((2 * width, 5), dtype=np.int64)
     count = _hands_before(
-        hands, enc.seat, enc.start, enc.length, enc.steps, width, slot, made, held, valid,
-        queries,
+        hands, enc.seat, enc.start, enc.length, enc.steps, width, np.full(3, 2), slot, made,
+        held, valid, queries,
     )  # fmt: skip
     assert valid[0].all() and not valid[1].any()
     assert ((slot[0] >= 0) & (slot[0] < count)).all()  # the last pass, the swap, the first pass
