@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 from folkcards.agents.base import make_agent
 from folkcards.agents.episode import Decision, play_episode
-from folkcards.agents.tri_palki_net_search import NUM_WORLD_FEATURES, save_value
+from folkcards.agents.tri_palki_net_search import save_value
 from folkcards.agents.tri_palki_opponent_model import NUM_FEATURES, NUM_MOVES, LearnedOpponentModel
+from folkcards.agents.tri_palki_rollouts import NUM_WORLD_FEATURES
 from folkcards.envs.tri_palki_v0 import raw_env
 from folkcards.search.mlp import Mlp
 
@@ -116,7 +117,7 @@ def test_the_other_seats_model_moves_them_in_the_rollouts(tmp_path: Path) -> Non
     what the core rules play, ``others=rules`` changes nothing, and ``others`` is refused
     unless net, learned or rules."""
     from folkcards.agents.tri_palki_heuristic_core import core_moves
-    from folkcards.agents.tri_palki_net_search import TriPalkiNet, load_worlds, rollout_sticks
+    from folkcards.agents.tri_palki_rollouts import TriPalkiNet, load_worlds, rollout_sticks
     from folkcards.agents.tri_palki_search import CORE_MODEL
     from folkcards.envs.tri_palki import observation as obs_mod
     from folkcards.search.tri_palki_belief import sample_worlds
@@ -156,3 +157,49 @@ def test_the_other_seats_model_moves_them_in_the_rollouts(tmp_path: Path) -> Non
         make_agent(f"iterated:net={_tiny_net(tmp_path)},others=bogus", "tri_palki", "player_0")
     agent = make_agent(f"iterated:net={tmp_path},others=learned", "tri_palki", "player_0")
     assert agent.others is not None and agent.opponent_model is agent.others
+
+
+def test_the_core_rollouts_memo_changes_no_move():
+    """The compiled core rollouts remember each distinct table's move: a memo too small for a
+    6-player table's rollouts (it stops storing when half full) plays every row exactly as a
+    memo with room for all, and both as the network rollouts asking the rules every step."""
+    from folkcards.agents.tri_palki_heuristic_core import core_moves
+    from folkcards.agents.tri_palki_rollouts import (
+        TriPalkiNet,
+        _core_rollouts,
+        apply_rows,
+        load_worlds,
+        rollout_sticks,
+    )
+    from folkcards.envs.tri_palki import observation as obs_mod
+    from folkcards.search.tri_palki_belief import sample_worlds
+
+    class _Rules:
+        announces = True
+
+        @staticmethod
+        def moves(*facts):  # type: ignore[no-untyped-def]
+            return core_moves(*facts)
+
+    env = raw_env(num_players=6)
+    env.reset(seed=62)
+    observation = env.observe(env.agent_selection)
+    vector = np.asarray(observation["observation"])
+    view = obs_mod.decode(vector)
+    worlds = sample_worlds(vector, 64, np.random.default_rng(0), observer=0)
+    legal = [int(a) for a in np.flatnonzero(observation["action_mask"])]
+    first = np.tile(np.array(legal, dtype=np.int64), len(worlds))
+    played = []
+    for bits in (3, 20):
+        batch = load_worlds(worlds, view, len(legal))
+        apply_rows(batch.st, batch.hands, batch.known, batch.deck, np.arange(len(first)), first)
+        count = _core_rollouts(batch.st, batch.hands, batch.known, batch.deck, 200, bits)
+        played.append((count, batch.st.copy(), batch.hands.copy()))
+    assert played[0][0] == played[1][0] > 10 * len(first)
+    assert np.array_equal(played[0][1], played[1][1])
+    assert np.array_equal(played[0][2], played[1][2])
+    by_rules = rollout_sticks(
+        load_worlds(worlds, view, len(legal)), first, 200, TriPalkiNet(_Rules())
+    )  # type: ignore[arg-type]
+    by_memo = rollout_sticks(load_worlds(worlds, view, len(legal)), first, 200)
+    assert np.array_equal(by_rules[0], by_memo[0]) and by_rules[1] == by_memo[1]

@@ -12,12 +12,9 @@ import numpy as np
 
 from ...agents.base import make_agent
 from ...agents.episode import play_episode
-from ...agents.tri_palki_net_search import (
-    NUM_WORLD_FEATURES,
-    NetSearchParams,
-    TriPalkiNetSearchAgent,
-)
+from ...agents.tri_palki_net_search import NetSearchParams, TriPalkiNetSearchAgent
 from ...agents.tri_palki_opponent_model import NUM_FEATURES, NUM_MOVES
+from ...agents.tri_palki_rollouts import NUM_WORLD_FEATURES
 from ...agents.tri_palki_search import EXPERT_PARAMS_0_4
 from ...envs.tri_palki_v0 import raw_env
 from ...evaluate.running.progress import progress

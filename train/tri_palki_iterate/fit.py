@@ -7,8 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from ...agents.tri_palki_net_search import NUM_WORLD_FEATURES, load_net, save_value
+from ...agents.tri_palki_net_search import load_net, save_value
 from ...agents.tri_palki_opponent_model import NUM_FEATURES, NUM_MOVES, LearnedOpponentModel
+from ...agents.tri_palki_rollouts import NUM_WORLD_FEATURES
 from ...agents.tri_palki_search import shipped_opponent_model
 from ...search.mlp import Mlp
 from .collect import load_data
