@@ -112,35 +112,45 @@ def test_bad_specs_are_refused_in_one_line(spec: str, message: str) -> None:
         make_agent(spec, "tri_palki", "player_0")
 
 
+class _Rules:
+    """The heuristic's core rules as a network's policy (one move per table)."""
+
+    announces = True
+
+    @staticmethod
+    def moves(*facts):  # type: ignore[no-untyped-def]
+        from folkcards.agents.tri_palki_heuristic_core import core_moves
+
+        return core_moves(*facts)
+
+
+def _first_decision(num_players: int, seed: int, worlds: int):  # type: ignore[no-untyped-def]
+    """The view, ``worlds`` sampled worlds and the legal actions at a round's first decision."""
+    from folkcards.envs.tri_palki import observation as obs_mod
+    from folkcards.search.tri_palki_belief import sample_worlds
+
+    env = raw_env(num_players=num_players)
+    env.reset(seed=seed)
+    observation = env.observe(env.agent_selection)
+    vector = np.asarray(observation["observation"])
+    sampled = sample_worlds(vector, worlds, np.random.default_rng(0), observer=0)
+    legal = [int(a) for a in np.flatnonzero(observation["action_mask"])]
+    return obs_mod.decode(vector), sampled, legal
+
+
 def test_the_other_seats_model_moves_them_in_the_rollouts(tmp_path: Path) -> None:
     """``others=rules``: the network moves seat 0 only; with a network that always plays
     what the core rules play, ``others=rules`` changes nothing, and ``others`` is refused
     unless net, learned or rules."""
-    from folkcards.agents.tri_palki_heuristic_core import core_moves
     from folkcards.agents.tri_palki_rollouts import TriPalkiNet, load_worlds, rollout_sticks
     from folkcards.agents.tri_palki_search import CORE_MODEL
-    from folkcards.envs.tri_palki import observation as obs_mod
-    from folkcards.search.tri_palki_belief import sample_worlds
-
-    class _Rules:
-        announces = True
-
-        @staticmethod
-        def moves(*facts):  # type: ignore[no-untyped-def]
-            return core_moves(*facts)
 
     class _PassAlways(_Rules):
         @staticmethod
         def moves(*facts):  # type: ignore[no-untyped-def]
             return np.zeros(len(facts[0]), dtype=np.int64)  # PASS
 
-    env = raw_env(num_players=4)
-    env.reset(seed=61)
-    observation = env.observe(env.agent_selection)
-    vector = np.asarray(observation["observation"])
-    view = obs_mod.decode(vector)
-    worlds = sample_worlds(vector, 16, np.random.default_rng(0), observer=0)
-    legal = [int(a) for a in np.flatnonzero(observation["action_mask"])]
+    view, worlds, legal = _first_decision(4, 61, 16)
 
     def sticks(net, others):  # type: ignore[no-untyped-def]
         batch = load_worlds(worlds, view, len(legal))
@@ -163,7 +173,6 @@ def test_the_core_rollouts_memo_changes_no_move():
     """The compiled core rollouts remember each distinct table's move: a memo too small for a
     6-player table's rollouts (it stops storing when half full) plays every row exactly as a
     memo with room for all, and both as the network rollouts asking the rules every step."""
-    from folkcards.agents.tri_palki_heuristic_core import core_moves
     from folkcards.agents.tri_palki_rollouts import (
         TriPalkiNet,
         _core_rollouts,
@@ -171,23 +180,8 @@ def test_the_core_rollouts_memo_changes_no_move():
         load_worlds,
         rollout_sticks,
     )
-    from folkcards.envs.tri_palki import observation as obs_mod
-    from folkcards.search.tri_palki_belief import sample_worlds
 
-    class _Rules:
-        announces = True
-
-        @staticmethod
-        def moves(*facts):  # type: ignore[no-untyped-def]
-            return core_moves(*facts)
-
-    env = raw_env(num_players=6)
-    env.reset(seed=62)
-    observation = env.observe(env.agent_selection)
-    vector = np.asarray(observation["observation"])
-    view = obs_mod.decode(vector)
-    worlds = sample_worlds(vector, 64, np.random.default_rng(0), observer=0)
-    legal = [int(a) for a in np.flatnonzero(observation["action_mask"])]
+    view, worlds, legal = _first_decision(6, 62, 64)
     first = np.tile(np.array(legal, dtype=np.int64), len(worlds))
     played = []
     for bits in (3, 20):
