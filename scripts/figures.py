@@ -149,6 +149,9 @@ SOURCES: dict[str, Source] = {
         )
         for n in ("3", "4", "6", "screen_3", "screen_4")
     },
+    "tri_palki_expert_learned_3p": Source(
+        stored="docs/tournaments/tri_palki_expert_learned_3p/results.json", digits=3
+    ),
     "tri_palki_pimc": Source(stored="docs/tournaments/tri_palki_pimc/results.json", digits=3),
     "tri_palki_pimc_4p": Source(stored="docs/tournaments/tri_palki_pimc_4p/results.json", digits=3),
     **{

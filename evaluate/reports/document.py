@@ -126,20 +126,23 @@ def _overview(
 
 
 def _agents(config: TournamentConfig, version: str, sessions: list[dict[str, Any]]) -> list[str]:
-    """Each agent's version as the runs recorded it (the last run's), else as read now."""
-    recorded: dict[str, str] = {}
+    """Each agent's version as the runs recorded it (every distinct one, in the order the runs
+    were made) and, where that differs, as the installed ``version`` reads it now."""
+    recorded: dict[str, list[str]] = {}
     for session in sessions:
-        recorded.update(session["machine"].get("agents") or {})
+        for name, text in (session["machine"].get("agents") or {}).items():
+            if text not in recorded.setdefault(name, []):
+                recorded[name].append(text)
     rows = []
     for e in config.agents:
         now = agent_version(e.spec, config.game, version)
         then = recorded.get(e.name)
-        if then is None:
+        if not then:
             text = f"{now} (read when this report was written)"
-        elif then != now:
-            text = f"{then} when played; {now} now"
+        elif then != [now]:
+            text = f"{'; '.join(then)} when played; {now} now"
         else:
-            text = then
+            text = now
         rows.append((e.name, f"`{e.spec}`", text))
     return _table(("agent", "spec", "version"), rows, right=3)
 
@@ -183,7 +186,7 @@ def markdown(
     sections: list[tuple[str, list[str]]] = [
         ("Tournament", _overview(results, config, created)),
         ("Method", [f"- **{k.replace('_', ' ')}**: {v}" for k, v in m.items()]),
-        ("Agents", _agents(config, created.get("folkcards_version", __version__), sessions)),
+        ("Agents", _agents(config, __version__, sessions)),
         ("Machine", _machines(sessions)),
         *(
             (title, section(results))

@@ -378,3 +378,25 @@ def test_tables_in_a_log_file_are_never_cut(long_named_results, capsys) -> None:
     assert "…" not in text
     behaviour = next(line for line in text.splitlines() if line.strip().startswith("statistic"))
     assert all(name in behaviour for name in LONG_NAMES), behaviour
+
+
+def test_a_tournament_resumed_under_another_version_names_each_version() -> None:
+    """The agents' table names every version the runs recorded, oldest first, and the
+    installed one as now; one version throughout is named once."""
+    from folkcards.evaluate.reports.document import _agents
+
+    from folkcards import __version__
+
+    config = load_config(
+        None, {"game": "paston", "agents": ["heuristic", "random", "random"], "deals": 1}
+    )
+    old, new = "built in, folkcards 0.0.1", f"built in, folkcards {__version__}"
+    sessions = [
+        {"machine": {"agents": {"heuristic": old, "random": new}}},
+        {"machine": {"agents": {"heuristic": new, "random": new}}},
+        {"machine": {"agents": {"heuristic": new, "random": new}}},
+    ]
+    rows = "\n".join(_agents(config, __version__, sessions))
+    assert f"| heuristic | `heuristic` | {old}; {new} when played; {new} now |" in rows
+    assert f"| random | `random` | {new} |" in rows
+    assert "0.0.1 now" not in rows
