@@ -209,7 +209,6 @@ def _hands_before(
     start: np.ndarray,
     length: np.ndarray,
     steps: np.ndarray,
-    cap: int,
     walked: np.ndarray,
     slot: np.ndarray,
     made: np.ndarray,
@@ -217,8 +216,8 @@ def _hands_before(
     valid: np.ndarray,
     queries: np.ndarray,
 ) -> int:
-    """Walk each group's last ``cap`` steps backwards from each world's hand of its seat,
-    undoing the seat's own swaps. Kept step ``j`` of group ``g`` (``j`` counted from the
+    """Walk each group's encoded steps (:func:`_encode`: its most recent ones) backwards from
+    each world's hand of its seat, undoing the seat's own swaps. Kept step ``j`` of group ``g`` (``j`` counted from the
     group's last step, kept steps numbered group after group) gets, per world ``w``:
     ``held[w, i]`` the hand held (before a move; at the end of the turn for an offer) and, for
     a move, ``made[w, i]`` the action id of the recorded move from that hand and ``slot[w, i]``
@@ -233,7 +232,7 @@ def _hands_before(
         for g in range(seat.shape[0]):
             hand = hands[w, seat[g]]
             end = start[g] + length[g]
-            kept = min(length[g], cap)
+            kept = length[g]
             if w >= walked[seat[g]]:
                 slot[w, i0 : i0 + kept] = -1
                 i0 += kept
@@ -283,7 +282,6 @@ def _group_logs(
     start: np.ndarray,
     length: np.ndarray,
     steps: np.ndarray,
-    cap: int,
     walked: np.ndarray,
     slot: np.ndarray,
     made: np.ndarray,
@@ -295,7 +293,7 @@ def _group_logs(
     announces: bool,
     options: int,
 ) -> np.ndarray:
-    """Per row of hands and group, the log of the product of every kept decision's ``(1 -
+    """Per row of hands and group, the log of the product of every encoded decision's ``(1 -
     epsilon) * P(the move made) + epsilon / options``, ``probs``: the model's move
     probabilities per query (one-hot for a model that names one move); an announcement offer:
     ``[the model's call] / 2``, counted only for a normal 31. Rows not walked for a group
@@ -306,7 +304,7 @@ def _group_logs(
     for w in range(slot.shape[0]):
         i0 = 0
         for g in range(seat.shape[0]):
-            kept = min(length[g], cap)
+            kept = length[g]
             if w >= walked[seat[g]]:
                 out[w, g] = np.nan
                 i0 += kept
@@ -485,8 +483,8 @@ def worlds_log_likelihood(
     learned = move_probabilities is not None
     walked = np.full(hands.shape[1], rows, dtype=np.int64) if learned else filled
     count = _hands_before(
-        distinct, enc.seat, enc.start, enc.length, enc.steps, cap, walked, slot, made, held,
-        valid, queries,
+        distinct, enc.seat, enc.start, enc.length, enc.steps, walked, slot, made, held, valid,
+        queries,
     )  # fmt: skip
     if not learned:
         count = _distinct_queries(queries, count, slot)
@@ -508,7 +506,7 @@ def worlds_log_likelihood(
         probs[np.arange(count), np.asarray(model.moves(*args), dtype=np.int64)] = 1.0
         terms = np.full((count, options), np.nan)
     group_log = _group_logs(
-        enc.seat, enc.start, enc.length, enc.steps, cap, walked, slot, made, held, valid,
+        enc.seat, enc.start, enc.length, enc.steps, walked, slot, made, held, valid,
         probs, terms, epsilon, bool(model.announces), options,
     )  # fmt: skip
     logs = _combine(group_log, row_of, enc.seat, groups.rows)

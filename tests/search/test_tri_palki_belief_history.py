@@ -235,8 +235,8 @@ def test_a_history_a_hand_cannot_have_made_leaves_no_stale_query_slots():
     valid = np.ones((2, len(enc.seat)), dtype=np.bool_)
     queries = np.zeros((2 * width, 5), dtype=np.int64)
     count = _hands_before(
-        hands, enc.seat, enc.start, enc.length, enc.steps, width, np.full(3, 2), slot, made,
-        held, valid, queries,
+        hands, enc.seat, enc.start, enc.length, enc.steps, np.full(3, 2), slot, made, held,
+        valid, queries,
     )  # fmt: skip
     assert valid[0].all() and not valid[1].any()
     assert ((slot[0] >= 0) & (slot[0] < count)).all()  # the last pass, the swap, the first pass
