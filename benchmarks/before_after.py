@@ -30,6 +30,7 @@ import sys
 import tarfile
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import tomllib
 
@@ -168,12 +169,10 @@ def _export(ref: str, target: Path) -> Path:
     return src
 
 
-def _measure(
-    path: Path, kind: str, game: str, size: int, seconds: float, cpu: bool = False
-) -> float:
-    code = _PROBE.format(
-        bench=str(BENCH), kind=kind, game=game, size=size, seconds=seconds, cpu=cpu
-    )
+def run_in_tree(path: Path, code: str) -> list[Any]:
+    """Run ``code`` in a fresh process with the tree at ``path`` first on the path; it prints a
+    JSON list whose last item is a measured module's file, checked to lie in that tree. Returns
+    the other items."""
     env = dict(os.environ, PYTHONPATH=str(path))
     # run outside the repository: its folkcards/ folder would shadow the tree on the path
     out = subprocess.run(
@@ -184,9 +183,19 @@ def _measure(
         env=env,
         cwd=path,
     ).stdout
-    rate, module = json.loads(out.strip().splitlines()[-1])
+    *items, module = json.loads(out.strip().splitlines()[-1])
     if not Path(module).is_relative_to(path):
         raise RuntimeError(f"measured {module}, not the tree in {path}")
+    return items
+
+
+def _measure(
+    path: Path, kind: str, game: str, size: int, seconds: float, cpu: bool = False
+) -> float:
+    code = _PROBE.format(
+        bench=str(BENCH), kind=kind, game=game, size=size, seconds=seconds, cpu=cpu
+    )
+    (rate,) = run_in_tree(path, code)
     return float(rate)
 
 

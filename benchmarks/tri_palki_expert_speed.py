@@ -25,7 +25,6 @@ import datetime
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -37,7 +36,7 @@ import tomllib
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from agent_speed import measure  # noqa: E402
-from before_after import _export, _layout  # noqa: E402
+from before_after import _export, _layout, run_in_tree  # noqa: E402
 from folkcards.agents.base import make_agent  # noqa: E402
 
 BENCH = Path(__file__).resolve().parent
@@ -74,17 +73,7 @@ class _Commit:
 
     def measure(self, episodes: int, seed: int, players: int) -> tuple[dict, list[int]]:
         code = _PROBE.format(bench=str(BENCH), episodes=episodes, seed=seed, players=players)
-        out = subprocess.run(
-            [sys.executable, "-c", code],
-            check=True,
-            capture_output=True,
-            text=True,
-            env=dict(os.environ, PYTHONPATH=str(self.path)),
-            cwd=self.path,  # the repository's own folkcards/ folder would shadow the tree
-        ).stdout
-        times, actions, module = json.loads(out.strip().splitlines()[-1])
-        if not Path(module).is_relative_to(self.path):
-            raise RuntimeError(f"measured {module}, not the tree in {self.path}")
+        times, actions = run_in_tree(self.path, code)
         return times, actions
 
 
