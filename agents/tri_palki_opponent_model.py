@@ -120,8 +120,11 @@ class LearnedOpponentModel:
     ) -> np.ndarray:
         """The model's probability of each move (softmax of the scores), ``(n, NUM_MOVES)``:
         the likelihood weights a world by how probable the moves made are, not only by whether
-        they are the single most likely one."""
-        z = self.scores(opponent_features(hand, centre, reserve_low, announced, deciding))
+        they are the single most likely one. Each row's answer is independent of the other
+        rows asked with it (:meth:`Mlp.rowwise <folkcards.search.mlp.Mlp.rowwise>`), so the
+        likelihood may ask each distinct table once."""
+        x = opponent_features(hand, centre, reserve_low, announced, deciding)
+        z = Mlp(self.weights, self.biases).rowwise(x)
         z = np.exp(z - z.max(axis=1, keepdims=True))
         return z / z.sum(axis=1, keepdims=True)
 

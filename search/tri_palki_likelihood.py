@@ -53,7 +53,9 @@ class OpponentModel(Protocol):
     array. ``announces``: whether the model takes the announcement whenever it is offered (a
     normal 31). A model may also define ``move_probabilities`` (same arguments → an
     ``(n, 11)`` array of probabilities over the moves): the likelihood then counts each
-    decision ``(1 - epsilon) * P(the move made) + epsilon / 11`` instead of the one move. The ``pimc`` agent passes its rollout policy
+    decision ``(1 - epsilon) * P(the move made) + epsilon / 11`` instead of the one move; each
+    row's answer must not depend on the other rows asked with it, since the likelihood asks each
+    distinct table once. The ``pimc`` agent passes its rollout policy
     (:data:`folkcards.agents.tri_palki_search.CORE_MODEL`)."""
 
     announces: bool
@@ -297,10 +299,9 @@ def _group_logs(
     epsilon) * P(the move made) + epsilon / options``, ``probs``: the model's move
     probabilities per query (one-hot for a model that names one move); an announcement offer:
     ``[the model's call] / 2``, counted only for a normal 31. Rows not walked for a group
-    (``walked``) get NaN. ``terms``: NaN-filled, shaped as ``probs``, to compute each query's
-    term once where queries recur (distinct queries); empty to compute each where it is used."""
+    (``walked``) get NaN. ``terms``: NaN-filled, shaped as ``probs``: each query's term is
+    computed once, where it is first used."""
     out = np.empty((slot.shape[0], seat.shape[0]))
-    memo = terms.shape[0] > 0
     for w in range(slot.shape[0]):
         i0 = 0
         for g in range(seat.shape[0]):
@@ -327,9 +328,6 @@ def _group_logs(
                     continue
                 q = slot[w, i]
                 m = made[w, i]
-                if not memo:
-                    total += np.log((1 - epsilon) * probs[q, m] + epsilon / options)
-                    continue
                 if np.isnan(terms[q, m]):
                     terms[q, m] = np.log((1 - epsilon) * probs[q, m] + epsilon / options)
                 total += terms[q, m]
@@ -477,17 +475,14 @@ def worlds_log_likelihood(
     held = np.empty((rows, width), dtype=np.int64)
     valid = np.ones((rows, max(len(enc.seat), 1)), dtype=np.bool_)
     queries = np.empty((rows * width, 5), dtype=np.int64)
-    # A model naming one move is asked once per distinct table, so only the rows a seat's
-    # hands fill are walked; a learned model is asked every row, as it always was.
+    # Only the rows a seat's distinct hands fill are walked, and the model is asked once per
+    # distinct table.
     move_probabilities = getattr(model, "move_probabilities", None)
-    learned = move_probabilities is not None
-    walked = np.full(hands.shape[1], rows, dtype=np.int64) if learned else filled
     count = _hands_before(
-        distinct, enc.seat, enc.start, enc.length, enc.steps, walked, slot, made, held, valid,
+        distinct, enc.seat, enc.start, enc.length, enc.steps, filled, slot, made, held, valid,
         queries,
     )  # fmt: skip
-    if not learned:
-        count = _distinct_queries(queries, count, slot)
+    count = _distinct_queries(queries, count, slot)
     q = queries[:count]
     args = (
         np.ascontiguousarray(q[:, 0]), np.ascontiguousarray(q[:, 1]), q[:, 2] != 0,
@@ -500,13 +495,12 @@ def worlds_log_likelihood(
             raise ValueError(
                 f"move_probabilities gave shape {probs.shape}, expected {(count, options)}"
             )
-        terms = np.empty((0, 0))
     else:
         probs = np.zeros((count, options))
         probs[np.arange(count), np.asarray(model.moves(*args), dtype=np.int64)] = 1.0
-        terms = np.full((count, options), np.nan)
+    terms = np.full((count, options), np.nan)
     group_log = _group_logs(
-        enc.seat, enc.start, enc.length, enc.steps, walked, slot, made, held, valid,
+        enc.seat, enc.start, enc.length, enc.steps, filled, slot, made, held, valid,
         probs, terms, epsilon, bool(model.announces), options,
     )  # fmt: skip
     logs = _combine(group_log, row_of, enc.seat, groups.rows)

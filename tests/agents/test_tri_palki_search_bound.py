@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from folkcards.agents.tri_palki_heuristic_core import core_moves
-from folkcards.agents.tri_palki_search import CORE_MODEL, policy_core
+from folkcards.agents.tri_palki_search import CORE_MODEL, policy_core, shipped_opponent_model
 from folkcards.envs.tri_palki import observation as obs_mod
 from folkcards.envs.tri_palki.rules import TRIPLES
 from folkcards.search.tri_palki_belief import sample_worlds
@@ -182,11 +182,32 @@ class _CountingRules:
 
 
 class _RulesAsProbabilities(_CountingRules):
-    """The same rules answering with move probabilities (one-hot), which are asked per query."""
+    """The same rules answering with move probabilities (one-hot)."""
 
     def move_probabilities(self, *columns: np.ndarray) -> np.ndarray:
         self.asked += zip(*(c.tolist() for c in columns), strict=True)
         return np.eye(MOVES)[core_moves(*columns)]
+
+
+class _CountingLearned:
+    """The shipped learned opponent model, noting the tables it is asked about."""
+
+    announces = True
+
+    def __init__(self) -> None:
+        self.model = shipped_opponent_model()
+        self.asked: list[tuple[int, ...]] = []
+
+    def moves(self, *columns: np.ndarray) -> np.ndarray:
+        raise AssertionError("the likelihood asks a learned model for probabilities")
+
+    def move_probabilities(self, *columns: np.ndarray) -> np.ndarray:
+        self.asked += zip(*(c.tolist() for c in columns), strict=True)
+        return self.model.move_probabilities(*columns)
+
+
+_MODELS = {"rules": _CountingRules, "probabilities": _RulesAsProbabilities,
+           "learned": _CountingLearned}  # fmt: skip
 
 
 def _histories_with_unknown_hands():
@@ -206,28 +227,35 @@ def _histories_with_unknown_hands():
     return best[0], best[1]
 
 
+@pytest.mark.parametrize("model", list(_MODELS))
 @pytest.mark.parametrize("cut", [False, True])
 @pytest.mark.parametrize("one_hand_seat", [None, 1, 2])
-def test_the_likelihood_asks_each_distinct_table_once(one_hand_seat, cut):
-    """A long round repeats the same tables across steps and worlds: the likelihood asks a
-    model that names one move about each distinct table once, and gets the same weights as
-    from the same rules asked about every decision, whole or cut to the recent decisions, also
-    when the players have different numbers of distinct hands over the worlds."""
+def test_the_likelihood_asks_each_distinct_table_once(one_hand_seat, cut, model):
+    """A long round repeats the same tables across steps and worlds: the likelihood asks the
+    model about each distinct table once (a model naming one move, the same rules as
+    probabilities, the learned model), whole or cut to the recent decisions, also when the
+    players have different numbers of distinct hands over the worlds; and the worlds get the
+    weights each would get alone."""
     histories, hands = _histories_with_unknown_hands()
     if one_hand_seat is not None:
         hands[:, one_hand_seat] = hands[0, one_hand_seat]
     budget = 10**9
     if cut:
         budget = worlds_log_likelihood(hands, histories, 0.1, CORE_MODEL, budget).work // 3
-    once, every = _CountingRules(), _RulesAsProbabilities()
-    distinct = worlds_log_likelihood(hands, histories, 0.1, once, budget=budget)
-    reference = worlds_log_likelihood(hands, histories, 0.1, every, budget=budget)
-    assert distinct.logs.tolist() == reference.logs.tolist()
-    assert (distinct.work, distinct.kept_steps) == (reference.work, reference.kept_steps)
-    assert (distinct.kept_steps is not None) == cut
-    assert np.isfinite(distinct.logs).sum() > 1
-    assert len(once.asked) == len(set(once.asked)) == len(set(every.asked))
-    assert len(once.asked) < len(every.asked) // 2
+    counting = _MODELS[model]()
+    together = worlds_log_likelihood(hands, histories, 0.1, counting, budget=budget)
+    assert (together.kept_steps is not None) == cut
+    assert np.isfinite(together.logs).sum() > 1
+    assert len(counting.asked) == len(set(counting.asked))
+    assert len(counting.asked) < together.work // 2  # the decisions walked, far more
+    rules = worlds_log_likelihood(hands, histories, 0.1, CORE_MODEL, budget=budget)
+    assert (together.work, together.kept_steps) == (rules.work, rules.kept_steps)
+    if model != "learned":
+        assert together.logs.tolist() == rules.logs.tolist()
+    else:
+        assert len(np.unique(together.logs.round(9))) > len(np.unique(rules.logs.round(9)))
     if not cut:  # each world alone: one distinct hand per player, nothing to share
-        singles = [steps_log_likelihood(h, histories, 0.1, CORE_MODEL) for h in hands]
-        assert distinct.logs.tolist() == pytest.approx(singles, rel=1e-12)
+        alone = _MODELS[model]()
+        singles = [steps_log_likelihood(h, histories, 0.1, alone.model if model == "learned"
+                                        else CORE_MODEL) for h in hands]  # fmt: skip
+        assert together.logs.tolist() == pytest.approx(singles, rel=1e-12)
