@@ -7,7 +7,9 @@ The shipped ``expert`` (compiled, batched rollouts), the reference it must decid
 in seat 0 against the heuristic on the same seeded episodes (``benchmarks/agent_speed.py``'s
 ``measure``); the order turns round within every repeat so that a change in the shared
 machine's load falls on each. Whether the commit's ``expert`` took exactly the actions of the
-working tree's is checked and stored (``same_decisions``). Per
+working tree's is checked and stored (``same_decisions``). ``--specs NAME=SPEC ...`` times
+other specs instead, the last one also at ``--ref`` (e.g. ``expert=expert
+learned=expert:opponents=learned``: the learned opponent model beside the rules). Per
 table size and spec: the median CPU time per decision of every repeat (``time.process_time``
 around ``act``: what it costs on an idle core), their median and range, and the same for wall
 time and the 95th percentile; and the median over the rounds that ended by the rules (a round
@@ -16,6 +18,9 @@ round, and can outweigh the other rounds together).
 
     python benchmarks/tri_palki_expert_speed.py --repeats 4 --episodes 30 --seed 8100 \\
         --ref 1b2c9a2 --out docs/results/tri_palki_expert_speed.json
+    python benchmarks/tri_palki_expert_speed.py --specs expert=expert \\
+        learned=expert:opponents=learned --ref 9ecdfce \\
+        --out docs/results/tri_palki_expert_learned_speed.json
 """
 
 from __future__ import annotations
@@ -55,15 +60,15 @@ sys.path.insert(0, {bench!r})
 from agent_speed import measure
 from folkcards.agents.base import make_agent
 import folkcards.agents.tri_palki_search as measured
-make_agent("expert", "tri_palki")
+make_agent({spec!r}, "tri_palki")
 actions = []
-times = measure("tri_palki", "expert", {episodes!r}, {seed!r}, players={players!r}, actions=actions)
+times = measure("tri_palki", {spec!r}, {episodes!r}, {seed!r}, players={players!r}, actions=actions)
 print(json.dumps([times, actions, measured.__file__]))
 """
 
 
 class _Commit:
-    """``expert`` as a commit had it: its tree exported and laid out as the package."""
+    """A spec as a commit had it: its tree exported and laid out as the package."""
 
     def __init__(self, ref: str, folder: Path):
         source = _export(ref, folder / "tree")
@@ -71,26 +76,35 @@ class _Commit:
         config = tomllib.loads((source / "pyproject.toml").read_text())
         self.version = config["project"]["version"]
 
-    def measure(self, episodes: int, seed: int, players: int) -> tuple[dict, list[int]]:
-        code = _PROBE.format(bench=str(BENCH), episodes=episodes, seed=seed, players=players)
+    def measure(self, spec: str, episodes: int, seed: int, players: int) -> tuple[dict, list[int]]:
+        code = _PROBE.format(
+            bench=str(BENCH), spec=spec, episodes=episodes, seed=seed, players=players
+        )
         times, actions = run_in_tree(self.path, code)
         return times, actions
 
 
 def run(
-    players: list[int], repeats: int, episodes: int, seed: int, commit: _Commit | None = None
+    players: list[int],
+    repeats: int,
+    episodes: int,
+    seed: int,
+    commit: _Commit | None = None,
+    specs: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """Every repeat's median and 95th percentile (ms) per table size and spec (and the
-    commit's ``expert``, named ``expert_VERSION``), and whether that one decided as ``expert``."""
-    for spec in SPECS.values():
+    commit's last spec, named ``NAME_VERSION``), and whether that one decided as the last."""
+    specs = specs or SPECS
+    for spec in specs.values():
         make_agent(spec, "tri_palki")  # load (and compile) before timing
-    previous = f"expert_{commit.version}" if commit else None
+    last = list(specs)[-1]
+    previous = f"{last}_{commit.version}" if commit else None
     rows: dict[str, Any] = {}
     for n in players:
-        names = list(SPECS)
+        names = list(specs)
         if previous:
             names.insert(-1, previous)
-            commit.measure(1, seed, n)  # compiled and cached before timing
+            commit.measure(specs[last], 1, seed, n)  # compiled and cached before timing
         runs: dict[str, dict[str, list[Any]]] = {
             name: {
                 "cpu_median": [],
@@ -107,10 +121,10 @@ def run(
             order = names[r % len(names) :] + names[: r % len(names)]
             for name in order:
                 if name == previous:
-                    times, actions[name] = commit.measure(episodes, seed, n)
+                    times, actions[name] = commit.measure(specs[last], episodes, seed, n)
                 else:
                     taken: list[int] = []
-                    times = measure("tri_palki", SPECS[name], episodes, seed, players=n,
+                    times = measure("tri_palki", specs[name], episodes, seed, players=n,
                                     actions=taken)  # fmt: skip
                     actions[name] = taken
                 cpu = np.asarray(times["cpu:all"]) * 1000
@@ -126,9 +140,9 @@ def run(
                 print(f"{n} players, {name}, repeat {r + 1}/{repeats}: cpu median "
                       f"{runs[name]['cpu_median'][-1]:.1f} ms", flush=True)  # fmt: skip
         if previous:
-            same = actions[previous] == actions["expert"]
-            runs["expert"]["same_decisions_as_" + previous] = same
-            print(f"{n} players: {previous} and expert took "
+            same = actions[previous] == actions[last]
+            runs[last]["same_decisions_as_" + previous] = same
+            print(f"{n} players: {previous} and {last} took "
                   f"{'the same' if same else 'DIFFERENT'} actions", flush=True)  # fmt: skip
         rows[str(n)] = runs
     return rows
@@ -145,17 +159,30 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=4)
     parser.add_argument("--episodes", type=int, default=30)
     parser.add_argument("--seed", type=int, default=8100)
-    parser.add_argument("--ref", help="also time the expert of this commit (and compare actions)")
+    parser.add_argument(
+        "--specs",
+        nargs="+",
+        metavar="NAME=SPEC",
+        help="the specs to time (default: reference, expert_0.4.0, expert); the last also at --ref",
+    )
+    parser.add_argument("--ref", help="also time the last spec at this commit (compare actions)")
     parser.add_argument("--out", help="write the results (JSON) here")
     args = parser.parse_args()
+    chosen = dict(SPECS)
+    if args.specs:
+        pairs = [item.partition("=") for item in args.specs]
+        if any(not name or not sep or not spec for name, sep, spec in pairs):
+            parser.error("--specs takes NAME=SPEC items")
+        chosen = {name: spec for name, _, spec in pairs}
     with tempfile.TemporaryDirectory() as folder:
         commit = _Commit(args.ref, Path(folder)) if args.ref else None
-        rows = run(args.players, args.repeats, args.episodes, args.seed, commit)
-    specs = dict(SPECS)
+        rows = run(args.players, args.repeats, args.episodes, args.seed, commit, chosen)
+    *first, last = chosen
+    specs = dict(chosen)
     if commit:
-        specs = {**{k: v for k, v in SPECS.items() if k != "expert"},
-                 f"expert_{commit.version}": f"expert at {args.ref} ({commit.version})",
-                 "expert": SPECS["expert"]}  # fmt: skip
+        specs = {**{k: chosen[k] for k in first},
+                 f"{last}_{commit.version}": f"{chosen[last]} at {args.ref} ({commit.version})",
+                 last: chosen[last]}  # fmt: skip
     print(f"{'players':>7} {'spec':<64} {'cpu median ms (range)':>24} {'cpu p95 ms':>20}")
     for n, runs in rows.items():
         for name, spec in specs.items():

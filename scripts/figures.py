@@ -559,6 +559,7 @@ def probes_table(cache: dict[str, Any]) -> str:
 
 ITERATE_DIR = "docs/results/iterate"
 EXPERT_SPEED = "docs/results/tri_palki_expert_speed.json"
+EXPERT_LEARNED_SPEED = "docs/results/tri_palki_expert_learned_speed.json"
 
 
 def _interval_cell(pair: dict[str, Any] | None) -> str:
@@ -618,16 +619,17 @@ def _ended_cell(runs: dict[str, list[Any]]) -> str:
     return f"{statistics.median(values):.1f} ({statistics.median(runs['decisions_ended']):.0f})"
 
 
-def expert_speed_table(cache: dict[str, Any]) -> str:
+def expert_speed_table(cache: dict[str, Any], stored_file: str = EXPERT_SPEED) -> str:
     """Tri Palki ``expert`` beside its Python reference and the 0.4.0 budget, CPU ms per
     decision: the median of the repeats' medians, their range, and the 95th percentile, the
     decisions timed, the expert's median as a fraction of each other's and the expert's median
     over the rounds that ended by the rules
     (``benchmarks/tri_palki_expert_speed.py``, ``docs/results/tri_palki_expert_speed.json``);
-    the columns are named by the stored spec names, and a line under the table gives each spec."""
+    the columns are named by the stored spec names, and a line under the table gives each spec;
+    where the run checked the last spec against a commit's, whether they took the same actions."""
     import statistics
 
-    stored = json.loads((ROOT / EXPERT_SPEED).read_text())
+    stored = json.loads((ROOT / stored_file).read_text())
     names = list(stored["specs"])
     *others, last = names
 
@@ -639,7 +641,10 @@ def expert_speed_table(cache: dict[str, Any]) -> str:
     )
     head += " | " + " | ".join(f"{last} ÷ {n}" for n in others)
     head += f" | {last}, rounds that ended: CPU ms (decisions)"
-    lines = [head + " |", "| --- " * (3 * len(names) + len(others) + 2) + "|"]
+    checked = [n for n in others if any(f"same_decisions_as_{n}" in r[last]
+                                        for r in stored["players"].values())]  # fmt: skip
+    head += "".join(f" | same actions as {n}" for n in checked)
+    lines = [head + " |", "| --- " * (3 * len(names) + len(others) + 2 + len(checked)) + "|"]
     for players, runs in stored["players"].items():
         cells = " | ".join(
             f"{cell(runs[n]['cpu_median'])} | {statistics.median(runs[n]['cpu_p95']):.1f}"
@@ -648,7 +653,11 @@ def expert_speed_table(cache: dict[str, Any]) -> str:
         )
         medians = {n: statistics.median(runs[n]["cpu_median"]) for n in names}
         ratios = " | ".join(f"{medians[last] / medians[n]:.2f}" for n in others)
-        lines.append(f"| {players} | {cells} | {ratios} | {_ended_cell(runs[last])} |")
+        same = "".join(
+            {True: " | yes", False: " | no"}.get(runs[last].get(f"same_decisions_as_{n}"), " | –")
+            for n in checked
+        )
+        lines.append(f"| {players} | {cells} | {ratios} | {_ended_cell(runs[last])}{same} |")
     specs = "; ".join(f"{n}: `{stored['specs'][n]}`" for n in names)
     lines += ["", f"Specs: {specs}."]
     return "\n".join(lines) + "\n"
@@ -662,6 +671,7 @@ TABLES = {
     "probes": probes_table,
     "iterate": iterate_table,
     "tri_palki_expert_speed": expert_speed_table,
+    "tri_palki_expert_learned_speed": lambda cache: expert_speed_table(cache, EXPERT_LEARNED_SPEED),
 }
 
 
