@@ -66,11 +66,20 @@ def test_a_generation_writes_its_files_and_resumes_without_redoing_steps(tmp_pat
     assert not any("generation 1" in line for line in lines)
 
 
-def test_same_seed_same_generation(tmp_path: Path) -> None:
+def test_same_seed_same_generation_whatever_the_collecting_processes(tmp_path: Path) -> None:
     arrays = []
-    for name in ("a", "b"):
+    for name, workers in (("a", 1), ("b", 2)):
         run_dir = tmp_path / name
-        run_iteration(_tiny(run_dir), run_dir, log=lambda s: None, show_progress=False)
+        config = _tiny(run_dir)
+        config = config.model_copy(
+            update={"collect": config.collect.model_copy(update={"workers": workers})}
+        )
+        run_iteration(config, run_dir, log=lambda s: None, show_progress=False)
+        # continuing with another number of processes is the same run
+        again = config.model_copy(
+            update={"collect": config.collect.model_copy(update={"workers": 3 - workers})}
+        )
+        run_iteration(again, run_dir, log=lambda s: None, show_progress=False)
         with np.load(run_dir / "gen_001" / "data" / "chunk_0001.npz") as data:
             chunk = {k: data[k] for k in data.files}
         with np.load(run_dir / "gen_001" / "net" / "policy.npz") as data:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import multiprocessing as mp
 import os
 import shutil
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -120,17 +122,32 @@ def collect(config: IterateConfig, run_dir: Path, g: int, log: Any, show_progres
         )
     if missing:
         log(f"generation {g}: collecting {c.rounds} rounds (teacher: generation {teacher})")
+    jobs = [(config, run_dir, g, k, teacher, passed) for k in missing]
     with progress(
         f"generation {g} collect", chunks, "chunks", log=log, every=0 if not show_progress else 10,
         done=chunks - len(missing),
     ) as advance:  # fmt: skip
-        for k in missing:
-            data = collect_chunk(config, run_dir, g, k, teacher, passed)
-            tmp = folder / f"chunk_{k:04d}.tmp.npz"
-            np.savez_compressed(tmp, **data)  # type: ignore[arg-type]
-            os.replace(tmp, folder / f"chunk_{k:04d}.npz")
-            advance(1)
+        if c.workers <= 1 or len(jobs) <= 1:
+            for job in jobs:
+                _collect_and_store(job)
+                advance(1)
+        else:
+            # Each chunk is seeded by its own index: any number of processes stores the same data.
+            context = mp.get_context("spawn")
+            with ProcessPoolExecutor(min(c.workers, len(jobs)), mp_context=context) as pool:
+                for _ in pool.map(_collect_and_store, jobs):
+                    advance(1)
     return folder
+
+
+def _collect_and_store(job: tuple[IterateConfig, Path, int, int, int, list[int]]) -> None:
+    """Play one chunk and store it (written whole, then renamed: a stored chunk is complete)."""
+    config, run_dir, g, k, teacher, passed = job
+    data = collect_chunk(config, run_dir, g, k, teacher, passed)
+    folder = gen_dir(run_dir, g) / "data"
+    tmp = folder / f"chunk_{k:04d}.tmp.npz"
+    np.savez_compressed(tmp, **data)  # type: ignore[arg-type]
+    os.replace(tmp, folder / f"chunk_{k:04d}.npz")
 
 
 def _same_collection_in_parent(config: IterateConfig, g: int) -> Path | None:
@@ -144,12 +161,17 @@ def _same_collection_in_parent(config: IterateConfig, g: int) -> Path | None:
     if stored is None:
         return None
     theirs = IterateConfig.model_validate(stored)
-    same = (theirs.seed, theirs.search, theirs.collect) == (
+    same = (theirs.seed, theirs.search, _data_settings(theirs)) == (
         config.seed,
         config.search,
-        config.collect,
+        _data_settings(config),
     )
     return gen_dir(Path(parent.run_dir), g) / "data" if same else None
+
+
+def _data_settings(config: IterateConfig) -> Any:
+    """The collection settings that decide the data (all but the number of processes)."""
+    return config.collect.model_copy(update={"workers": 1})
 
 
 def load_data(run_dir: Path, generations: list[int]) -> dict[str, np.ndarray]:

@@ -51,6 +51,7 @@ class CollectSettings(_Strict):
     )
     value_rows: int = Field(8, ge=0)  # rollouts kept as value targets per searched decision
     max_turns: int = Field(200, ge=10)
+    workers: int = Field(1, ge=1)  # processes playing the chunks: the same data for any number
 
     @field_validator("table_sizes")
     @classmethod
