@@ -22,7 +22,9 @@ in every world, the fewest sticks wins), with three parts that a network may tak
   actions is scored by the value network's probability that this seat gets the stick.
 
 Spec: ``iterated[:net=DIR,samples=N,top_k=N,cutoff=N,others=net|learned|rules,...]`` (``DIR`` holds ``policy.npz`` and
-optionally ``value.npz``, as ``folkcards iterate`` writes them; the other keys are ``pimc``'s).
+optionally ``value.npz``, as ``folkcards iterate`` writes them; ``net=shipped`` is the network
+committed with the package, ``agents/models/tri_palki_iterated/``: its ``fit.json`` names the
+run and generation; the other keys are ``pimc``'s).
 Without ``net`` the search is ``expert``'s with the heuristic's rules; the keys the spec leaves
 out are the 0.4.0 ``expert``'s (:data:`~folkcards.agents.tri_palki_search.EXPERT_PARAMS_0_4`,
 the budget the loop's stored generations were made with). Deterministic given its
@@ -79,7 +81,8 @@ __all__ = [
 class NetSearchParams:
     """What the network changes in the search (spec keys of the same names)."""
 
-    net: str | None = None  # a folder with policy.npz (and value.npz); None: the heuristic's rules
+    net: str | None = None  # a folder with policy.npz (and value.npz), or "shipped"; None: the
+    # heuristic's rules
     top_k: int = 0  # roll out only the policy's top_k actions and the heuristic's (0: all)
     cutoff: int = 0  # score a rollout by the value network after this many actions (0: never)
     others: str = "net"  # the other seats' model (rollout moves and world weights) with a
@@ -94,11 +97,18 @@ def save_value(value: Mlp, path: str | Path) -> None:
         np.savez_compressed(handle, **arrays)  # type: ignore[arg-type]
 
 
+SHIPPED_NET = "shipped"
+SHIPPED_NET_FOLDER = Path(__file__).parent / "models" / "tri_palki_iterated"
+
+
 @functools.lru_cache(maxsize=16)
 def load_net(folder: str) -> TriPalkiNet:
-    """The network in ``folder`` (``policy.npz``, optional ``value.npz``); ``ValueError`` in one
+    """The network in ``folder`` (``policy.npz``, optional ``value.npz``; ``"shipped"``: the one
+    committed with the package, unless a folder of that name exists); ``ValueError`` in one
     line if there is none."""
     path = Path(folder)
+    if folder == SHIPPED_NET and not path.is_dir():
+        path = SHIPPED_NET_FOLDER
     policy = load_opponent_model(path / "policy.npz")
     value = None
     if (path / "value.npz").is_file():

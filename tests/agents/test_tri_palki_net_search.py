@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -197,3 +198,15 @@ def test_the_core_rollouts_memo_changes_no_move():
     )  # type: ignore[arg-type]
     by_memo = rollout_sticks(load_worlds(worlds, view, len(legal)), first, 200)
     assert np.array_equal(by_rules[0], by_memo[0]) and by_rules[1] == by_memo[1]
+
+
+def test_the_shipped_network_is_found_by_name_and_plays() -> None:
+    from folkcards.agents.tri_palki_net_search import SHIPPED_NET_FOLDER
+
+    source = json.loads((SHIPPED_NET_FOLDER / "source.json").read_text())
+    assert source["made_by"].startswith("folkcards iterate --config configs/tri_palki/")
+    agent = make_agent("iterated:samples=6,infer=2,net=shipped,top_k=3,cutoff=5", "tri_palki",
+                       "player_0", seed=3)  # fmt: skip
+    assert agent.net is not None and agent.net.value is not None
+    others = [make_agent("heuristic", "tri_palki", f"player_{i}", seed=i) for i in range(1, 4)]
+    assert _seat0_actions(agent, others)
