@@ -23,7 +23,7 @@ in every world, the fewest sticks wins), with three parts that a network may tak
 
 Spec: ``iterated[:net=DIR,samples=N,top_k=N,cutoff=N,others=net|learned|rules,...]`` (``DIR`` holds ``policy.npz`` and
 optionally ``value.npz``, as ``folkcards iterate`` writes them; ``net=shipped`` is the network
-committed with the package, ``agents/models/tri_palki_iterated/``: its ``fit.json`` names the
+committed with the package, ``agents/models/tri_palki_iterated/``: its ``source.json`` names the
 run and generation; the other keys are ``pimc``'s).
 Without ``net`` the search is ``expert``'s with the heuristic's rules; the keys the spec leaves
 out are the 0.4.0 ``expert``'s (:data:`~folkcards.agents.tri_palki_search.EXPERT_PARAMS_0_4`,
