@@ -126,13 +126,6 @@ def load_net(folder: str) -> TriPalkiNet:
 # --- the agent -------------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=1)
-def _blas() -> Any:
-    from threadpoolctl import ThreadpoolController
-
-    return ThreadpoolController()
-
-
 _NET_KEYS = ("net", "top_k", "cutoff", "others")
 OTHERS = ("net", "learned", "rules")
 
@@ -206,18 +199,6 @@ class TriPalkiNetSearchAgent(TriPalkiSearchAgent):
         self.records: list[dict[str, Any]] = []
 
     def _search(
-        self,
-        vector: np.ndarray,
-        view: obs_mod.TriPalkiView,
-        legal: list[int],
-        observation: dict[str, np.ndarray],
-    ) -> int:
-        if self.net is None:  # no matrix products
-            return self._search_batched(vector, view, legal, observation)
-        with _blas().limit(limits=1, user_api="blas"):  # threads cost more than small products
-            return self._search_batched(vector, view, legal, observation)
-
-    def _search_batched(
         self,
         vector: np.ndarray,
         view: obs_mod.TriPalkiView,

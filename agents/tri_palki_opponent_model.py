@@ -29,10 +29,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numba import njit
 
+from ..envs.compile_notice import install as _announce_compiles
 from ..envs.tri_palki.vocabulary import SWAP_ALL
 from ..search.mlp import Mlp
-from .tri_palki_heuristic_core import core_moves
+from .tri_palki_heuristic_core import MOVES, core_move_into
 
 __all__ = [
     "NUM_FEATURES",
@@ -62,17 +64,26 @@ def opponent_features(
     flags = [np.asarray(f, dtype=bool).reshape(-1) for f in (reserve_low, announced, deciding)]
     if any(len(f) != len(hand) for f in (centre, *flags)):
         raise ValueError("opponent_features: hand, centre and the three flags differ in length")
-    bits = np.arange(NUM_CARD_BITS, dtype=np.int64)
-    rules = core_moves(hand, centre, *flags)
-    return np.concatenate(
-        [
-            ((hand[:, None] >> bits) & 1).astype(np.float32),
-            ((centre[:, None] >> bits) & 1).astype(np.float32),
-            np.stack(flags, axis=1).astype(np.float32),
-            np.eye(NUM_MOVES, dtype=np.float32)[rules],
-        ],
-        axis=1,
-    )
+    out = np.zeros((len(hand), NUM_FEATURES), dtype=np.float32)
+    _features_into(hand, centre, flags[0], flags[1], flags[2], out)
+    return out
+
+
+@njit(cache=True)
+def _features_into(hand, centre, reserve_low, announced, deciding, out):  # type: ignore[no-untyped-def]
+    score = np.zeros((2, MOVES), dtype=np.float64)
+    facts = np.zeros((5, MOVES), dtype=np.int64)
+    for i in range(hand.shape[0]):
+        for k in range(NUM_CARD_BITS):
+            out[i, k] = (hand[i] >> k) & 1
+            out[i, NUM_CARD_BITS + k] = (centre[i] >> k) & 1
+        out[i, 2 * NUM_CARD_BITS] = reserve_low[i]
+        out[i, 2 * NUM_CARD_BITS + 1] = announced[i]
+        out[i, 2 * NUM_CARD_BITS + 2] = deciding[i]
+        rule = core_move_into(
+            hand[i], centre[i], reserve_low[i], announced[i], deciding[i], score, facts
+        )
+        out[i, 2 * NUM_CARD_BITS + 3 + rule] = 1.0
 
 
 @dataclass(frozen=True)
@@ -95,8 +106,9 @@ class LearnedOpponentModel:
             )
 
     def scores(self, features: np.ndarray) -> np.ndarray:
-        """The move scores (logits) of feature rows, ``(n, NUM_MOVES)``."""
-        return Mlp(self.weights, self.biases)(features)
+        """The move scores (logits) of feature rows, ``(n, NUM_MOVES)``, each row's the same
+        in any batch and with any number of threads (:meth:`Mlp.rowwise <folkcards.search.mlp.Mlp.rowwise>`)."""
+        return Mlp(self.weights, self.biases).rowwise(features)
 
     def moves(
         self,
@@ -121,10 +133,9 @@ class LearnedOpponentModel:
         """The model's probability of each move (softmax of the scores), ``(n, NUM_MOVES)``:
         the likelihood weights a world by how probable the moves made are, not only by whether
         they are the single most likely one. Each row's answer is independent of the other
-        rows asked with it (:meth:`Mlp.rowwise <folkcards.search.mlp.Mlp.rowwise>`), so the
-        likelihood may ask each distinct table once."""
-        x = opponent_features(hand, centre, reserve_low, announced, deciding)
-        z = Mlp(self.weights, self.biases).rowwise(x)
+        rows asked with it (:meth:`scores`), so the likelihood may ask each distinct table
+        once."""
+        z = self.scores(opponent_features(hand, centre, reserve_low, announced, deciding))
         z = np.exp(z - z.max(axis=1, keepdims=True))
         return z / z.sum(axis=1, keepdims=True)
 
@@ -155,3 +166,6 @@ def load_opponent_model(path: str | os.PathLike[str]) -> LearnedOpponentModel:
     sidecar = path.with_suffix(".json")
     meta = json.loads(sidecar.read_text()) if sidecar.is_file() else {}
     return LearnedOpponentModel(weights, biases, meta)
+
+
+_announce_compiles()  # one stderr line if this process has to compile (a cache miss)

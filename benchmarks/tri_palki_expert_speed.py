@@ -7,7 +7,8 @@ The shipped ``expert`` (compiled, batched rollouts), the reference it must decid
 in seat 0 against the heuristic on the same seeded episodes (``benchmarks/agent_speed.py``'s
 ``measure``); the order turns round within every repeat so that a change in the shared
 machine's load falls on each. Whether the commit's ``expert`` took exactly the actions of the
-working tree's is checked and stored (``same_decisions``). ``--specs NAME=SPEC ...`` times
+working tree's is checked and stored (``same_decisions``, and the first decision where they
+part: the episodes differ after it). ``--specs NAME=SPEC ...`` times
 other specs instead, the last one also at ``--ref`` (e.g. ``expert=expert
 learned=expert:opponents=learned``: the learned opponent model beside the rules). Per
 table size and spec: the median CPU time per decision of every repeat (``time.process_time``
@@ -142,8 +143,14 @@ def run(
         if previous:
             same = actions[previous] == actions[last]
             runs[last]["same_decisions_as_" + previous] = same
+            pairs = list(zip(actions[previous], actions[last], strict=False))
+            first = next((i for i, (a, b) in enumerate(pairs) if a != b), None)
+            runs[last]["first_different_decision"] = first  # the episodes part after it
+            runs[last]["decisions_compared"] = len(pairs)
             print(f"{n} players: {previous} and {last} took "
-                  f"{'the same' if same else 'DIFFERENT'} actions", flush=True)  # fmt: skip
+                  f"{'the same' if same else 'DIFFERENT'} actions"
+                  f"{'' if first is None else f' from decision {first + 1} of {len(pairs)}'}",
+                  flush=True)  # fmt: skip
         rows[str(n)] = runs
     return rows
 

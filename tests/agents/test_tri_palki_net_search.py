@@ -10,7 +10,12 @@ import pytest
 from folkcards.agents.base import make_agent
 from folkcards.agents.episode import Decision, play_episode
 from folkcards.agents.tri_palki_net_search import save_value
-from folkcards.agents.tri_palki_opponent_model import NUM_FEATURES, NUM_MOVES, LearnedOpponentModel
+from folkcards.agents.tri_palki_opponent_model import (
+    NUM_FEATURES,
+    NUM_MOVES,
+    LearnedOpponentModel,
+    opponent_features,
+)
 from folkcards.agents.tri_palki_rollouts import NUM_WORLD_FEATURES
 from folkcards.envs.tri_palki_v0 import raw_env
 from folkcards.search.mlp import Mlp
@@ -198,6 +203,63 @@ def test_the_core_rollouts_memo_changes_no_move():
     )  # type: ignore[arg-type]
     by_memo = rollout_sticks(load_worlds(worlds, view, len(legal)), first, 200)
     assert np.array_equal(by_rules[0], by_memo[0]) and by_rules[1] == by_memo[1]
+
+
+def test_the_network_rollouts_ask_each_table_once_and_play_as_asking_every_row():
+    """The network rollouts remember each distinct table's move within a call: with a memo too
+    small (it stops storing when half full) and with room for all, every row plays exactly as
+    when the policy is asked about every row at every step."""
+    from folkcards.agents.tri_palki_net_search import SHIPPED_NET_FOLDER, load_net
+    from folkcards.agents.tri_palki_rollouts import (
+        _move_facts,
+        _net_rollouts,
+        apply_rows,
+        load_worlds,
+    )
+    from folkcards.envs.tri_palki.batched import OVER, PHASE
+    from folkcards.envs.tri_palki.rules import ANNOUNCE, ANNOUNCE_DECISION
+
+    net = load_net(SHIPPED_NET_FOLDER)
+    view, worlds, legal = _first_decision(6, 62, 64)
+    first = np.tile(np.array(legal, dtype=np.int64), len(worlds))
+
+    def loaded():  # type: ignore[no-untyped-def]
+        batch = load_worlds(worlds, view, len(legal))
+        apply_rows(batch.st, batch.hands, batch.known, batch.deck, np.arange(len(first)), first)
+        return batch
+
+    asked = []
+    reference = loaded()
+    for _ in range(40):
+        rows = np.flatnonzero(reference.st[:, PHASE] != OVER)
+        if not len(rows):
+            break
+        moves = net.policy.moves(*_move_facts(reference, rows))
+        asked.append(len(rows))
+        moves[reference.st[rows, PHASE] == ANNOUNCE_DECISION] = ANNOUNCE
+        apply_rows(reference.st, reference.hands, reference.known, reference.deck, rows, moves)
+    assert sum(asked) > 10 * len(first)
+    for bits in (3, 20):
+        batch = loaded()
+        assert _net_rollouts(batch, 40, net, None, bits) == sum(asked)
+        assert np.array_equal(batch.st, reference.st)
+        assert np.array_equal(batch.hands, reference.hands)
+
+
+def test_a_networks_move_for_a_table_is_the_same_alone_and_in_any_batch():
+    from folkcards.agents.tri_palki_net_search import SHIPPED_NET_FOLDER, load_net
+    from folkcards.agents.tri_palki_rollouts import _move_facts, load_worlds
+
+    policy = load_net(SHIPPED_NET_FOLDER).policy
+    view, worlds, legal = _first_decision(4, 17, 48)
+    batch = load_worlds(worlds, view, len(legal))
+    facts = _move_facts(batch, np.arange(len(batch.st)))
+    scores = policy.scores(opponent_features(*facts))
+    for size in (1, 3, 5, 97):
+        for start in range(0, len(batch.st), 29):
+            part = slice(start, start + size)
+            assert np.array_equal(policy.scores(opponent_features(*(f[part] for f in facts))),
+                                  scores[part])  # fmt: skip
 
 
 def test_the_shipped_network_is_found_by_name_and_plays() -> None:
