@@ -66,6 +66,7 @@ from .tri_palki_search import (
     parse_spec,
     shipped_opponent_model,
 )
+from .tri_palki_table_memo import remembered
 
 __all__ = [
     "NetSearchParams",
@@ -194,7 +195,9 @@ class TriPalkiNetSearchAgent(TriPalkiSearchAgent):
         elif self.net is not None and self.net_params.others == "rules":
             self.others = CORE_MODEL
         if self.net is not None:
-            self.opponent_model = self.others if self.others is not None else self.net.policy
+            self.opponent_model = remembered(
+                self.others if self.others is not None else self.net.policy
+            )
         self.record = record
         self.records: list[dict[str, Any]] = []
 

@@ -51,6 +51,7 @@ from ..search.mlp import Mlp
 from ..search.tri_palki_likelihood import OpponentModel
 from .tri_palki_heuristic_core import MOVES, core_move_into
 from .tri_palki_opponent_model import LearnedOpponentModel
+from .tri_palki_table_memo import MEMO_BITS, TableMemo, memo_slot, table_key
 
 __all__ = [
     "NUM_WORLD_FEATURES",
@@ -154,23 +155,8 @@ def _stick_of_seat0(st, hands, out):  # type: ignore[no-untyped-def]
         out[i] = 1.0 if fin_stick[0, 0] else 0.0
 
 
-_MEMO_BITS = 16  # the moves remembered within one call of _core_rollouts or _net_rollouts
-
-
 @njit(cache=True)
-def _memo_slot(memo_hand, memo_table, hand, table, memo_bits):  # type: ignore[no-untyped-def]
-    """The memo's slot for a table (hand, and centre with three facts): its own, or the empty
-    slot (``memo_hand`` -1) where it would go (open addressing)."""
-    mixed = np.uint64(hand) * np.uint64(0x9E3779B97F4A7C15)
-    mixed ^= np.uint64(table) * np.uint64(0xBF58476D1CE4E5B9)
-    i = np.int64(mixed >> np.uint64(64 - memo_bits))
-    while memo_hand[i] >= 0 and (memo_hand[i] != hand or memo_table[i] != table):
-        i = (i + 1) & ((1 << memo_bits) - 1)
-    return i
-
-
-@njit(cache=True)
-def _core_rollouts(st, hands, known, deck, steps, memo_bits=_MEMO_BITS):  # type: ignore[no-untyped-def]
+def _core_rollouts(st, hands, known, deck, steps, memo_bits=MEMO_BITS):  # type: ignore[no-untyped-def]
     """Play each row on with the heuristic's core rules in every seat (always announcing a
     normal 31) for at most ``steps`` actions; returns the actions played. The rows are
     independent: one row played to its end after another is the same as all rows a step at a
@@ -199,8 +185,8 @@ def _core_rollouts(st, hands, known, deck, steps, memo_bits=_MEMO_BITS):  # type
             reserve_low = NUM_CARDS - st[r, TOP] < 3
             announced = st[r, ANNOUNCER] >= 0
             deciding = st[r, PASSES] == n - 1
-            table = centre * 8 + reserve_low + 2 * announced + 4 * deciding
-            i = _memo_slot(memo_hand, memo_table, hand, table, memo_bits)
+            table = table_key(centre, reserve_low, announced, deciding)
+            i = memo_slot(memo_hand, memo_table, hand, table, memo_bits)
             if memo_hand[i] >= 0:
                 move = memo_move[i]
             else:
@@ -265,14 +251,15 @@ def _net_rollouts(
     steps: int,
     net: TriPalkiNet,
     others: OpponentModel | None,
-    memo_bits: int = _MEMO_BITS,
+    memo_bits: int = MEMO_BITS,
 ) -> int:
     """:func:`_core_rollouts` with the network's policy (``others``, when given, in every seat
     but seat 0), all rows a step at a time (one batched network call per step). A row's move
     is the same in any batch (:meth:`~folkcards.agents.tri_palki_opponent_model.LearnedOpponentModel.scores`),
-    so each distinct table is asked once per call (:class:`_PolicyMemo`)."""
+    so each distinct table is asked once per call
+    (:class:`~folkcards.agents.tri_palki_table_memo.TableMemo`)."""
     st, hands, known, deck = batch.st, batch.hands, batch.known, batch.deck
-    memo = _PolicyMemo(net.policy, memo_bits)
+    policy_moves = TableMemo(net.policy.moves, memo_bits)
     played = 0
     for _ in range(steps):
         rows = np.flatnonzero(st[:, PHASE] != OVER)
@@ -281,83 +268,15 @@ def _net_rollouts(
         played += len(rows)
         facts = _move_facts(batch, rows)
         if others is None:
-            moves = memo.moves(*facts)
+            moves = policy_moves(*facts)
         else:
             mine = st[rows, TO_ACT] == 0
             moves = np.empty(len(rows), dtype=np.int64)
-            moves[mine] = memo.moves(*(f[mine] for f in facts))
+            moves[mine] = policy_moves(*(f[mine] for f in facts))
             moves[~mine] = others.moves(*(f[~mine] for f in facts))
         moves = np.where(st[rows, PHASE] == ANNOUNCE_DECISION, ANNOUNCE, moves).astype(np.int64)
         apply_rows(st, hands, known, deck, rows, moves)
     return played
-
-
-class _PolicyMemo:
-    """A policy's moves, each distinct table asked once (up to half the memo's
-    ``2 ** memo_bits`` slots of them, then asked each time)."""
-
-    def __init__(self, policy: LearnedOpponentModel, memo_bits: int = _MEMO_BITS):
-        self.policy = policy
-        self.bits = memo_bits
-        self.hand = np.full(1 << memo_bits, -1, dtype=np.int64)  # -1: an empty slot
-        self.table = np.zeros(1 << memo_bits, dtype=np.int64)
-        self.move = np.zeros(1 << memo_bits, dtype=np.int64)
-        self.stored = np.zeros(1, dtype=np.int64)
-
-    def moves(self, hand, centre, reserve_low, announced, deciding):  # type: ignore[no-untyped-def]
-        """:meth:`LearnedOpponentModel.moves` for arrays of tables."""
-        table = centre * 8 + reserve_low + 2 * announced.astype(np.int64) + 4 * deciding
-        moves = np.empty(len(hand), dtype=np.int64)
-        ask = np.empty(len(hand), dtype=np.int64)
-        slots = np.empty(len(hand), dtype=np.int64)
-        asked = _memo_lookup(
-            self.hand, self.table, self.move, self.stored, hand, table, self.bits, moves, ask, slots
-        )
-        if asked:
-            picked = ask[:asked]
-            answers = self.policy.moves(
-                hand[picked],
-                centre[picked],
-                reserve_low[picked],
-                announced[picked],
-                deciding[picked],
-            )
-            _memo_fill(self.move, slots[:asked], answers, moves)
-        return moves
-
-
-@njit(cache=True)
-def _memo_lookup(memo_hand, memo_table, memo_move, stored, hand, table, bits, moves, ask, slots):  # type: ignore[no-untyped-def]
-    """Each row's remembered move into ``moves``; a table not remembered is asked once: its
-    first row goes to ``ask`` (and the slot it claims, or -1 with the memo full, to
-    ``slots``) and its rows get ``-1 - j``, ``j`` its place in ``ask``; returns how many."""
-    asked = 0
-    for r in range(hand.shape[0]):
-        i = _memo_slot(memo_hand, memo_table, hand[r], table[r], bits)
-        if memo_hand[i] >= 0:
-            moves[r] = memo_move[i]  # a move, or -1 - j for a table first asked in this call
-            continue
-        ask[asked] = r
-        moves[r] = -1 - asked
-        slots[asked] = -1
-        if stored[0] < (1 << bits) // 2:
-            memo_hand[i] = hand[r]
-            memo_table[i] = table[r]
-            memo_move[i] = -1 - asked
-            slots[asked] = i
-            stored[0] += 1
-        asked += 1
-    return asked
-
-
-@njit(cache=True)
-def _memo_fill(memo_move, slots, answers, moves):  # type: ignore[no-untyped-def]
-    for j in range(slots.shape[0]):
-        if slots[j] >= 0:
-            memo_move[slots[j]] = answers[j]
-    for r in range(moves.shape[0]):
-        if moves[r] < 0:
-            moves[r] = answers[-1 - moves[r]]
 
 
 def world_features(batch: Batch, rows: np.ndarray) -> np.ndarray:

@@ -121,6 +121,7 @@ from ..search.tri_palki_reconstruction import RECONSTRUCTION_BUDGET
 from .base import Agent, legal_actions, make_agent
 from .tri_palki_heuristic_core import core_move, core_moves
 from .tri_palki_opponent_model import LearnedOpponentModel, load_opponent_model
+from .tri_palki_table_memo import remembered
 
 
 @dataclass(frozen=True)
@@ -426,7 +427,9 @@ class TriPalkiSearchAgent(Agent):
             )
         self._policy = make_agent("heuristic", "tri_palki", seat, seed=0)  # draws nothing
         self.opponent_model: OpponentModel = (
-            shipped_opponent_model() if self.params.opponents == "learned" else CORE_MODEL
+            remembered(shipped_opponent_model())
+            if self.params.opponents == "learned"
+            else CORE_MODEL
         )
         self.reset()
 

@@ -172,7 +172,7 @@ def test_the_other_seats_model_moves_them_in_the_rollouts(tmp_path: Path) -> Non
     with pytest.raises(ValueError, match="others must be one of"):
         make_agent(f"iterated:net={_tiny_net(tmp_path)},others=bogus", "tri_palki", "player_0")
     agent = make_agent(f"iterated:net={tmp_path},others=learned", "tri_palki", "player_0")
-    assert agent.others is not None and agent.opponent_model is agent.others
+    assert agent.others is not None and agent.opponent_model.model is agent.others
 
 
 def test_the_core_rollouts_memo_changes_no_move():

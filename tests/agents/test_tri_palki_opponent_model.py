@@ -176,7 +176,7 @@ def test_the_training_command_writes_a_model_that_beats_chance(tmp_path, capsys)
 
 def test_the_search_weights_its_worlds_by_the_learned_model_on_request():
     agent = make_agent("pimc:opponents=learned,samples=4,horizon=10,seed=1", "tri_palki")
-    assert agent.opponent_model is shipped_opponent_model()
+    assert agent.opponent_model.model is shipped_opponent_model()
     assert make_agent("pimc", "tri_palki").opponent_model is CORE_MODEL
     with pytest.raises(ValueError) as info:
         make_agent("pimc:opponents=bayes", "tri_palki")
