@@ -575,6 +575,7 @@ def probes_table(cache: dict[str, Any]) -> str:
 ITERATE_DIR = "docs/results/iterate"
 EXPERT_SPEED = "docs/results/tri_palki_expert_speed.json"
 EXPERT_LEARNED_SPEED = "docs/results/tri_palki_expert_learned_speed.json"
+ITERATED_SPEED = "docs/results/tri_palki_iterated_speed.json"
 
 
 def _interval_cell(pair: dict[str, Any] | None) -> str:
@@ -634,6 +635,19 @@ def _ended_cell(runs: dict[str, list[Any]]) -> str:
     return f"{statistics.median(values):.1f} ({statistics.median(runs['decisions_ended']):.0f})"
 
 
+def _same_cell(run: dict[str, Any], other: str) -> str:
+    """Whether the run's spec took ``other``'s actions; where not, from which decision on."""
+    same = run.get(f"same_decisions_as_{other}")
+    if same is None:
+        return " | –"
+    if same:
+        return " | yes"
+    first = run.get("first_different_decision")
+    if first is None:
+        return " | no"
+    return f" | no: from decision {first + 1:,} of {run['decisions_compared']:,}"
+
+
 def expert_speed_table(cache: dict[str, Any], stored_file: str = EXPERT_SPEED) -> str:
     """Tri Palki ``expert`` beside its Python reference and the 0.4.0 budget, CPU ms per
     decision: the median of the repeats' medians, their range, and the 95th percentile, the
@@ -668,10 +682,7 @@ def expert_speed_table(cache: dict[str, Any], stored_file: str = EXPERT_SPEED) -
         )
         medians = {n: statistics.median(runs[n]["cpu_median"]) for n in names}
         ratios = " | ".join(f"{medians[last] / medians[n]:.2f}" for n in others)
-        same = "".join(
-            {True: " | yes", False: " | no"}.get(runs[last].get(f"same_decisions_as_{n}"), " | –")
-            for n in checked
-        )
+        same = "".join(_same_cell(runs[last], n) for n in checked)
         lines.append(f"| {players} | {cells} | {ratios} | {_ended_cell(runs[last])}{same} |")
     specs = "; ".join(f"{n}: `{stored['specs'][n]}`" for n in names)
     lines += ["", f"Specs: {specs}."]
@@ -687,6 +698,7 @@ TABLES = {
     "iterate": iterate_table,
     "tri_palki_expert_speed": expert_speed_table,
     "tri_palki_expert_learned_speed": lambda cache: expert_speed_table(cache, EXPERT_LEARNED_SPEED),
+    "tri_palki_iterated_speed": lambda cache: expert_speed_table(cache, ITERATED_SPEED),
 }
 
 
