@@ -6,7 +6,8 @@ in every world, the fewest sticks wins), with three parts that a network may tak
 
 - **rollouts**: all worlds x candidate actions are played together in compiled code (the batched
   engine's rules, :mod:`folkcards.envs.tri_palki.batched`), every seat's move chosen for the whole
-  batch at once by the network's policy (one matrix product per step), or by the heuristic's
+  batch at once by the network's policy (each distinct table asked once, each row's answer
+  summed in one fixed order, the same on any machine), or by the heuristic's
   core rules when there is no network (then the decisions are ``expert``'s, at a fraction of
   its time: :func:`~folkcards.agents.tri_palki_rollouts.rollout_sticks` and the Python
   rollout agree exactly);
@@ -14,7 +15,8 @@ in every world, the fewest sticks wins), with three parts that a network may tak
   heuristic's own move) are rolled out;
 - **the model of the others**: the worlds are weighted by the network's move probabilities
   (the policy has the learned opponent model's shape,
-  :class:`~folkcards.agents.tri_palki_opponent_model.LearnedOpponentModel`);
+  :class:`~folkcards.agents.tri_palki_opponent_model.LearnedOpponentModel`), remembered per
+  table for the agent's lifetime (:class:`~folkcards.agents.tri_palki_table_memo.RememberingModel`);
 - **the others**: with ``others=learned`` (or ``rules``) the other seats move in the rollouts,
   and the worlds are weighted, by the shipped learned opponent model (or the heuristic's core
   rules) while the network plays this seat;
