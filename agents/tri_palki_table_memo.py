@@ -63,14 +63,13 @@ class TableMemo:
         self.answers: np.ndarray | None = None
         self.stored = 0
 
-    def __call__(
-        self,
-        hand: np.ndarray,
-        centre: np.ndarray,
-        reserve_low: np.ndarray,
-        announced: np.ndarray,
-        deciding: np.ndarray,
-    ) -> np.ndarray:
+    def __call__(self, *tables: np.ndarray) -> np.ndarray:
+        """The answers for arrays of tables: ``hand, centre, reserve_low, announced, deciding``."""
+        if len(tables) != 5:
+            raise ValueError(
+                f"a table is 5 arrays (hand, centre and three facts), got {len(tables)}"
+            )
+        hand, centre, reserve_low, announced, deciding = tables
         if self.stored >= (1 << self.bits) // 2:
             self.hand[:] = -1
             self.stored = 0
