@@ -89,10 +89,16 @@ class TableMemo:
         )
         picked = ask[:asked]
         if asked or self.answers is None:
-            fresh = np.asarray(
-                self.ask(hand[picked], np.asarray(centre)[picked], np.asarray(reserve_low)[picked],
-                         np.asarray(announced)[picked], np.asarray(deciding)[picked])
-            )  # fmt: skip
+            try:
+                fresh = np.asarray(
+                    self.ask(hand[picked], np.asarray(centre)[picked],
+                             np.asarray(reserve_low)[picked], np.asarray(announced)[picked],
+                             np.asarray(deciding)[picked])
+                )  # fmt: skip
+            except BaseException:
+                self.hand[:] = -1  # the slots claimed for this call would never be filled
+                self.stored = 0
+                raise
         else:
             fresh = self.answers[:0]
         if self.answers is None:

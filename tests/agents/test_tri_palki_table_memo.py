@@ -71,3 +71,24 @@ def test_only_models_with_probabilities_are_remembered() -> None:
         RememberingModel(object())
     with pytest.raises(ValueError, match="memo_bits"):
         TableMemo(CORE_MODEL.moves, 1)
+
+
+def test_a_failed_question_leaves_nothing_half_remembered() -> None:
+    model = shipped_opponent_model()
+    calls = []
+
+    def flaky(*tables):  # type: ignore[no-untyped-def]
+        calls.append(len(tables[0]))
+        if len(calls) == 2:
+            raise RuntimeError("model failed")
+        return model.move_probabilities(*tables)
+
+    memo = TableMemo(flaky, 10)
+    rng = np.random.default_rng(9)
+    first, second = _tables(rng, 50, 30), _tables(rng, 50, 30)
+    memo(*first)
+    with pytest.raises(RuntimeError):
+        memo(*second)
+    assert np.array_equal(memo(*second), model.move_probabilities(*second))
+    with pytest.raises(ValueError, match="5 arrays"):
+        memo(*second[:4])
