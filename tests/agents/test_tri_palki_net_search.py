@@ -272,3 +272,19 @@ def test_the_shipped_network_is_found_by_name_and_plays() -> None:
     assert agent.net is not None and agent.net.value is not None
     others = [make_agent("heuristic", "tri_palki", f"player_{i}", seed=i) for i in range(1, 4)]
     assert _seat0_actions(agent, others)
+
+
+def test_the_network_search_makes_no_matrix_product(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A matrix product's last bits depend on the machine's BLAS kernel and on the rows asked
+    together; the search's networks are evaluated row by row, so a decision is the same on any
+    machine. With the matrix product removed, the shipped network's search (rollouts, priors,
+    world weights and values) still plays."""
+
+    def refuse(self, x):  # type: ignore[no-untyped-def]
+        raise AssertionError("the search asked for a matrix product")
+
+    monkeypatch.setattr(Mlp, "__call__", refuse)
+    agent = make_agent("iterated:samples=8,infer=2,net=shipped,top_k=3,cutoff=4", "tri_palki",
+                       "player_0", seed=5)  # fmt: skip
+    others = [make_agent("heuristic", "tri_palki", f"player_{i}", seed=i) for i in range(1, 4)]
+    assert len(_seat0_actions(agent, others)) > 3
