@@ -167,6 +167,9 @@ SOURCES: dict[str, Source] = {
     "tri_palki_iterated_confirm_6p": Source(
         stored="docs/tournaments/tri_palki_iterated_confirm_6p/results.json", digits=3
     ),
+    "tri_palki_iterated_cutoff_ablation_3p": Source(
+        stored="docs/tournaments/tri_palki_iterated_cutoff_ablation_3p/results.json", digits=3
+    ),
     "tri_palki_pimc": Source(stored="docs/tournaments/tri_palki_pimc/results.json", digits=3),
     "tri_palki_pimc_4p": Source(stored="docs/tournaments/tri_palki_pimc_4p/results.json", digits=3),
     **{
