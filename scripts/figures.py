@@ -149,27 +149,20 @@ SOURCES: dict[str, Source] = {
         )
         for n in ("3", "4", "6", "screen_3", "screen_4")
     },
-    "tri_palki_expert_learned_3p": Source(
-        stored="docs/tournaments/tri_palki_expert_learned_3p/results.json", digits=3
-    ),
-    "tri_palki_expert_learned_4p": Source(
-        stored="docs/tournaments/tri_palki_expert_learned_4p/results.json", digits=3
-    ),
-    "tri_palki_iterated_scale_dev_3p": Source(
-        stored="docs/tournaments/tri_palki_iterated_scale_dev_3p/results.json", digits=3
-    ),
-    "tri_palki_iterated_confirm_3p": Source(
-        stored="docs/tournaments/tri_palki_iterated_confirm_3p/results.json", digits=3
-    ),
-    "tri_palki_iterated_confirm_4p": Source(
-        stored="docs/tournaments/tri_palki_iterated_confirm_4p/results.json", digits=3
-    ),
-    "tri_palki_iterated_confirm_6p": Source(
-        stored="docs/tournaments/tri_palki_iterated_confirm_6p/results.json", digits=3
-    ),
-    "tri_palki_iterated_cutoff_ablation_3p": Source(
-        stored="docs/tournaments/tri_palki_iterated_cutoff_ablation_3p/results.json", digits=3
-    ),
+    # Tri Palki's learned model of the others and the loop's network against expert
+    # (docs/research/expert.md, docs/iterate.md)
+    **{
+        name: Source(stored=f"docs/tournaments/{name}/results.json", digits=3)
+        for name in (
+            "tri_palki_expert_learned_3p",
+            "tri_palki_expert_learned_4p",
+            "tri_palki_iterated_scale_dev_3p",
+            "tri_palki_iterated_confirm_3p",
+            "tri_palki_iterated_confirm_4p",
+            "tri_palki_iterated_confirm_6p",
+            "tri_palki_iterated_cutoff_ablation_3p",
+        )
+    },
     "tri_palki_pimc": Source(stored="docs/tournaments/tri_palki_pimc/results.json", digits=3),
     "tri_palki_pimc_4p": Source(stored="docs/tournaments/tri_palki_pimc_4p/results.json", digits=3),
     **{
