@@ -95,6 +95,7 @@ class LearnedOpponentModel:
     biases: tuple[np.ndarray, ...]
     meta: dict[str, Any] = field(default_factory=dict, compare=False)
     announces: bool = True
+    network: Mlp = field(init=False, repr=False, compare=False)  # the weights, checked once
 
     def __post_init__(self) -> None:
         if len(self.weights) != len(self.biases) or not self.weights:
@@ -104,11 +105,12 @@ class LearnedOpponentModel:
                 f"the opponent model maps {NUM_FEATURES} features to {NUM_MOVES} moves; got "
                 f"{self.weights[0].shape[0]} to {self.weights[-1].shape[1]}"
             )
+        object.__setattr__(self, "network", Mlp(self.weights, self.biases))
 
     def scores(self, features: np.ndarray) -> np.ndarray:
         """The move scores (logits) of feature rows, ``(n, NUM_MOVES)``, each row's the same
         in any batch and with any number of threads (:meth:`Mlp.rowwise <folkcards.search.mlp.Mlp.rowwise>`)."""
-        return Mlp(self.weights, self.biases).rowwise(features)
+        return self.network.rowwise(features)
 
     def moves(
         self,
