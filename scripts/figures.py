@@ -591,9 +591,9 @@ def iterate_table(cache: dict[str, Any]) -> str:
     continuing another lists its own generations only."""
     lines = [
         "| run | generation | teacher | policy agrees with the search (heuristic rules) "
-        "| value log-loss (constant) | new − teacher, 95% (rounds) | passed "
+        "| value log-loss (constant) | gate players | new − teacher, 95% (rounds) | passed "
         "| new − `expert` (rounds) |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for path in sorted((ROOT / ITERATE_DIR).glob("*.json")):
         summary = json.loads(path.read_text())
@@ -609,12 +609,12 @@ def iterate_table(cache: dict[str, Any]) -> str:
             loss = f"{fit['held_out_value_loss']:.3f} ({fit['held_out_constant_value_loss']:.3f})"
             if gate is None:
                 lines.append(f"| {path.stem} | {row['generation']} | – | {agreement} | {loss} "
-                             "| (gate not played) | – | – |")  # fmt: skip
+                             "| – | (gate not played) | – | – |")  # fmt: skip
                 continue
             report = (gate.get("report") or {}).get("expert")
             lines.append(
                 f"| {path.stem} | {row['generation']} | {gate['teacher']} | {agreement} | {loss} "
-                f"| {_interval_cell(gate['vs_teacher'])} | {'yes' if gate['accepted'] else 'no'} "
+                f"| {gate.get('num_players', 3)} | {_interval_cell(gate['vs_teacher'])} | {'yes' if gate['accepted'] else 'no'} "
                 f"| {_interval_cell(report)} |"
             )
     return "\n".join(lines) + "\n"

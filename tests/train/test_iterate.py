@@ -201,3 +201,39 @@ def test_a_parent_generation_without_a_gate_result_is_refused(tmp_path: Path) ->
     )
     with pytest.raises(ValueError, match="no gate result"):
         run_iteration(child, tmp_path / "child", log=lambda s: None, show_progress=False)
+
+
+def test_the_loop_can_search_with_the_experts_budget_and_names_it_in_the_gate_spec() -> None:
+    from folkcards.agents.tri_palki_net_search import parse_net_spec
+    from folkcards.agents.tri_palki_search import EXPERT_PARAMS
+    from folkcards.train.tri_palki_iterate.collect import _search_agent
+    from folkcards.train.tri_palki_iterate.gate import search_spec
+
+    budget = {"samples": 192, "infer": 4, "endgame_samples": 768, "infer_epsilon": 0.3}
+    config = IterateConfig.model_validate({"search": {**budget, "top_k": 5, "cutoff": 10}})
+    spec = search_spec(config, "shipped")
+    params, net_params, _ = parse_net_spec(spec.split(":", 1)[1])
+    assert params == EXPERT_PARAMS  # the gate plays the budget the config names
+    teacher = _search_agent(config, "shipped", "player_0", seed=1, record=False)
+    assert (teacher.params, teacher.net_params) == (params, net_params)  # and so does collect
+    default = search_spec(IterateConfig.model_validate({}), "net")  # earlier runs' specs stand
+    assert default == "iterated:samples=24,infer=8,horizon=60,net=net,top_k=0,cutoff=0"
+    with pytest.raises(ValueError, match="infer_epsilon"):
+        IterateConfig.model_validate({"search": {"infer_epsilon": 1.5}})
+
+
+def test_a_gate_at_a_larger_table_seats_the_teacher_across_and_heuristics_between(
+    tmp_path: Path,
+) -> None:
+    run_dir = tmp_path / "run"
+    config = _tiny(run_dir)
+    gate_settings = {"num_players": 4, "report_rounds": 1, "report_against": ["heuristic"]}
+    config = config.model_copy(update={"gate": config.gate.model_copy(update=gate_settings)})
+    summary = run_iteration(config, run_dir, log=lambda s: None, show_progress=False)
+    gate = summary["generations"][0]["gate"]
+    assert gate["num_players"] == 4
+    specs = gate["command"].split("--agents ", 1)[1].split(" --seating")[0].split("' '")
+    assert len(specs) == 4 and "net=" in specs[0] and "net=" not in specs[2]  # teacher: rules
+    assert [s.strip("'") for s in specs[1::2]] == ["heuristic", "heuristic"]
+    assert gate["vs_teacher"]["rounds"] == 1 and gate["vs_heuristic"] is not None
+    assert set(gate["report"]) == {"heuristic"} and gate["report"]["heuristic"] is not None

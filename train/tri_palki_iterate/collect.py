@@ -28,7 +28,10 @@ def _search_agent(
     config: IterateConfig, folder: str | None, seat: str, seed: int, record: bool
 ) -> TriPalkiNetSearchAgent:
     s = config.search
-    params = replace(EXPERT_PARAMS_0_4, samples=s.samples, infer=s.infer, horizon=s.horizon)
+    params = replace(
+        EXPERT_PARAMS_0_4, samples=s.samples, infer=s.infer, horizon=s.horizon,
+        endgame_samples=s.endgame_samples, infer_epsilon=s.infer_epsilon,
+    )  # fmt: skip
     net_params = NetSearchParams(net=folder, top_k=s.top_k, cutoff=s.cutoff, others=s.others)
     return TriPalkiNetSearchAgent("tri_palki", seat, seed, params, net_params, record=record)
 

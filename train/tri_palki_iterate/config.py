@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ...agents.tri_palki_search import EXPERT_PARAMS_0_4
 from ...envs.tri_palki.rules import MAX_PLAYERS, MIN_PLAYERS
 from ..settings import load_flat_config
 
@@ -25,6 +26,10 @@ class SearchSettings(_Strict):
     samples: int = Field(24, ge=1)
     infer: int = Field(8, ge=1)
     horizon: int = Field(60, ge=1)
+    # the worlds where the round is about to end (0: ``samples``) and the softness of the
+    # others' model; the defaults are the 0.4.0 budget's, the expert's are 768 and 0.3
+    endgame_samples: int = Field(EXPERT_PARAMS_0_4.endgame_samples, ge=0)
+    infer_epsilon: float = Field(EXPERT_PARAMS_0_4.infer_epsilon, ge=0, le=1)
     top_k: int = Field(0, ge=0)
     cutoff: int = Field(0, ge=0)
     others: Literal["net", "learned", "rules"] = "net"  # the other seats' model with a network

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ...agents.tri_palki_search import EXPERT_PARAMS_0_4
 from .config import GateSettings, IterateConfig
 from .layout import (
     GATE_STEP,
@@ -25,11 +26,27 @@ def search_spec(config: IterateConfig, folder: str | None) -> str:
     """The ``iterated`` spec of a generation's search."""
     s = config.search
     spec = f"iterated:samples={s.samples},infer={s.infer},horizon={s.horizon}"
+    if s.endgame_samples != EXPERT_PARAMS_0_4.endgame_samples:
+        spec += f",endgame_samples={s.endgame_samples}"
+    if s.infer_epsilon != EXPERT_PARAMS_0_4.infer_epsilon:
+        spec += f",infer_epsilon={s.infer_epsilon:g}"
     if folder is not None:
         spec += f",net={folder},top_k={s.top_k},cutoff={s.cutoff}"
         if s.others != "net":
             spec += f",others={s.others}"
     return spec
+
+
+def gate_table(num_players: int, new: dict[str, str], old: dict[str, str]) -> list[dict[str, str]]:
+    """The gate's seats: the new generation first, its teacher half the table away and the
+    heuristic in every other seat (at 3 players: new, teacher, heuristic)."""
+    table = [
+        {"name": "heuristic" if k == 0 else f"heuristic#{k + 1}", "spec": "heuristic"}
+        for k in range(num_players - 2)
+    ]
+    table.insert(0, new)
+    table.insert(num_players // 2, old)
+    return table
 
 
 def _tournament(
@@ -94,11 +111,11 @@ def gate(
     folder.mkdir(parents=True, exist_ok=True)
     teacher = passed_generations(run_dir, g)[-1]
     new, old = f"gen{g}", f"gen{teacher}"
-    agents = [
+    agents = gate_table(
+        config.gate.num_players,
         {"name": new, "spec": search_spec(config, net_folder(run_dir, g))},
         {"name": old, "spec": search_spec(config, net_folder(run_dir, teacher))},
-        {"name": "heuristic", "spec": "heuristic"},
-    ]
+    )
     gate_seed = step_seed(config, g, GATE_STEP) % 2**31
     log(f"generation {g}: gate, {config.gate.rounds} rounds against generation {teacher}")
     results = _tournament(
@@ -122,6 +139,13 @@ def gate(
     }
     if config.gate.report_rounds:
         report_agents = [agents[0]] + [{"name": s, "spec": s} for s in config.gate.report_against]
+        names = {a["name"] for a in report_agents}
+        extra = (f"heuristic#{k}" for k in range(2, config.gate.num_players + 2))
+        fill = [name for name in extra if name not in names]
+        report_agents += [  # the other seats, when the table has more
+            {"name": name, "spec": "heuristic"}
+            for name in fill[: config.gate.num_players - len(report_agents)]
+        ]
         report_seed = step_seed(config, g, REPORT_STEP) % 2**31
         report = _tournament(
             config, report_agents, config.gate.report_rounds, report_seed, folder / "report",

@@ -76,7 +76,15 @@ def _plot(rows: list[dict[str, Any]], path: Path) -> None:
                 marker="o", capsize=3, label=label,
             )  # fmt: skip
     ax.axhline(0, color="grey", lw=0.8)
-    ax.xaxis.get_major_locator().set_params(integer=True)
+    gated = [r for r in rows if r["gate"]]
+    sizes = {r["gate"].get("num_players", 3) for r in gated}
+    if len(sizes) > 1:  # gates at several table sizes: say which under each generation
+        ax.set_xticks([r["generation"] for r in gated])
+        ax.set_xticklabels(
+            [f"{r['generation']}\n({r['gate'].get('num_players', 3)} players)" for r in gated]
+        )
+    else:
+        ax.xaxis.get_major_locator().set_params(integer=True)
     ax.set_xlabel("generation")
     ax.set_ylabel("sticks per round (lower is better), 95% interval")
     ax.set_title("gates (duplicate, every seating)")
