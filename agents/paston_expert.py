@@ -302,8 +302,10 @@ class ExpertAgent(PimcAgent):
 
     # --- defence ---------------------------------------------------------------------------
 
-    def whist_value(self, view: obs_mod.PastonView) -> float:
-        """The evaluator's value of whisting in this defence decision."""
+    @staticmethod
+    def whist_inputs(view: obs_mod.PastonView) -> tuple[int, int, bool, int]:
+        """What the whist head reads in this defence decision: ``(hand, contract, first
+        speaker, the first speaker's call)`` (:func:`~folkcards.search.paston_evaluator.whist_features`)."""
         declarer, level = view.declarer, view.contract
         assert declarer is not None and level is not None
         first = declarer == 2  # this seat (0) is the declarer's left
@@ -311,8 +313,11 @@ class ExpertAgent(PimcAgent):
         call = (
             0 if first else (1 if view.whist[partner] else 2 if view.defence_pass[partner] else 0)
         )
-        hand = sum(1 << c for c in view.hand)
-        return self.evaluator.whist(hand, level, first, call)
+        return sum(1 << c for c in view.hand), level, first, call
+
+    def whist_value(self, view: obs_mod.PastonView) -> float:
+        """The evaluator's value of whisting in this defence decision."""
+        return self.evaluator.whist(*self.whist_inputs(view))
 
     def _whist(self, vector: np.ndarray, view: obs_mod.PastonView, legal: list[int]) -> int:
         if view.all_pass or self.expert.whist_search:

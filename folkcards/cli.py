@@ -219,6 +219,19 @@ def _add_train_evaluator(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=paston_evaluator_training.run)
 
 
+def _add_refit_evaluator(sub: argparse._SubParsersAction) -> None:
+    from folkcards.train import paston_evaluator_outcomes
+
+    p = sub.add_parser(
+        "refit-evaluator",
+        help="refit the Paston evaluator to the expert's own results, one step of expert "
+        "iteration (needs folkcards[train])",
+        description=paston_evaluator_outcomes.DESCRIPTION,
+    )
+    paston_evaluator_outcomes.add_arguments(p)
+    p.set_defaults(func=paston_evaluator_outcomes.run)
+
+
 def _add_train_opponent_model(sub: argparse._SubParsersAction) -> None:
     from folkcards.train import tri_palki_opponent_model_training as tri_palki_opponent_model
 
@@ -277,6 +290,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_records(sub)
     _add_tables(sub)
     _add_train_evaluator(sub)
+    _add_refit_evaluator(sub)
     _add_train_opponent_model(sub)
     _add_iterate(sub)
     _add_bidding(sub)

@@ -123,6 +123,11 @@ SOURCES: dict[str, Source] = {
             "paston_expert_discards_heuristic",
         )
     },
+    # the Paston evaluator refitted to the expert's own results (docs/guide/expert.md)
+    **{
+        name: Source(stored=f"docs/tournaments/{name}/results.json")
+        for name in ("paston_expert_refit_dev",)
+    },
     # Paston distilled with the expert's discard search (docs/guide/distilled.md)
     "paston_distilled_discard_search": Source(
         stored="docs/tournaments/paston_distilled_discard_search/results.json"
