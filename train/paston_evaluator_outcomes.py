@@ -26,10 +26,8 @@ Deterministic given the config.
 from __future__ import annotations
 
 import argparse
-import multiprocessing as mp
 import os
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +49,7 @@ from ..search.paston_evaluator import (
     load_evaluator,
     whist_features,
 )
+from .chunks import play_chunks
 from .settings import load_flat_config
 
 __all__ = ["OutcomeConfig", "RecordingExpert", "collect_chunk", "fit_outcomes", "refit"]
@@ -164,15 +163,7 @@ def collect(config: OutcomeConfig, log: Any = print) -> list[Path]:
     with progress(
         "collect", config.chunks, "chunks", log=log, done=config.chunks - len(missing)
     ) as advance:
-        if config.workers <= 1 or len(jobs) <= 1:
-            for job in jobs:
-                _collect_and_store(job)
-                advance(1)
-        else:
-            context = mp.get_context("spawn")
-            with ProcessPoolExecutor(min(config.workers, len(jobs)), mp_context=context) as pool:
-                for _ in pool.map(_collect_and_store, jobs):
-                    advance(1)
+        play_chunks(_collect_and_store, jobs, config.workers, advance)
     return paths
 
 

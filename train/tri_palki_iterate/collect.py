@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
 import shutil
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -20,6 +18,7 @@ from ...agents.tri_palki_rollouts import NUM_WORLD_FEATURES
 from ...agents.tri_palki_search import EXPERT_PARAMS_0_4
 from ...envs.tri_palki_v0 import raw_env
 from ...evaluate.running.progress import progress
+from ..chunks import play_chunks
 from .config import IterateConfig
 from .layout import COLLECT_STEP, gen_dir, net_folder, passed_generations, read_json, step_seed
 
@@ -130,16 +129,7 @@ def collect(config: IterateConfig, run_dir: Path, g: int, log: Any, show_progres
         f"generation {g} collect", chunks, "chunks", log=log, every=0 if not show_progress else 10,
         done=chunks - len(missing),
     ) as advance:  # fmt: skip
-        if c.workers <= 1 or len(jobs) <= 1:
-            for job in jobs:
-                _collect_and_store(job)
-                advance(1)
-        else:
-            # Each chunk is seeded by its own index: any number of processes stores the same data.
-            context = mp.get_context("spawn")
-            with ProcessPoolExecutor(min(c.workers, len(jobs)), mp_context=context) as pool:
-                for _ in pool.map(_collect_and_store, jobs):
-                    advance(1)
+        play_chunks(_collect_and_store, jobs, c.workers, advance)
     return folder
 
 
