@@ -26,6 +26,8 @@ Deterministic given the config.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import os
 import sys
 from pathlib import Path
@@ -153,10 +155,26 @@ def _collect_and_store(job: tuple[OutcomeConfig, int]) -> None:
     os.replace(tmp, folder / f"chunk_{k:03d}.npz")
 
 
+def data_settings(config: OutcomeConfig) -> dict[str, Any]:
+    """What decides a chunk's data: the evaluator (its file's SHA-256), the deals per chunk
+    and the seed (raising ``chunks`` adds chunks and changes none)."""
+    base = config.base_path().read_bytes()
+    return {"base_sha256": hashlib.sha256(base).hexdigest(), "deals": config.deals,
+            "seed": config.seed}  # fmt: skip
+
+
 def collect(config: OutcomeConfig, log: Any = print) -> list[Path]:
-    """Every chunk's file, playing the missing ones (in ``workers`` processes)."""
+    """Every chunk's file, playing the missing ones (in ``workers`` processes). A data folder
+    collected with other settings (:func:`data_settings`) is refused in one line."""
     folder = Path(config.data_dir)
+    settings = data_settings(config)
+    stamp = folder / "data.json"
+    if stamp.is_file() and json.loads(stamp.read_text()) != settings:
+        raise ValueError(
+            f"{folder} holds data collected with other settings ({stamp}); use another data_dir"
+        )
     folder.mkdir(parents=True, exist_ok=True)
+    stamp.write_text(json.dumps(settings, indent=1))
     paths = [folder / f"chunk_{k:03d}.npz" for k in range(config.chunks)]
     missing = [k for k, path in enumerate(paths) if not path.is_file()]
     jobs = [(config, k) for k in missing]

@@ -134,3 +134,11 @@ def test_a_bad_config_is_one_line_and_writes_nothing(
     assert code == 2 and err.count("\n") == 1 and message in err
     assert err.startswith("folkcards refit-evaluator:")
     assert not (tmp_path / "data").exists() or not os.listdir(tmp_path / "data")
+
+
+def test_a_data_folder_of_other_settings_is_refused(tmp_path: Path) -> None:
+    collect(_small(tmp_path, chunks=1), log=lambda s: None)
+    with pytest.raises(ValueError, match="other settings"):
+        collect(_small(tmp_path, chunks=1, seed=6), log=lambda s: None)
+    more = collect(_small(tmp_path, chunks=2), log=lambda s: None)  # more chunks: the same data
+    assert len(more) == 2 and all(p.is_file() for p in more)
