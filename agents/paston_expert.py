@@ -38,7 +38,8 @@ The decisions before the play come from the Paston evaluator
   (not yet measured).
 
 Spec: ``expert[:key=value,...]`` with the :class:`ExpertParams` keys, any ``pimc`` key, ``seed``
-and ``model=PATH`` (another evaluator file). Deterministic given its seed (unless pimc's
+and ``model=PATH`` (another evaluator file; ``model=refit``: the committed evaluator refitted to
+the expert's own results, ``folkcards refit-evaluator``). Deterministic given its seed (unless pimc's
 ``time`` is set). Plays Paston and its variants (``paston_bidding``).
 """
 
@@ -113,8 +114,21 @@ PIMC_DEFAULTS = {"discard_samples": "32"}
 
 
 def shipped_evaluator_path() -> Path:
-    """The evaluator committed with the package."""
+    """The evaluator committed with the package (trained on open-hand tables)."""
     return Path(__file__).parent / "models" / MODEL_NAME
+
+
+REFIT_MODEL_NAME = "paston_evaluator_refit.npz"
+NAMED_MODELS = {"refit": REFIT_MODEL_NAME}
+"""``model=NAME`` for the other evaluators committed with the package: ``refit`` is the shipped
+one refitted to the expert's own results (``configs/paston/evaluator_outcomes.yaml``)."""
+
+
+def model_path(text: str) -> Path:
+    """The evaluator file that ``model=text`` names: a committed one by name, else a path."""
+    if text in NAMED_MODELS and not Path(text).exists():
+        return Path(__file__).parent / "models" / NAMED_MODELS[text]
+    return Path(text)
 
 
 @functools.lru_cache(maxsize=4)
@@ -132,7 +146,7 @@ def parse_spec(arg: str | None) -> tuple[ExpertParams, str, str | None]:
     known = sorted({f.name for f in fields(ExpertParams)} | set(PIMC_KEYS) | {"seed", "model"})
     for key, text in spec_pairs(arg, known, "expert"):
         if key == "model":
-            model = text
+            model = str(model_path(text))
         elif key in _EXPERT_FLOATS:
             try:
                 values[key] = float(text)

@@ -126,7 +126,7 @@ SOURCES: dict[str, Source] = {
     # the Paston evaluator refitted to the expert's own results (docs/guide/expert.md)
     **{
         name: Source(stored=f"docs/tournaments/{name}/results.json")
-        for name in ("paston_expert_refit_dev",)
+        for name in ("paston_expert_refit_dev", "paston_expert_refit_confirm")
     },
     # Paston distilled with the expert's discard search (docs/guide/distilled.md)
     "paston_distilled_discard_search": Source(

@@ -142,3 +142,22 @@ def test_a_data_folder_of_other_settings_is_refused(tmp_path: Path) -> None:
         collect(_small(tmp_path, chunks=1, seed=6), log=lambda s: None)
     more = collect(_small(tmp_path, chunks=2), log=lambda s: None)  # more chunks: the same data
     assert len(more) == 2 and all(p.is_file() for p in more)
+
+
+def test_the_committed_refit_is_named_and_made_by_the_committed_config() -> None:
+    from folkcards.agents.paston_expert import ExpertAgent, model_path
+    from folkcards.train.settings import load_flat_config
+
+    agent = ExpertAgent("paston", "player_0", 1, "model=refit")
+    assert agent.model_path == model_path("refit") and agent.model_path.is_file()
+    assert agent.model_path != shipped_evaluator_path()
+    refit = load_evaluator(agent.model_path)
+    base = load_evaluator(shipped_evaluator_path())
+    assert any(
+        not np.array_equal(a, b)
+        for head in base.heads
+        for a, b in zip(refit.heads[head].weights, base.heads[head].weights, strict=True)
+    )
+    config = Path(__file__).parents[2] / "configs" / "paston" / "evaluator_outcomes.yaml"
+    made_by = refit.meta["refitted_to_outcomes"]["config"]
+    assert made_by == load_flat_config(OutcomeConfig, config).model_dump()
