@@ -37,7 +37,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..agents.episode import play_episode
-from ..agents.paston_expert import ExpertAgent, shipped_evaluator_path
+from ..agents.paston_expert import ExpertAgent, model_path, shipped_evaluator_path
 from ..envs.paston import observation as obs_mod
 from ..envs.paston.rules import CONTRACT_BASE, SURRENDER, WHIST
 from ..envs.registry import game_spec
@@ -80,7 +80,8 @@ class OutcomeConfig(BaseModel):
     out: str = "runs/evaluator_outcomes/paston_evaluator.npz"
 
     def base_path(self) -> Path:
-        return shipped_evaluator_path() if self.base == "shipped" else Path(self.base)
+        """The file ``base`` names (``expert:model=``'s names, and ``shipped``)."""
+        return shipped_evaluator_path() if self.base == "shipped" else model_path(self.base)
 
 
 class RecordingExpert(ExpertAgent):
@@ -92,9 +93,8 @@ class RecordingExpert(ExpertAgent):
         self.dealt: np.ndarray | None = None
 
     def _bid(self, vector: np.ndarray, view: obs_mod.PastonView, legal: list[int]) -> int:
-        if (
-            self.dealt is None
-        ):  # the auction's first call: the dealt hand, as the declare head reads it
+        # the auction's first call: the dealt hand, as the declare head reads it
+        if self.dealt is None:
             self.dealt = declare_features(sum(1 << c for c in view.hand), self._position(view))
         return super()._bid(vector, view, legal)
 
@@ -322,7 +322,6 @@ def run(args: argparse.Namespace) -> int:
         )
         if not config.base_path().is_file():
             raise ValueError(f"base: no evaluator file at {config.base!r}")
-        load_evaluator(config.base_path())
         refit(config, log=lambda line: print(line, flush=True))
     except ValueError as error:
         print(f"folkcards refit-evaluator: {error}", file=sys.stderr)

@@ -37,13 +37,18 @@ def search_spec(config: IterateConfig, folder: str | None) -> str:
     return spec
 
 
+def heuristic_seats(count: int, taken: set[str]) -> list[dict[str, str]]:
+    """``count`` heuristic seats named as the tournament names repeats (``heuristic``,
+    ``heuristic#2``, ...), skipping the names in ``taken``."""
+    names = ("heuristic" if k == 1 else f"heuristic#{k}" for k in range(1, count + len(taken) + 2))
+    free = [name for name in names if name not in taken]
+    return [{"name": name, "spec": "heuristic"} for name in free[:count]]
+
+
 def gate_table(num_players: int, new: dict[str, str], old: dict[str, str]) -> list[dict[str, str]]:
     """The gate's seats: the new generation first, its teacher half the table away and the
     heuristic in every other seat (at 3 players: new, teacher, heuristic)."""
-    table = [
-        {"name": "heuristic" if k == 0 else f"heuristic#{k + 1}", "spec": "heuristic"}
-        for k in range(num_players - 2)
-    ]
+    table = heuristic_seats(num_players - 2, {new["name"], old["name"]})
     table.insert(0, new)
     table.insert(num_players // 2, old)
     return table
@@ -139,13 +144,9 @@ def gate(
     }
     if config.gate.report_rounds:
         report_agents = [agents[0]] + [{"name": s, "spec": s} for s in config.gate.report_against]
-        names = {a["name"] for a in report_agents}
-        extra = (f"heuristic#{k}" for k in range(2, config.gate.num_players + 2))
-        fill = [name for name in extra if name not in names]
-        report_agents += [  # the other seats, when the table has more
-            {"name": name, "spec": "heuristic"}
-            for name in fill[: config.gate.num_players - len(report_agents)]
-        ]
+        report_agents += heuristic_seats(  # the other seats, when the table has more
+            config.gate.num_players - len(report_agents), {a["name"] for a in report_agents}
+        )
         report_seed = step_seed(config, g, REPORT_STEP) % 2**31
         report = _tournament(
             config, report_agents, config.gate.report_rounds, report_seed, folder / "report",
