@@ -1,8 +1,11 @@
 """Paston ``expert``: the learned evaluator's bidding, contract and whist, ``pimc``'s card play.
 
 The decisions before the play come from the Paston evaluator
-(:mod:`folkcards.search.paston_evaluator`, trained on solver-scored open-hand tables by
-``folkcards train-evaluator``; the committed one is ``agents/models/paston_evaluator.npz``):
+(:mod:`folkcards.search.paston_evaluator`). Two are committed: ``open_hand``, trained on
+solver-scored open-hand tables by ``folkcards train-evaluator``
+(``agents/models/paston_evaluator.npz``, ``expert``'s evaluator before 0.11.0), and ``refit``,
+that one refitted to the expert's own results by ``folkcards refit-evaluator``
+(``agents/models/paston_evaluator_refit.npz``), which ``expert`` plays by default:
 
 - **Auction.** The agent may bid the next level ``L``. The value of winning the auction at
   ``L`` is the best predicted value of declaring a contract it could then name,
@@ -38,9 +41,9 @@ The decisions before the play come from the Paston evaluator
   (not yet measured).
 
 Spec: ``expert[:key=value,...]`` with the :class:`ExpertParams` keys, any ``pimc`` key, ``seed``
-and ``model=PATH`` (another evaluator file; ``model=refit``: the committed evaluator refitted to
-the expert's own results, ``folkcards refit-evaluator``). Deterministic given its seed (unless pimc's
-``time`` is set). Plays Paston and its variants (``paston_bidding``).
+and ``model=NAME`` (a committed evaluator: ``refit``, the default, or ``open_hand``) or
+``model=PATH`` (another evaluator file). Deterministic given its seed (unless pimc's ``time``
+is set). Plays Paston and its variants (``paston_bidding``).
 """
 
 from __future__ import annotations
@@ -75,8 +78,6 @@ from .base import spec_pairs
 from .pimc import PARAM_NAMES as PIMC_KEYS
 from .pimc import SURRENDER_SCORE, PimcAgent, _cards_by_lowness
 from .pimc import parse_spec as parse_pimc_spec
-
-MODEL_NAME = "paston_evaluator.npz"
 
 
 @dataclass(frozen=True)
@@ -113,15 +114,13 @@ _EXPERT_FLAGS = {"discard_search", "contract_search", "whist_search", "learned_i
 PIMC_DEFAULTS = {"discard_samples": "32"}
 
 
-def shipped_evaluator_path() -> Path:
-    """The evaluator committed with the package (trained on open-hand tables)."""
-    return Path(__file__).parent / "models" / MODEL_NAME
-
-
-REFIT_MODEL_NAME = "paston_evaluator_refit.npz"
-NAMED_MODELS = {"refit": REFIT_MODEL_NAME}
-"""``model=NAME`` for the other evaluators committed with the package: ``refit`` is the shipped
-one refitted to the expert's own results (``configs/paston/evaluator_outcomes.yaml``)."""
+NAMED_MODELS = {
+    "open_hand": "paston_evaluator.npz",  # configs/paston/evaluator.yaml
+    "refit": "paston_evaluator_refit.npz",  # configs/paston/evaluator_outcomes.yaml
+}
+"""``model=NAME``: the evaluators committed with the package, by name."""
+DEFAULT_MODEL = "refit"
+"""The evaluator ``expert`` plays when the spec names none (``open_hand`` before 0.11.0)."""
 
 
 def model_path(text: str) -> Path:
@@ -129,6 +128,16 @@ def model_path(text: str) -> Path:
     if text in NAMED_MODELS and not Path(text).exists():
         return Path(__file__).parent / "models" / NAMED_MODELS[text]
     return Path(text)
+
+
+def open_hand_evaluator_path() -> Path:
+    """The committed evaluator trained on solver-scored open-hand tables."""
+    return model_path("open_hand")
+
+
+def default_evaluator_path() -> Path:
+    """The committed evaluator ``expert`` plays by default."""
+    return model_path(DEFAULT_MODEL)
 
 
 @functools.lru_cache(maxsize=4)
@@ -140,7 +149,7 @@ def parse_spec(arg: str | None) -> tuple[ExpertParams, str, str | None]:
     """``(params, model path, pimc spec)`` from a spec argument such as
     ``"bid_margin=2,samples=64,seed=3"``; ``ValueError`` in one line for a bad key or value."""
     params = ExpertParams()
-    model = str(shipped_evaluator_path())
+    model = str(default_evaluator_path())
     pimc_items = dict(PIMC_DEFAULTS)
     values: dict[str, Any] = {}
     known = sorted({f.name for f in fields(ExpertParams)} | set(PIMC_KEYS) | {"seed", "model"})
@@ -344,16 +353,19 @@ _PHASE = obs_mod.OFFSETS["phase"]  # auction, discard, contract, defence, play, 
 _ALL_PASS = obs_mod.OFFSETS["all_pass"]
 
 
+DISTILLED_CALLS_MODEL = "open_hand"
+
+
 class PastonLearnedCalls:
-    """The expert's learned calls for the ``distilled`` player: its bids, discards (the
-    evaluator's pair, ``discard_search=0``; ``1``: the expert's discard search over
-    ``discard_samples`` worlds, 32 by default, the one decision a deal that then costs
-    milliseconds), contract and whist (except after an all-pass, where the expert searches),
-    each from the evaluator alone, so under a millisecond; the network plays the rest. The
-    protocol of the distilled player's searches (``applies``, ``act``, ``reset``, ``reseed``);
-    deterministic, and with the evaluator's discards stateless, so a batched row needs no
-    history (with the discard search a row's second discard is searched again, as one card
-    to discard)."""
+    """The expert's learned calls for the ``distilled`` player, with the ``open_hand``
+    evaluator: its bids, discards (the evaluator's pair, ``discard_search=0``; ``1``: the
+    expert's discard search over ``discard_samples`` worlds, 32 by default, the one decision a
+    deal that then costs milliseconds), contract and whist (except after an all-pass, where the
+    expert searches), each from the evaluator alone, so under a millisecond; the network plays
+    the rest. The protocol of the distilled player's searches (``applies``, ``act``, ``reset``,
+    ``reseed``); deterministic, and with the evaluator's discards stateless, so a batched row
+    needs no history (with the discard search a row's second discard is searched again, as one
+    card to discard)."""
 
     def __init__(
         self,
@@ -362,8 +374,10 @@ class PastonLearnedCalls:
         seed: int | None = None,
         discard_search: int = 0,
     ):
-        # the expert's spec parser refuses a value other than 0 or 1
-        self.expert = ExpertAgent(game, seat, seed, f"discard_search={discard_search}")
+        # the expert's spec parser refuses a value other than 0 or 1; the evaluator is the one
+        # `distilled` was measured with (expert's default before 0.11.0)
+        spec = f"discard_search={discard_search},model={DISTILLED_CALLS_MODEL}"
+        self.expert = ExpertAgent(game, seat, seed, spec)
 
     def applies(self, vector: np.ndarray) -> bool:
         """Whether this decision is one of the calls it makes (read from the vector's phase and

@@ -213,8 +213,8 @@ class PastonEvaluator:
 
 def load_evaluator(path: str | os.PathLike[str]) -> PastonEvaluator:
     """Read an evaluator's ``.npz`` (and its ``.json`` sidecar); a missing or damaged file is
-    refused in one line. The package ships one, at
-    ``folkcards.agents.paston_expert.shipped_evaluator_path()``."""
+    refused in one line. The package ships two, named in
+    ``folkcards.agents.paston_expert.NAMED_MODELS``."""
     path = Path(path)
     try:
         with np.load(path) as data:

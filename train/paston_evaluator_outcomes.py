@@ -19,7 +19,9 @@ the hands, and its card play is ``pimc``'s. This step lets it learn from its own
    tables put it. The epoch with the lowest held-out error on the chosen outputs is kept.
 
 The result is an evaluator file (``.npz`` and its ``.json`` sidecar, which records the data, the
-settings and the held-out errors before and after); ``expert:model=PATH`` plays with it.
+settings and the held-out errors before and after); ``expert:model=PATH`` plays with it. The
+committed ``expert:model=refit`` (``expert``'s default since 0.11.0) is
+``configs/paston/evaluator_outcomes.yaml`` run from the ``open_hand`` evaluator.
 Deterministic given the config.
 """
 
@@ -34,10 +36,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..agents.episode import play_episode
-from ..agents.paston_expert import ExpertAgent, model_path, shipped_evaluator_path
+from ..agents.paston_expert import DEFAULT_MODEL, ExpertAgent, model_path, parse_spec
 from ..envs.paston import observation as obs_mod
 from ..envs.paston.rules import CONTRACT_BASE, SURRENDER, WHIST
 from ..envs.registry import game_spec
@@ -59,12 +61,26 @@ __all__ = ["OutcomeConfig", "RecordingExpert", "collect_chunk", "fit_outcomes", 
 SEED_RANGE = 2**31
 
 
+def check_expert_keys(value: str) -> str:
+    """``value`` if it is a list of the expert's spec keys other than ``model`` and ``seed``
+    (which the loop sets); ``ValueError`` in one line otherwise."""
+    if not value:
+        return value
+    keys = {part.partition("=")[0].strip() for part in value.split(",")}
+    if keys & {"model", "seed"}:
+        raise ValueError(f"expert: model and seed are set by the run, got {value!r}")
+    parse_spec(value)  # a bad key or value: ValueError in one line
+    return value
+
+
 class OutcomeConfig(BaseModel):
     """``configs/paston/evaluator_outcomes.yaml``."""
 
     model_config = ConfigDict(extra="forbid")
 
-    base: str = "shipped"  # the evaluator the expert collects with and the fit starts from
+    base: str = DEFAULT_MODEL  # the evaluator the expert collects with and the fit starts from:
+    # a committed one by name (open_hand, refit) or a path
+    expert: str = ""  # the expert's other spec keys while it collects (e.g. samples=16)
     deals: int = Field(5000, ge=1)  # deals per chunk
     chunks: int = Field(2, ge=1)
     seed: int = Field(0, ge=0)  # chunk k: the generator seeded seed + k
@@ -79,9 +95,21 @@ class OutcomeConfig(BaseModel):
     fit_seed: int = Field(0, ge=0)
     out: str = "runs/evaluator_outcomes/paston_evaluator.npz"
 
+    @field_validator("base")
+    @classmethod
+    def _named_or_path(cls, value: str) -> str:
+        if value == "shipped":  # the open-hand evaluator until 0.11.0, the refitted one since
+            raise ValueError("'shipped' is ambiguous: name open_hand, refit or a path")
+        return value
+
+    @field_validator("expert")
+    @classmethod
+    def _expert_keys(cls, value: str) -> str:
+        return check_expert_keys(value)
+
     def base_path(self) -> Path:
-        """The file ``base`` names (``expert:model=``'s names, and ``shipped``)."""
-        return shipped_evaluator_path() if self.base == "shipped" else model_path(self.base)
+        """The file ``base`` names (``expert:model=``'s names or a path)."""
+        return model_path(self.base)
 
 
 class RecordingExpert(ExpertAgent):
@@ -121,7 +149,7 @@ def collect_chunk(config: OutcomeConfig, k: int) -> dict[str, np.ndarray]:
     """Chunk ``k``'s samples: ``HEAD_x``, ``HEAD_j`` (the chosen output), ``HEAD_y`` (the score)."""
     env = game_spec("paston").env_module().raw_env()
     rng = np.random.default_rng(config.seed + k)
-    model = f"model={config.base_path()}"
+    model = f"model={config.base_path()}" + (f",{config.expert}" if config.expert else "")
     rows: dict[str, tuple[list[np.ndarray], list[int], list[float]]] = {
         head: ([], [], []) for head in HEADS
     }
@@ -159,8 +187,11 @@ def data_settings(config: OutcomeConfig) -> dict[str, Any]:
     """What decides a chunk's data: the evaluator (its file's SHA-256), the deals per chunk
     and the seed (raising ``chunks`` adds chunks and changes none)."""
     base = config.base_path().read_bytes()
-    return {"base_sha256": hashlib.sha256(base).hexdigest(), "deals": config.deals,
-            "seed": config.seed}  # fmt: skip
+    settings = {"base_sha256": hashlib.sha256(base).hexdigest(), "deals": config.deals,
+                "seed": config.seed}  # fmt: skip
+    if config.expert:  # (data stored without the key were collected with the defaults)
+        settings["expert"] = config.expert
+    return settings
 
 
 def collect(config: OutcomeConfig, log: Any = print) -> list[Path]:
@@ -275,7 +306,7 @@ def fit_outcomes(
     meta = dict(base.meta)
     meta["refitted_to_outcomes"] = {
         "config": config.model_dump(),
-        "base": str(config.base_path().name if config.base == "shipped" else config.base),
+        "base": config.base,
         "heads": report,
     }
     return PastonEvaluator(heads, meta), report

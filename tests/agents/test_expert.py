@@ -13,8 +13,11 @@ from folkcards.agents.episode import play_episode
 from folkcards.agents.paston_expert import (
     ExpertAgent,
     ExpertParams,
+    PastonLearnedCalls,
+    default_evaluator_path,
+    model_path,
+    open_hand_evaluator_path,
     parse_spec,
-    shipped_evaluator_path,
 )
 from folkcards.envs import paston_bidding_v0, paston_v0
 from folkcards.envs.paston import observation as paston_obs
@@ -29,8 +32,19 @@ def test_the_spec_sets_expert_and_pimc_parameters():
     assert agent.expert == ExpertParams(bid_margin=3.5, whist_margin=-1.0)
     assert agent.params.samples == 4 and agent.params.discard_candidates == 1
     params, model, pimc = parse_spec(None)
-    assert params == ExpertParams() and model == str(shipped_evaluator_path())
+    assert params == ExpertParams() and model == str(default_evaluator_path())
     assert pimc == "discard_samples=32"
+
+
+def test_expert_plays_the_refitted_evaluator_unless_the_spec_names_another():
+    assert default_evaluator_path() == model_path("refit") != open_hand_evaluator_path()
+    assert make_agent("expert", "paston").model_path == model_path("refit")
+    assert make_agent("expert:model=open_hand", "paston").model_path == open_hand_evaluator_path()
+    assert open_hand_evaluator_path().name == "paston_evaluator.npz"  # train-evaluator's file
+    # the distilled player's calls keep the evaluator it was measured with
+    assert PastonLearnedCalls().expert.model_path == open_hand_evaluator_path()
+    with pytest.raises(ValueError, match="evaluator"):
+        make_agent("expert:model=/no/such/evaluator.npz", "paston")
 
 
 def test_the_expert_searches_its_discards_over_32_worlds_unless_the_spec_says_otherwise():
@@ -205,7 +219,7 @@ def test_passing_is_worth_the_whist_against_another_seats_bid():
 def test_the_policy_bids_more_often_with_a_strong_hand():
     from folkcards.search.paston_evaluator import EvaluatorPolicy, load_evaluator
 
-    policy = EvaluatorPolicy(load_evaluator(shipped_evaluator_path()))
+    policy = EvaluatorPolicy(load_evaluator(open_hand_evaluator_path()))
     strong = policy.action_probabilities(_env([STRONG, WEAK, REST], []).observe("player_0"))
     weak = policy.action_probabilities(_env([WEAK, STRONG, REST], []).observe("player_0"))
     for probs in (strong, weak):
@@ -221,7 +235,7 @@ def test_weighting_by_the_policy_gives_a_bidder_a_stronger_hand():
     from folkcards.search.paston_belief import sample_worlds, weight_worlds
     from folkcards.search.paston_evaluator import EvaluatorPolicy, load_evaluator
 
-    evaluator = load_evaluator(shipped_evaluator_path())
+    evaluator = load_evaluator(open_hand_evaluator_path())
     policy = EvaluatorPolicy(evaluator)
     # player_0 bids spades; player_1 (the strong hand, to act) samples player_0's hand
     env = _env([REST, STRONG, WEAK], [BID_BASE])

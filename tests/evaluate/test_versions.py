@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 
 import pytest
-from folkcards.agents.paston_expert import shipped_evaluator_path
+from folkcards.agents.paston_expert import default_evaluator_path, open_hand_evaluator_path
 from folkcards.agents.policy_files import MODELS_DIR
 from folkcards.evaluate.storage.versions import agent_version
 
@@ -21,7 +21,8 @@ def _digest(path) -> str:
     [
         ("ppo:paston", MODELS_DIR / "paston_ppo.zip"),
         ("rllib:paston", MODELS_DIR / "paston_rllib.pt"),
-        ("expert", shipped_evaluator_path()),  # its weights change its bidding
+        ("expert", default_evaluator_path()),  # its weights change its bidding
+        ("expert:model=open_hand", open_hand_evaluator_path()),
     ],
 )
 def test_agents_with_weights_are_recorded_by_the_digest_of_their_files(spec, path):

@@ -11,7 +11,11 @@ import pytest
 pytest.importorskip("torch")
 
 from folkcards.agents.episode import Decision, play_episode  # noqa: E402
-from folkcards.agents.paston_expert import ExpertAgent, shipped_evaluator_path  # noqa: E402
+from folkcards.agents.paston_expert import (  # noqa: E402
+    ExpertAgent,
+    model_path,
+    open_hand_evaluator_path,
+)
 from folkcards.envs.paston.rules import CONTRACT_BASE, WHIST  # noqa: E402
 from folkcards.envs.registry import game_spec  # noqa: E402
 from folkcards.search.paston_evaluator import load_evaluator  # noqa: E402
@@ -86,7 +90,7 @@ def test_the_scores_are_the_seats_rewards(tmp_path: Path) -> None:
 def test_the_fit_moves_the_chosen_outputs_toward_the_scores_and_holds_the_others(
     tmp_path: Path,
 ) -> None:
-    base = load_evaluator(shipped_evaluator_path())
+    base = load_evaluator(open_hand_evaluator_path())
     rng = np.random.default_rng(0)
     hands = rng.random((600, 36)) < 0.3
     x = np.concatenate([hands, np.eye(3)[rng.integers(3, size=600)],
@@ -145,14 +149,13 @@ def test_a_data_folder_of_other_settings_is_refused(tmp_path: Path) -> None:
 
 
 def test_the_committed_refit_is_named_and_made_by_the_committed_config() -> None:
-    from folkcards.agents.paston_expert import ExpertAgent, model_path
     from folkcards.train.settings import load_flat_config
 
     agent = ExpertAgent("paston", "player_0", 1, "model=refit")
     assert agent.model_path == model_path("refit") and agent.model_path.is_file()
-    assert agent.model_path != shipped_evaluator_path()
+    assert agent.model_path != open_hand_evaluator_path()
     refit = load_evaluator(agent.model_path)
-    base = load_evaluator(shipped_evaluator_path())
+    base = load_evaluator(open_hand_evaluator_path())
     assert any(
         not np.array_equal(a, b)
         for head in base.heads
@@ -161,3 +164,12 @@ def test_the_committed_refit_is_named_and_made_by_the_committed_config() -> None
     config = Path(__file__).parents[2] / "configs" / "paston" / "evaluator_outcomes.yaml"
     made_by = refit.meta["refitted_to_outcomes"]["config"]
     assert made_by == load_flat_config(OutcomeConfig, config).model_dump()
+    assert made_by["base"] == "open_hand"
+
+
+def test_a_base_is_a_committed_evaluator_by_name_or_a_path() -> None:
+    assert OutcomeConfig(base="open_hand").base_path() == open_hand_evaluator_path()
+    assert OutcomeConfig().base_path() == model_path("refit")  # expert's own evaluator
+    assert OutcomeConfig(base="x/y.npz").base_path() == Path("x/y.npz")
+    with pytest.raises(ValueError, match="ambiguous"):  # open_hand until 0.11.0, refit since
+        OutcomeConfig(base="shipped")
