@@ -68,6 +68,7 @@ PIECES: dict[str, tuple[str, bool]] = {
     "unsure_search": ("search where the distilled player's network is unsure", False),
     "explicit_chance": ("explicit chance events of a deal (OpenSpiel binding)", False),
     "belief": ("belief sampler (hidden cards consistent with a seat's view)", False),
+    "expert_iteration": ("expert-iteration loop (folkcards iterate)", False),
 }
 
 
@@ -102,6 +103,7 @@ HOOK_LAYERS: dict[str, str] = {
     "iterated_agent": "agents",
     "deal_options": "evaluate",
     "belief": "search",
+    "expert_iteration": "train",
 }
 
 
@@ -156,6 +158,9 @@ class GameSpec:
     expert_agent: str | None = None  # agents: the `expert` factory (game, seat, seed, arg)
     montecarlo_agent: str | None = None  # agents: the `montecarlo` factory (same arguments)
     iterated_agent: str | None = None  # agents: the `iterated` factory (same arguments)
+    # train: `folkcards iterate` from a config file,
+    # (path, run_dir, generations, log, show_progress) -> (generations gated, generations, run dir)
+    expert_iteration: str | None = None
     deal_options: str | None = None  # evaluate: (record) -> reset options of its first deal
     # evaluate: (record) -> per deal, each card's and the contract's open-hand loss
     open_hand_analysis: str | None = None
@@ -356,6 +361,7 @@ PASTON = GameSpec(
     batched_heuristic="folkcards.agents.paston_heuristic_batched:BatchedPastonHeuristic",
     search_agent="folkcards.agents.pimc:make_pimc_agent",
     expert_agent="folkcards.agents.paston_expert:make_expert_agent",
+    expert_iteration="folkcards.train.paston_iterate:iterate_from_config",
     montecarlo_agent="folkcards.agents.paston_montecarlo:make_paston_montecarlo",
     deal_options="folkcards.evaluate.storage.deal_sets:paston_deal",
     open_hand_analysis="folkcards.evaluate.statistics.paston_open_hand_analysis:analyse_record",
@@ -410,6 +416,7 @@ GAMES: dict[str, GameSpec] = {
         expert_agent="folkcards.agents.tri_palki_net_search:make_tri_palki_expert_agent",
         montecarlo_agent="folkcards.agents.tri_palki_montecarlo:make_tri_palki_montecarlo",
         iterated_agent="folkcards.agents.tri_palki_net_search:make_net_search_agent",
+        expert_iteration="folkcards.train.tri_palki_iterate.cli:iterate_from_config",
         deal_options="folkcards.evaluate.storage.deal_sets:tri_palki_deal",
         observation_size="folkcards.envs.tri_palki.observation:observation_size",
         size_adapter="folkcards.agents.size_adapter:SIZE_ADAPTER",
@@ -437,6 +444,7 @@ GAMES: dict[str, GameSpec] = {
         open_hand_analysis=None,  # no card is played: the solver scores the tricks
         montecarlo_agent=None,  # its rollouts would play cards the variant never plays
         endgame_search=None,
+        expert_iteration=None,  # the loop plays whole deals
         # ppo plays the committed bidder trained on open-hand tables (paston_bidding_ppo.zip);
         # ppo:paston and rllib:paston play Paston's committed models (the same observations)
         agents=("random", "heuristic", "pimc", "expert", "ppo", "rllib:paston", "distilled"),
@@ -466,6 +474,7 @@ GAMES["tri_palki_tiny"] = replace(
     unsure_search=None,
     montecarlo_agent="folkcards.agents.tri_palki_montecarlo:make_tri_palki_tiny_montecarlo",
     iterated_agent=None,
+    expert_iteration=None,
     belief="folkcards.search.tri_palki_belief:TINY_SAMPLER",  # every world of the ten cards
     deal_options=None,  # its ten-card deals are not the full game's held-out deal sets
     explicit_chance="folkcards.envs.tri_palki.chance:TriPalkiTinyChance",
@@ -488,6 +497,7 @@ GAMES["paston_tiny"] = replace(
     batched_engine=None,
     batched_heuristic=None,
     expert_agent=None,
+    expert_iteration=None,
     montecarlo_agent=None,
     deal_options=None,  # its seven-card deals are not the full game's held-out deal sets
     open_hand_analysis=None,

@@ -246,11 +246,11 @@ def _add_train_opponent_model(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_iterate(sub: argparse._SubParsersAction) -> None:
-    from folkcards.train.tri_palki_iterate import cli as iterate
+    from folkcards.train import iterate_cli as iterate
 
     p = sub.add_parser(
         "iterate",
-        help="expert iteration for Tri Palki: search, fit a network to it, gate, repeat "
+        help="expert iteration: search, fit to it, gate against the teacher, repeat "
         "(resumable; needs folkcards[train])",
         description=iterate.DESCRIPTION,
     )

@@ -123,10 +123,11 @@ SOURCES: dict[str, Source] = {
             "paston_expert_discards_heuristic",
         )
     },
-    # the Paston evaluator refitted to the expert's own results (docs/guide/expert.md)
+    # the Paston evaluator refitted to the expert's own results, and the loop's generation 1
+    # (docs/guide/expert.md, docs/iterate.md)
     **{
         name: Source(stored=f"docs/tournaments/{name}/results.json")
-        for name in ("paston_expert_refit_dev", "paston_expert_refit_confirm")
+        for name in ("paston_expert_refit_dev", "paston_expert_refit_confirm", "paston_iterate_gen1")
     },
     # Paston distilled with the expert's discard search (docs/guide/distilled.md)
     "paston_distilled_discard_search": Source(
@@ -604,6 +605,8 @@ def iterate_table(cache: dict[str, Any]) -> str:
     ]
     for path in sorted((ROOT / ITERATE_DIR).glob("*.json")):
         summary = json.loads(path.read_text())
+        if summary["config"].get("game", "tri_palki") != "tri_palki":
+            continue
         parent = summary["config"].get("parent")
         first = parent["generation"] + 1 if parent else 1
         for row in summary["generations"]:
@@ -623,6 +626,49 @@ def iterate_table(cache: dict[str, Any]) -> str:
                 f"| {path.stem} | {row['generation']} | {gate['teacher']} | {agreement} | {loss} "
                 f"| {gate.get('num_players', 3)} | {_interval_cell(gate['vs_teacher'])} | {'yes' if gate['accepted'] else 'no'} "
                 f"| {_interval_cell(report)} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def iterate_paston_table(cache: dict[str, Any]) -> str:
+    """Every stored Paston ``folkcards iterate`` run's generations
+    (``docs/results/iterate/RUN.json``): each head's held-out error on the chosen outputs
+    before and after the refit, and the gate's paired differences in table points per deal."""
+    lines = [
+        "| run | generation | teacher | held-out error before → after: declare, contract, whist "
+        "| new − teacher, 95% (deals) | passed | new − third (deals) | teacher − third |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+
+    def cell(pair: dict[str, Any] | None) -> str:
+        if not pair:
+            return "–"
+        return (f"{_signed(pair['mean_diff'], 2)} [{_signed(pair['ci_low'], 2)}, "
+                f"{_signed(pair['ci_high'], 2)}] ({pair['deals']:,})")  # fmt: skip
+
+    for path in sorted((ROOT / ITERATE_DIR).glob("*.json")):
+        summary = json.loads(path.read_text())
+        if summary["config"].get("game") != "paston":
+            continue
+        for row in summary["generations"]:
+            if not row["fit"]:
+                continue
+            errors = ", ".join(
+                f"{row['fit'][h]['held_out_mse_chosen_before']:.0f} → "
+                f"{row['fit'][h]['held_out_mse_chosen_after']:.0f}"
+                if "held_out_mse_chosen_after" in row["fit"].get(h, {}) else "kept"
+                for h in ("declare", "contract", "whist")
+            )  # fmt: skip
+            gate = row["gate"]
+            if gate is None:
+                lines.append(f"| {path.stem} | {row['generation']} | – | {errors} "
+                             "| (gate not played) | – | – | – |")  # fmt: skip
+                continue
+            third = f"`{gate['third']}`"
+            lines.append(
+                f"| {path.stem} | {row['generation']} | {gate['teacher']} | {errors} "
+                f"| {cell(gate['vs_teacher'])} | {'yes' if gate['accepted'] else 'no'} "
+                f"| {third}: {cell(gate['vs_third'])} | {cell(gate['teacher_vs_third'])} |"
             )
     return "\n".join(lines) + "\n"
 
@@ -699,6 +745,7 @@ TABLES = {
     "paston_tiny_probe": lambda cache: tiny_probe_table(cache, "paston_tiny"),
     "probes": probes_table,
     "iterate": iterate_table,
+    "iterate_paston": iterate_paston_table,
     "tri_palki_expert_speed": expert_speed_table,
     "tri_palki_expert_learned_speed": lambda cache: expert_speed_table(cache, EXPERT_LEARNED_SPEED),
     "tri_palki_iterated_speed": lambda cache: expert_speed_table(cache, ITERATED_SPEED),

@@ -432,9 +432,10 @@ def test_a_variant_inherits_every_piece_it_does_not_override():
     bidding, paston = game_spec("paston_bidding"), game_spec("paston")
     for piece in PIECES:
         overridden = ("heuristic", "batched_engine", "open_hand_analysis", "endgame_search")
-        if piece not in (*overridden, "montecarlo_agent"):
+        if piece not in (*overridden, "montecarlo_agent", "expert_iteration"):
             assert getattr(bidding, piece) == getattr(paston, piece), piece
     assert bidding.batched_engine != paston.batched_engine and bidding.family == "paston"
     assert bidding.open_hand_analysis is None, "no card is played in the bidding game"
     assert bidding.endgame_search is None, "no card is played in the bidding game"
     assert bidding.montecarlo_agent is None, "its rollouts would play the cards the solver scores"
+    assert bidding.expert_iteration is None, "the loop's expert plays whole deals"

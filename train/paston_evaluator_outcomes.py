@@ -20,8 +20,9 @@ the hands, and its card play is ``pimc``'s. This step lets it learn from its own
 
 The result is an evaluator file (``.npz`` and its ``.json`` sidecar, which records the data, the
 settings and the held-out errors before and after); ``expert:model=PATH`` plays with it. The
-committed ``expert:model=refit`` (``expert``'s default since 0.11.0) is
-``configs/paston/evaluator_outcomes.yaml`` run from the ``open_hand`` evaluator.
+committed ``expert:model=refit`` is ``configs/paston/evaluator_outcomes.yaml`` run from the
+``open_hand`` evaluator; ``folkcards iterate --config configs/paston/iterate.yaml`` repeats the
+step in generations, each gated against its teacher (:mod:`folkcards.train.paston_iterate`).
 Deterministic given the config.
 """
 
@@ -98,7 +99,7 @@ class OutcomeConfig(BaseModel):
     @field_validator("base")
     @classmethod
     def _named_or_path(cls, value: str) -> str:
-        if value == "shipped":  # the open-hand evaluator until 0.11.0, the refitted one since
+        if value == "shipped":  # the open-hand evaluator until 0.11.0, refit_2 since
             raise ValueError("'shipped' is ambiguous: name open_hand, refit or a path")
         return value
 

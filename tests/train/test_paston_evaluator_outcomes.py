@@ -169,7 +169,7 @@ def test_the_committed_refit_is_named_and_made_by_the_committed_config() -> None
 
 def test_a_base_is_a_committed_evaluator_by_name_or_a_path() -> None:
     assert OutcomeConfig(base="open_hand").base_path() == open_hand_evaluator_path()
-    assert OutcomeConfig().base_path() == model_path("refit")  # expert's own evaluator
+    assert OutcomeConfig().base_path() == model_path("refit_2")  # expert's own evaluator
     assert OutcomeConfig(base="x/y.npz").base_path() == Path("x/y.npz")
-    with pytest.raises(ValueError, match="ambiguous"):  # open_hand until 0.11.0, refit since
+    with pytest.raises(ValueError, match="ambiguous"):  # open_hand until 0.11.0, refit_2 since
         OutcomeConfig(base="shipped")
