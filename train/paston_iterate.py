@@ -24,14 +24,13 @@ and gate; ``curves.png`` plots them.
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..agents.paston_expert import model_path
+from .iterate_common import read_json, results_settings, write_json
 from .paston_evaluator_outcomes import OutcomeConfig, check_expert_keys, refit
 from .settings import check_agent_spec, load_flat_config
 
@@ -108,16 +107,6 @@ def gen_dir(run_dir: Path, g: int) -> Path:
     return run_dir / f"gen_{g:03d}"
 
 
-def _read(path: Path) -> Any:
-    return json.loads(path.read_text()) if path.is_file() else None
-
-
-def _write(path: Path, data: Any) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
-    os.replace(tmp, path)  # a step is done when its file exists
-
-
 def evaluator_path(config: PastonIterateConfig, run_dir: Path, g: int) -> Path:
     """Generation ``g``'s evaluator file (0: ``start``'s)."""
     if g == 0:
@@ -129,7 +118,7 @@ def teacher_of(run_dir: Path, g: int) -> int:
     """The last generation before ``g`` that passed its gate (0 when none did)."""
     teacher = 0
     for k in range(1, g):
-        gate = _read(gen_dir(run_dir, k) / "gate.json")
+        gate = read_json(gen_dir(run_dir, k) / "gate.json")
         if gate is not None and gate["accepted"]:
             teacher = k
     return teacher
@@ -229,19 +218,11 @@ def gate(config: PastonIterateConfig, run_dir: Path, g: int, log: Any, progress:
             + f" --deals {config.gate.deals} --seed {seed} --out {out}"
         ),
     }
-    _write(folder / "gate.json", summary)
+    write_json(folder / "gate.json", summary)
     return summary
 
 
 # --- the loop ------------------------------------------------------------------------------------
-
-
-def _results_settings(config: dict[str, Any]) -> dict[str, Any]:
-    """What decides the results: all but ``generations`` and the numbers of processes."""
-    kept = {k: v for k, v in config.items() if k != "generations"}
-    for step in ("collect", "gate"):
-        kept[step] = {k: v for k, v in kept[step].items() if k != "workers"}
-    return kept
 
 
 def run_paston_iteration(
@@ -252,11 +233,11 @@ def run_paston_iteration(
     if not evaluator_path(config, run_dir, 0).is_file():
         raise ValueError(f"start: no evaluator file at {config.start!r}")
     run_dir.mkdir(parents=True, exist_ok=True)
-    stored = _read(run_dir / "config.json")
+    stored = read_json(run_dir / "config.json")
     current = config.model_dump()
-    if stored is not None and _results_settings(stored) != _results_settings(current):
+    if stored is not None and results_settings(stored) != results_settings(current):
         raise ValueError(f"{run_dir} holds a run of another config: use another run_dir")
-    _write(run_dir / "config.json", current)
+    write_json(run_dir / "config.json", current)
     for g in range(1, config.generations + 1):
         folder = gen_dir(run_dir, g)
         if (folder / "gate.json").is_file():
@@ -281,11 +262,11 @@ def summarise(config: PastonIterateConfig, run_dir: Path) -> dict[str, Any]:
     rows = []
     for g in range(1, config.generations + 1):
         folder = gen_dir(run_dir, g)
-        sidecar = _read(folder / "paston_evaluator.json")
+        sidecar = read_json(folder / "paston_evaluator.json")
         fit = None if sidecar is None else sidecar["refitted_to_outcomes"]["heads"]
-        rows.append({"generation": g, "fit": fit, "gate": _read(folder / "gate.json")})
+        rows.append({"generation": g, "fit": fit, "gate": read_json(folder / "gate.json")})
     summary = {"config": config.model_dump(), "generations": rows}
-    _write(run_dir / "summary.json", summary)
+    write_json(run_dir / "summary.json", summary)
     plot_summary(summary, run_dir / "curves.png")
     return summary
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
+from ..iterate_common import read_json, write_json
 from .config import IterateConfig
+
+__all__ = ["read_json", "write_json"]  # a run folder's files, as every loop writes them
 
 
 def step_seed(config: IterateConfig, *path: int) -> int:
@@ -23,17 +23,6 @@ COLLECT_STEP, FIT_STEP, GATE_STEP, REPORT_STEP = range(4)
 
 def gen_dir(run_dir: Path, g: int) -> Path:
     return run_dir / f"gen_{g:03d}"
-
-
-def write_json(path: Path, data: Any) -> None:
-    """Write atomically (a step is done when its file exists)."""
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
-    os.replace(tmp, path)
-
-
-def read_json(path: Path) -> Any:
-    return json.loads(path.read_text()) if path.is_file() else None
 
 
 def passed_generations(run_dir: Path, before: int) -> list[int]:

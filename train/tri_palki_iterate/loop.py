@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..iterate_common import results_settings
 from .collect import collect
 from .config import IterateConfig
 from .fit import fit
@@ -49,15 +50,6 @@ def _interval(pair: dict[str, Any]) -> str:
     return f"[{pair['ci_low']:+.4f}, {pair['ci_high']:+.4f}]"
 
 
-def _results_settings(config: dict[str, Any]) -> dict[str, Any]:
-    """A config's fields that decide the results: all but ``generations`` (which may be raised
-    to continue) and the numbers of processes (the same results for any)."""
-    kept = {k: v for k, v in config.items() if k != "generations"}
-    for step in ("collect", "gate"):
-        kept[step] = {k: v for k, v in kept[step].items() if k != "workers"}
-    return kept
-
-
 def run_iteration(
     config: IterateConfig,
     run_dir: Path,
@@ -72,7 +64,7 @@ def run_iteration(
     current = json.loads(config.model_dump_json())
     if stored is not None:  # fields added since the run started count with their defaults
         stored = json.loads(IterateConfig.model_validate(stored).model_dump_json())
-    if stored is not None and _results_settings(stored) != _results_settings(current):
+    if stored is not None and results_settings(stored) != results_settings(current):
         raise ValueError(
             f"{run_dir} holds a run of another config (config.json differs): use another run dir"
         )
