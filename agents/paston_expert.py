@@ -3,9 +3,11 @@
 The decisions before the play come from the Paston evaluator
 (:mod:`folkcards.search.paston_evaluator`). Two are committed: ``open_hand``, trained on
 solver-scored open-hand tables by ``folkcards train-evaluator``
-(``agents/models/paston_evaluator.npz``, ``expert``'s evaluator before 0.11.0), and ``refit``,
+(``agents/models/paston_evaluator.npz``, ``expert``'s evaluator before 0.11.0); ``refit``,
 that one refitted to the expert's own results by ``folkcards refit-evaluator``
-(``agents/models/paston_evaluator_refit.npz``), which ``expert`` plays by default:
+(``agents/models/paston_evaluator_refit.npz``); and ``refit_2``, ``refit`` refitted again by the
+loop (``folkcards iterate --config configs/paston/iterate.yaml``, its generation 1;
+``agents/models/paston_evaluator_refit_2.npz``), which ``expert`` plays by default:
 
 - **Auction.** The agent may bid the next level ``L``. The value of winning the auction at
   ``L`` is the best predicted value of declaring a contract it could then name,
@@ -41,7 +43,7 @@ that one refitted to the expert's own results by ``folkcards refit-evaluator``
   (not yet measured).
 
 Spec: ``expert[:key=value,...]`` with the :class:`ExpertParams` keys, any ``pimc`` key, ``seed``
-and ``model=NAME`` (a committed evaluator: ``refit``, the default, or ``open_hand``) or
+and ``model=NAME`` (a committed evaluator: ``refit_2``, the default, ``refit`` or ``open_hand``) or
 ``model=PATH`` (another evaluator file). Deterministic given its seed (unless pimc's ``time``
 is set). Plays Paston and its variants (``paston_bidding``).
 """
@@ -117,9 +119,10 @@ PIMC_DEFAULTS = {"discard_samples": "32"}
 NAMED_MODELS = {
     "open_hand": "paston_evaluator.npz",  # configs/paston/evaluator.yaml
     "refit": "paston_evaluator_refit.npz",  # configs/paston/evaluator_outcomes.yaml
+    "refit_2": "paston_evaluator_refit_2.npz",  # configs/paston/iterate.yaml, generation 1
 }
 """``model=NAME``: the evaluators committed with the package, by name."""
-DEFAULT_MODEL = "refit"
+DEFAULT_MODEL = "refit_2"
 """The evaluator ``expert`` plays when the spec names none (``open_hand`` before 0.11.0)."""
 
 

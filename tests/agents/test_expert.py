@@ -37,8 +37,9 @@ def test_the_spec_sets_expert_and_pimc_parameters():
 
 
 def test_expert_plays_the_refitted_evaluator_unless_the_spec_names_another():
-    assert default_evaluator_path() == model_path("refit") != open_hand_evaluator_path()
-    assert make_agent("expert", "paston").model_path == model_path("refit")
+    assert default_evaluator_path() == model_path("refit_2") != open_hand_evaluator_path()
+    assert len({model_path(name) for name in ("open_hand", "refit", "refit_2")}) == 3
+    assert make_agent("expert", "paston").model_path == model_path("refit_2")
     assert make_agent("expert:model=open_hand", "paston").model_path == open_hand_evaluator_path()
     assert open_hand_evaluator_path().name == "paston_evaluator.npz"  # train-evaluator's file
     # the distilled player's calls keep the evaluator it was measured with
