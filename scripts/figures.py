@@ -127,7 +127,11 @@ SOURCES: dict[str, Source] = {
     # (docs/guide/expert.md, docs/iterate.md)
     **{
         name: Source(stored=f"docs/tournaments/{name}/results.json")
-        for name in ("paston_expert_refit_dev", "paston_expert_refit_confirm", "paston_iterate_gen1")
+        for name in (
+            "paston_expert_refit_dev",
+            "paston_expert_refit_confirm",
+            "paston_iterate_gen1",
+        )
     },
     # Paston distilled with the expert's discard search (docs/guide/distilled.md)
     "paston_distilled_discard_search": Source(
