@@ -179,9 +179,9 @@ def test_a_new_episode_resets_the_search_state():
 
 
 def test_the_calls_are_the_experts_and_the_rest_is_unchanged():
-    """Every call with a choice is what ``expert:discard_search=0`` calls in that seat; every
-    other decision is what the player without calls plays (both search from 8 cards, so that
-    the network's cards of the first two tricks are compared too)."""
+    """Every call with a choice is what ``expert:discard_search=0,model=open_hand`` calls in
+    that seat; every other decision is what the player without calls plays (both search from
+    8 cards, so that the network's cards of the first two tricks are compared too)."""
     env = paston_v0.raw_env()
     seats = env.possible_agents
     player = {
@@ -192,7 +192,9 @@ def test_the_calls_are_the_experts_and_the_rest_is_unchanged():
         s: make_agent("distilled:calls=0,endgame=8", "paston", seat=s, seed=3 + i)
         for i, s in enumerate(seats)
     }
-    expert = {s: make_agent("expert:discard_search=0", "paston", seat=s) for s in seats}
+    expert = {
+        s: make_agent("expert:discard_search=0,model=open_hand", "paston", seat=s) for s in seats
+    }
     network = make_agent(NETWORK, "paston")
     calls = differs = by_calls_off = 0
     phases = set()
