@@ -40,7 +40,13 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..agents.episode import play_episode
-from ..agents.paston_expert import DEFAULT_MODEL, ExpertAgent, model_path, parse_spec
+from ..agents.paston_expert import (
+    DEFAULT_MODEL,
+    NAMED_MODELS,
+    ExpertAgent,
+    model_path,
+    parse_spec,
+)
 from ..envs.paston import observation as obs_mod
 from ..envs.paston.rules import CONTRACT_BASE, SURRENDER, WHIST
 from ..envs.registry import game_spec
@@ -80,7 +86,7 @@ class OutcomeConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     base: str = DEFAULT_MODEL  # the evaluator the expert collects with and the fit starts from:
-    # a committed one by name (open_hand, refit) or a path
+    # a committed one by name (NAMED_MODELS) or a path
     expert: str = ""  # the expert's other spec keys while it collects (e.g. samples=16)
     deals: int = Field(5000, ge=1)  # deals per chunk
     chunks: int = Field(2, ge=1)
@@ -100,7 +106,9 @@ class OutcomeConfig(BaseModel):
     @classmethod
     def _named_or_path(cls, value: str) -> str:
         if value == "shipped":  # the open-hand evaluator until 0.11.0, refit_2 since
-            raise ValueError("'shipped' is ambiguous: name open_hand, refit or a path")
+            raise ValueError(
+                f"'shipped' is ambiguous: name one of {', '.join(NAMED_MODELS)} or a path"
+            )
         return value
 
     @field_validator("expert")

@@ -30,7 +30,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..agents.paston_expert import model_path
-from .iterate_common import read_json, results_settings, write_json
+from .iterate_common import paired_difference, read_json, results_settings, write_json
 from .paston_evaluator_outcomes import OutcomeConfig, check_expert_keys, refit
 from .settings import check_agent_spec, load_flat_config
 
@@ -145,9 +145,10 @@ def outcome_config(config: PastonIterateConfig, run_dir: Path, g: int) -> Outcom
     )
 
 
-def gate_agents(config: PastonIterateConfig, run_dir: Path, g: int) -> list[dict[str, str]]:
+def gate_agents(
+    config: PastonIterateConfig, run_dir: Path, g: int, teacher: int
+) -> list[dict[str, str]]:
     """The gate's line-up: the new generation, its teacher and the third agent."""
-    teacher = teacher_of(run_dir, g)
     keys = f",{config.expert}" if config.expert else ""
     return [
         {"name": f"gen{g}", "spec": f"expert:model={evaluator_path(config, run_dir, g)}{keys}"},
@@ -159,13 +160,10 @@ def gate_agents(config: PastonIterateConfig, run_dir: Path, g: int) -> list[dict
 
 def _pair(results: dict[str, Any], a: str, b: str) -> dict[str, Any]:
     """``a``'s table points per deal minus ``b``'s, with the paired 95% interval."""
-    for row in results["head_to_head"]:
-        if {row["a"], row["b"]} == {a, b}:
-            sign = 1 if row["a"] == a else -1
-            low, high = sorted((sign * row["ci_low"], sign * row["ci_high"]))
-            return {"mean_diff": sign * row["mean_diff"], "ci_low": low, "ci_high": high,
-                    "deals": row["deals"]}  # fmt: skip
-    raise ValueError(f"the gate's results have no pair {a} - {b}")
+    pair = paired_difference(results, a, b, "deals")
+    if pair is None:
+        raise ValueError(f"the gate's results have no pair {a} - {b}")
+    return pair
 
 
 def passes(versus: dict[str, Any], gate: GateSettings) -> bool:
@@ -181,12 +179,11 @@ def gate(config: PastonIterateConfig, run_dir: Path, g: int, log: Any, progress:
     from ..evaluate.running.runner import run
 
     folder = gen_dir(run_dir, g)
-    agents = gate_agents(config, run_dir, g)
+    teacher = teacher_of(run_dir, g)
+    agents = gate_agents(config, run_dir, g, teacher)
     seed = config.gate.seed + g - 1
     out = folder / "gate"
-    log(
-        f"generation {g}: gate, {config.gate.deals} deals against generation {teacher_of(run_dir, g)}"
-    )
+    log(f"generation {g}: gate, {config.gate.deals} deals against generation {teacher}")
     tournament = resolve(
         {
             "game": "paston",
@@ -204,7 +201,7 @@ def gate(config: PastonIterateConfig, run_dir: Path, g: int, log: Any, progress:
     times = results.get("decision_times", {})
     summary = {
         "generation": g,
-        "teacher": teacher_of(run_dir, g),
+        "teacher": teacher,
         "accepted": passes(versus, config.gate),
         "vs_teacher": versus,
         "vs_third": _pair(results, new, third),

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from ...agents.tri_palki_search import EXPERT_PARAMS_0_4
+from ..iterate_common import paired_difference
 from .config import GateSettings, IterateConfig
 from .layout import (
     GATE_STEP,
@@ -81,20 +82,7 @@ def _tournament(
 
 def _pair(results: dict[str, Any], a: str, b: str) -> dict[str, Any] | None:
     """``a``'s sticks per round minus ``b``'s, with the paired 95% interval."""
-    for row in results["head_to_head"]:
-        if {row["a"], row["b"]} == {a, b}:
-            sign = 1 if row["a"] == a else -1
-            if row["ci_low"] is None:  # too few rounds for an interval
-                low = high = None
-            else:
-                low, high = sorted((sign * row["ci_low"], sign * row["ci_high"]))
-            return {
-                "mean_diff": sign * row["mean_diff"],
-                "ci_low": low,
-                "ci_high": high,
-                "rounds": row["deals"],
-            }
-    return None
+    return paired_difference(results, a, b, "rounds")
 
 
 def passes(versus: dict[str, Any], settings: GateSettings) -> bool:
