@@ -39,6 +39,9 @@ __all__ = [
     "paired_ci_by_deal",
     "head_to_head",
     "bootstrap_ratio",
+    "interval_of",
+    "pocock_boundary",
+    "pooled_looks",
 ]
 
 
@@ -208,6 +211,62 @@ def head_to_head(
             per_deal = [math.fsum(v) / len(v) for _, v in sorted(by_deal.items())]
             out[(a, b)] = mean_ci(per_deal, confidence)
     return out
+
+
+# --- looking again: independent runs of one comparison pooled ----------------------------------
+
+
+def interval_of(mean: float, low: float, high: float, n: int, confidence: float = 0.95) -> Interval:
+    """The :class:`Interval` a stored t interval over ``n`` deals describes (its ``sd`` read back
+    from the half-width), e.g. a ``results["head_to_head"]`` row."""
+    if n < 2 or not low <= mean <= high:
+        raise ValueError(f"a t interval needs n >= 2 and low <= mean <= high; got {n}, {low}, "
+                         f"{mean}, {high}")  # fmt: skip
+    q = t_quantile(0.5 + confidence / 2.0, n - 1)
+    return Interval(mean, low, high, n, (high - low) / 2.0 * math.sqrt(n) / q, confidence)
+
+
+def pocock_boundary(looks: Sequence[int], alpha: float = 0.05) -> float:
+    """Pocock's constant boundary: the ``c`` such that, with no effect, the z statistic of the
+    data up to some look reaches ``|z| >= c`` with probability ``alpha`` (two-sided). ``looks``
+    are the looks' cumulative sample sizes (the statistics of looks ``i < j`` correlate as
+    ``sqrt(n_i / n_j)``). One look gives the normal quantile; two equal looks at 5% give 2.178
+    (Pocock 1977, Biometrika 64:191). The multivariate normal probabilities are scipy's, with a
+    fixed seed: the same boundary every time."""
+    sizes = np.asarray(looks, dtype=float)
+    if sizes.ndim != 1 or not len(sizes) or (sizes <= 0).any() or (np.diff(sizes) <= 0).any():
+        raise ValueError(f"looks must be increasing positive sample sizes, got {list(looks)}")
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    if len(sizes) == 1:
+        return normal_quantile(1.0 - alpha / 2.0)
+    from scipy import optimize
+    from scipy import stats as scipy_stats
+
+    k = len(sizes)
+    correlation = np.sqrt(np.minimum.outer(sizes, sizes) / np.maximum.outer(sizes, sizes))
+    z = scipy_stats.multivariate_normal(np.zeros(k), correlation, seed=0)
+
+    def excess(c: float) -> float:
+        return 1.0 - float(z.cdf(np.full(k, c), lower_limit=np.full(k, -c))) - alpha
+
+    return float(optimize.brentq(excess, normal_quantile(1.0 - alpha / 2.0), 10.0, xtol=1e-6))
+
+
+def pooled_looks(looks: Sequence[Interval], alpha: float = 0.05) -> Interval:
+    """Independent runs of one comparison (each an interval over its own deals) read together:
+    the mean over all their deals, and its interval at Pocock's boundary for the looks taken so
+    far (:func:`pocock_boundary`, the runs in the order they were played), so that looking again
+    after a run that did not decide keeps the overall chance of a false finding at ``alpha``.
+    The returned ``confidence`` is ``1 - alpha``, over all the looks."""
+    if not looks:
+        raise ValueError("pooling needs at least one look")
+    n = sum(look.n for look in looks)
+    mean = math.fsum(look.n * look.mean for look in looks) / n
+    variance = math.fsum((look.n / n) ** 2 * look.sd**2 / look.n for look in looks)
+    sizes = np.cumsum([look.n for look in looks])
+    half = pocock_boundary([int(x) for x in sizes], alpha) * math.sqrt(variance)
+    return Interval(mean, mean - half, mean + half, n, math.sqrt(variance * n), 1.0 - alpha)
 
 
 # --- bootstrap over deals ---------------------------------------------------------------------
