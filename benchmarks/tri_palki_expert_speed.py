@@ -15,13 +15,19 @@ table size and spec: the median CPU time per decision of every repeat (``time.pr
 around ``act``: what it costs on an idle core), their median and range, and the same for wall
 time and the 95th percentile; and the median over the rounds that ended by the rules (a round
 the players keep going until ``max_turns`` gives hundreds of decisions, each reading a long
-round, and can outweigh the other rounds together).
+round, and can outweigh the other rounds together). ``--game paston`` times Paston's specs the
+same way (``--players`` is then 3, its only table size; e.g. ``--specs
+open_hand=expert:model=open_hand expert=expert --ref 50be5f8``: the expert beside the 0.10.0
+one, in this tree and as that commit had it).
 
     python benchmarks/tri_palki_expert_speed.py --repeats 4 --episodes 30 --seed 8100 \\
         --ref 1b2c9a2 --out docs/results/tri_palki_expert_speed.json
     python benchmarks/tri_palki_expert_speed.py --specs expert=expert \\
         learned=expert:opponents=learned --ref 9ecdfce \\
         --out docs/results/tri_palki_expert_learned_speed.json
+    python benchmarks/tri_palki_expert_speed.py --game paston --players 3 --repeats 5 \\
+        --episodes 60 --specs open_hand=expert:model=open_hand expert=expert --ref 50be5f8 \\
+        --out docs/results/paston_expert_speed.json
 """
 
 from __future__ import annotations
@@ -60,10 +66,10 @@ import json, sys
 sys.path.insert(0, {bench!r})
 from agent_speed import measure
 from folkcards.agents.base import make_agent
-import folkcards.agents.tri_palki_search as measured
-make_agent({spec!r}, "tri_palki")
+import folkcards as measured
+make_agent({spec!r}, {game!r})
 actions = []
-times = measure("tri_palki", {spec!r}, {episodes!r}, {seed!r}, players={players!r}, actions=actions)
+times = measure({game!r}, {spec!r}, {episodes!r}, {seed!r}, players={players!r}, actions=actions)
 print(json.dumps([times, actions, measured.__file__]))
 """
 
@@ -77,9 +83,11 @@ class _Commit:
         config = tomllib.loads((source / "pyproject.toml").read_text())
         self.version = config["project"]["version"]
 
-    def measure(self, spec: str, episodes: int, seed: int, players: int) -> tuple[dict, list[int]]:
+    def measure(
+        self, game: str, spec: str, episodes: int, seed: int, players: int
+    ) -> tuple[dict, list[int]]:
         code = _PROBE.format(
-            bench=str(BENCH), spec=spec, episodes=episodes, seed=seed, players=players
+            bench=str(BENCH), game=game, spec=spec, episodes=episodes, seed=seed, players=players
         )
         times, actions = run_in_tree(self.path, code)
         return times, actions
@@ -92,12 +100,13 @@ def run(
     seed: int,
     commit: _Commit | None = None,
     specs: dict[str, str] | None = None,
+    game: str = "tri_palki",
 ) -> dict[str, Any]:
     """Every repeat's median and 95th percentile (ms) per table size and spec (and the
     commit's last spec, named ``NAME_VERSION``), and whether that one decided as the last."""
     specs = specs or SPECS
     for spec in specs.values():
-        make_agent(spec, "tri_palki")  # load (and compile) before timing
+        make_agent(spec, game)  # load (and compile) before timing
     last = list(specs)[-1]
     previous = f"{last}_{commit.version}" if commit else None
     rows: dict[str, Any] = {}
@@ -105,7 +114,7 @@ def run(
         names = list(specs)
         if previous:
             names.insert(-1, previous)
-            commit.measure(specs[last], 1, seed, n)  # compiled and cached before timing
+            commit.measure(game, specs[last], 1, seed, n)  # compiled and cached before timing
         runs: dict[str, dict[str, list[Any]]] = {
             name: {
                 "cpu_median": [],
@@ -122,10 +131,10 @@ def run(
             order = names[r % len(names) :] + names[: r % len(names)]
             for name in order:
                 if name == previous:
-                    times, actions[name] = commit.measure(specs[last], episodes, seed, n)
+                    times, actions[name] = commit.measure(game, specs[last], episodes, seed, n)
                 else:
                     taken: list[int] = []
-                    times = measure("tri_palki", specs[name], episodes, seed, players=n,
+                    times = measure(game, specs[name], episodes, seed, players=n,
                                     actions=taken)  # fmt: skip
                     actions[name] = taken
                 cpu = np.asarray(times["cpu:all"]) * 1000
@@ -162,6 +171,7 @@ def summary_line(runs: dict[str, list[float]], key: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", default="tri_palki", help="tri_palki (default) or paston")
     parser.add_argument("--players", type=int, nargs="+", default=[3, 4, 6])
     parser.add_argument("--repeats", type=int, default=4)
     parser.add_argument("--episodes", type=int, default=30)
@@ -183,7 +193,7 @@ def main() -> None:
         chosen = {name: spec for name, _, spec in pairs}
     with tempfile.TemporaryDirectory() as folder:
         commit = _Commit(args.ref, Path(folder)) if args.ref else None
-        rows = run(args.players, args.repeats, args.episodes, args.seed, commit, chosen)
+        rows = run(args.players, args.repeats, args.episodes, args.seed, commit, chosen, args.game)
     *first, last = chosen
     specs = dict(chosen)
     if commit:
@@ -200,6 +210,7 @@ def main() -> None:
             "command": "python benchmarks/tri_palki_expert_speed.py " + " ".join(sys.argv[1:]),
             "date": datetime.date.today().isoformat(),
             "load_average": os.getloadavg()[0],
+            "game": args.game,
             "specs": specs,
             "episodes": args.episodes,
             "seed": args.seed,

@@ -13,6 +13,7 @@ The passer's unused hand and the other hands never enter it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -186,19 +187,7 @@ class PastonView:
         return 1 + sum(self.whist)
 
 
-def _piece(obs: np.ndarray, name: str) -> np.ndarray:
-    start = OFFSETS[name]
-    size = next(size for n, size, _ in OBSERVATION_LAYOUT if n == name)
-    return obs[start : start + size]
-
-
-def _one_hot(obs: np.ndarray, name: str) -> int | None:
-    hits = np.flatnonzero(_piece(obs, name))
-    return int(hits[0]) if len(hits) else None
-
-
-def _cards(bits: np.ndarray) -> list[int]:
-    return [int(c) for c in np.flatnonzero(bits)]
+SIZES: dict[str, int] = {name: size for name, size, _ in OBSERVATION_LAYOUT}
 
 
 def decode(obs: np.ndarray) -> PastonView:
@@ -208,43 +197,60 @@ def decode(obs: np.ndarray) -> PastonView:
         raise ValueError(
             f"a Paston observation is a vector of {OBSERVATION_SIZE} elements, got shape {obs.shape}"
         )
-    played = _piece(obs, "played").reshape(3, 32)
-    trick_bits = _piece(obs, "trick").reshape(3, 32)
-    leader = _one_hot(obs, "trick_leader")
+    # one conversion to Python numbers, then plain slicing: a decision decodes its observation
+    # once, and a numpy call per piece cost more than the rest of a bid
+    values = obs.tolist()
+
+    def piece(name: str) -> list[Any]:
+        start = OFFSETS[name]
+        return values[start : start + SIZES[name]]
+
+    def cards(bits: list[Any]) -> list[int]:
+        return [c for c, bit in enumerate(bits) if bit]
+
+    def one_hot(name: str) -> int | None:
+        return next((i for i, bit in enumerate(piece(name)) if bit), None)
+
+    def rows(name: str, width: int) -> list[list[Any]]:
+        flat = piece(name)
+        return [flat[k : k + width] for k in range(0, len(flat), width)]
+
+    trick_bits = rows("trick", 32)
+    leader = one_hot("trick_leader")
     trick: list[tuple[int, int]] = []
     if leader is not None:
         for k in range(NUM_SEATS):
             r = (leader + k) % NUM_SEATS
-            cards = _cards(trick_bits[r])
-            if cards:
-                trick.append((r, cards[0]))
-    phase = _one_hot(obs, "phase")
+            held = cards(trick_bits[r])
+            if held:
+                trick.append((r, held[0]))
+    phase = one_hot("phase")
     totals = None
-    if obs[OFFSETS["game_mode"]] > 0:
-        totals = [float(x) * 121.0 for x in _piece(obs, "totals")]
+    if values[OFFSETS["game_mode"]] > 0:
+        totals = [float(x) * 121.0 for x in piece("totals")]
     return PastonView(
-        hand=_cards(_piece(obs, "hand")),
-        prikup=_cards(_piece(obs, "prikup")),
-        discards=_cards(_piece(obs, "discards")),
-        played=[_cards(played[r]) for r in range(NUM_SEATS)],
+        hand=cards(piece("hand")),
+        prikup=cards(piece("prikup")),
+        discards=cards(piece("discards")),
+        played=[cards(row) for row in rows("played", 32)],
         trick=trick,
         trick_leader=leader,
-        to_act=_one_hot(obs, "to_act"),
-        dealer=_one_hot(obs, "dealer") or 0,
-        first_bidder=_one_hot(obs, "first_bidder") or 0,
+        to_act=one_hot("to_act"),
+        dealer=one_hot("dealer") or 0,
+        first_bidder=one_hot("first_bidder") or 0,
         phase=PHASE_NAMES[phase if phase is not None else OVER],
-        auction_passed=[bool(x) for x in _piece(obs, "auction_passed")],
-        high_bid=_one_hot(obs, "high_bid"),
-        high_bidder=_one_hot(obs, "high_bidder"),
-        bids=[_cards(row) for row in _piece(obs, "bids").reshape(NUM_SEATS, NUM_LEVELS)],
-        all_pass=bool(obs[OFFSETS["all_pass"]]),
-        declarer=_one_hot(obs, "declarer"),
-        contract=_one_hot(obs, "contract"),
-        surrendered=bool(obs[OFFSETS["surrendered"]]),
-        whist=[bool(x) for x in _piece(obs, "whist")],
-        defence_pass=[bool(x) for x in _piece(obs, "defence_pass")],
-        tricks=[round(float(x) * 10) for x in _piece(obs, "tricks")],
-        voids=[[bool(x) for x in row] for row in _piece(obs, "voids").reshape(3, 4)],
+        auction_passed=[bool(x) for x in piece("auction_passed")],
+        high_bid=one_hot("high_bid"),
+        high_bidder=one_hot("high_bidder"),
+        bids=[cards(row) for row in rows("bids", NUM_LEVELS)],
+        all_pass=bool(values[OFFSETS["all_pass"]]),
+        declarer=one_hot("declarer"),
+        contract=one_hot("contract"),
+        surrendered=bool(values[OFFSETS["surrendered"]]),
+        whist=[bool(x) for x in piece("whist")],
+        defence_pass=[bool(x) for x in piece("defence_pass")],
+        tricks=[round(float(x) * 10) for x in piece("tricks")],
+        voids=[[bool(x) for x in row] for row in rows("voids", 4)],
         totals=totals,
     )
 
