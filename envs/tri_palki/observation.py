@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 import numpy as np
 
@@ -259,27 +260,27 @@ def decode(obs: np.ndarray, num_players: int | None = None) -> TriPalkiView:
             f"a {n}-player observation has {observation_size(n)} elements, got shape {obs.shape}"
         )
     o = _offsets(n)
+    # one conversion to Python numbers, then plain slicing (a numpy call per piece cost more)
+    values = obs.tolist()
 
-    def piece(name: str, size: int) -> np.ndarray:
-        return obs[o[name] : o[name] + size]
+    def piece(name: str, size: int) -> list[Any]:
+        return values[o[name] : o[name] + size]
 
-    def cards(bits: np.ndarray) -> list[int]:
-        return [int(c) for c in np.flatnonzero(bits)]
+    def cards(bits: list[Any]) -> list[int]:
+        return [c for c, bit in enumerate(bits) if bit]
 
     def one_hot(name: str, size: int) -> int | None:
-        hits = np.flatnonzero(piece(name, size))
-        return int(hits[0]) if len(hits) else None
+        return next((i for i, bit in enumerate(piece(name, size)) if bit), None)
 
-    known = piece("known", 36 * n).reshape(n, 36)
-    stick_bits = piece("sticks", 4 * n).reshape(n, 4)
+    def rows(name: str, count: int, width: int) -> list[list[Any]]:
+        flat = piece(name, count * width)
+        return [flat[k : k + width] for k in range(0, count * width, width)]
+
+    known = rows("known", n, 36)
+    stick_bits = rows("sticks", n, 4)
     eliminated = [bool(x) for x in piece("eliminated", n)]
     sticks = [
-        ELIMINATED_STICKS
-        if eliminated[r]
-        else int(np.flatnonzero(stick_bits[r])[0])
-        if stick_bits[r].any()
-        else 0
-        for r in range(n)
+        ELIMINATED_STICKS if eliminated[r] else (cards(stick_bits[r]) or [0])[0] for r in range(n)
     ]
     phase = one_hot("phase", 3)
     kind = one_hot("hand_kind", 3)
@@ -289,20 +290,20 @@ def decode(obs: np.ndarray, num_players: int | None = None) -> TriPalkiView:
         centre=cards(piece("centre", 36)),
         washed=cards(piece("washed", 36)),
         known=[cards(known[r]) for r in range(n)],
-        reserve_count=round(float(obs[o["reserve_count"]]) * MAX_RESERVE),
+        reserve_count=round(float(values[o["reserve_count"]]) * MAX_RESERVE),
         sticks=sticks,
         eliminated=eliminated,
         dealer=one_hot("dealer", n) or 0,
         to_act=one_hot("to_act", n),
-        announced=bool(obs[o["announced"]]),
+        announced=bool(values[o["announced"]]),
         announcer=one_hot("announcer", n),
         final_turn_pending=[bool(x) for x in piece("final_turn_pending", n)],
-        passes=round(float(obs[o["passes"]]) * PASSES_SCALE),
-        pass_ends_round=bool(obs[o["pass_ends_round"]]),
+        passes=round(float(values[o["passes"]]) * PASSES_SCALE),
+        pass_ends_round=bool(values[o["pass_ends_round"]]),
         phase=PHASE_NAMES[phase if phase is not None else OVER],
-        hand_value=round(float(obs[o["hand_value"]]) * VALUE_SCALE),
+        hand_value=round(float(values[o["hand_value"]]) * VALUE_SCALE),
         hand_kind=KIND_NAMES[kind] if kind is not None else None,
-        turn_fraction=float(obs[o["turns"]]),
+        turn_fraction=float(values[o["turns"]]),
     )
 
 
