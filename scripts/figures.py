@@ -171,6 +171,7 @@ SOURCES: dict[str, Source] = {
             "tri_palki_iterated_confirm_3p",
             "tri_palki_iterated_confirm_4p",
             "tri_palki_iterated_confirm_6p",
+            "tri_palki_iterated_confirm_6p_second",
             "tri_palki_iterated_cutoff_ablation_3p",
             "tri_palki_iterated_6p_screen_others_learned",
             "tri_palki_iterated_6p_screen_budget384",
@@ -585,6 +586,7 @@ ITERATE_DIR = "docs/results/iterate"
 EXPERT_SPEED = "docs/results/tri_palki_expert_speed.json"
 EXPERT_LEARNED_SPEED = "docs/results/tri_palki_expert_learned_speed.json"
 ITERATED_SPEED = "docs/results/tri_palki_iterated_speed.json"
+PASTON_EXPERT_SPEED = "docs/results/paston_expert_speed.json"
 
 
 def _interval_cell(pair: dict[str, Any] | None) -> str:
@@ -678,7 +680,7 @@ def iterate_paston_table(cache: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _ended_cell(runs: dict[str, list[Any]]) -> str:
+def _ended_cell(runs: dict[str, list[Any]], digits: int = 1) -> str:
     """The median over the repeats of the median CPU ms over the rounds that ended by the
     rules, and the decisions timed there (a dash when no round ended)."""
     import statistics
@@ -686,7 +688,9 @@ def _ended_cell(runs: dict[str, list[Any]]) -> str:
     values = [v for v in runs["cpu_median_ended"] if v is not None]
     if not values:
         return "—"
-    return f"{statistics.median(values):.1f} ({statistics.median(runs['decisions_ended']):.0f})"
+    return (
+        f"{statistics.median(values):.{digits}f} ({statistics.median(runs['decisions_ended']):.0f})"
+    )
 
 
 def _same_cell(run: dict[str, Any], other: str) -> str:
@@ -702,14 +706,17 @@ def _same_cell(run: dict[str, Any], other: str) -> str:
     return f" | no: from decision {first + 1:,} of {run['decisions_compared']:,}"
 
 
-def expert_speed_table(cache: dict[str, Any], stored_file: str = EXPERT_SPEED) -> str:
+def expert_speed_table(
+    cache: dict[str, Any], stored_file: str = EXPERT_SPEED, digits: int = 1
+) -> str:
     """Tri Palki ``expert`` beside its Python reference and the 0.4.0 budget, CPU ms per
     decision: the median of the repeats' medians, their range, and the 95th percentile, the
     decisions timed, the expert's median as a fraction of each other's and the expert's median
     over the rounds that ended by the rules
     (``benchmarks/tri_palki_expert_speed.py``, ``docs/results/tri_palki_expert_speed.json``);
     the columns are named by the stored spec names, and a line under the table gives each spec;
-    where the run checked the last spec against a commit's, whether they took the same actions."""
+    where the run checked the last spec against a commit's, whether they took the same actions.
+    The times have ``digits`` decimals of a millisecond (Paston's bids take a fraction of one)."""
     import statistics
 
     stored = json.loads((ROOT / stored_file).read_text())
@@ -717,7 +724,8 @@ def expert_speed_table(cache: dict[str, Any], stored_file: str = EXPERT_SPEED) -
     *others, last = names
 
     def cell(values: list[float]) -> str:
-        return f"{statistics.median(values):.1f} ({min(values):.1f}–{max(values):.1f})"
+        d = digits
+        return f"{statistics.median(values):.{d}f} ({min(values):.{d}f}–{max(values):.{d}f})"
 
     head = "| players | " + " | ".join(
         f"{n} CPU ms: median (range) | p95 | decisions" for n in names
@@ -730,20 +738,66 @@ def expert_speed_table(cache: dict[str, Any], stored_file: str = EXPERT_SPEED) -
     lines = [head + " |", "| --- " * (3 * len(names) + len(others) + 2 + len(checked)) + "|"]
     for players, runs in stored["players"].items():
         cells = " | ".join(
-            f"{cell(runs[n]['cpu_median'])} | {statistics.median(runs[n]['cpu_p95']):.1f}"
+            f"{cell(runs[n]['cpu_median'])} | {statistics.median(runs[n]['cpu_p95']):.{digits}f}"
             f" | {statistics.median(runs[n]['decisions']):.0f}"
             for n in names
         )
         medians = {n: statistics.median(runs[n]["cpu_median"]) for n in names}
         ratios = " | ".join(f"{medians[last] / medians[n]:.2f}" for n in others)
         same = "".join(_same_cell(runs[last], n) for n in checked)
-        lines.append(f"| {players} | {cells} | {ratios} | {_ended_cell(runs[last])}{same} |")
+        ended = _ended_cell(runs[last], digits)
+        lines.append(f"| {players} | {cells} | {ratios} | {ended}{same} |")
     specs = "; ".join(f"{n}: `{stored['specs'][n]}`" for n in names)
     lines += ["", f"Specs: {specs}."]
     return "\n".join(lines) + "\n"
 
 
+# Comparisons asked again on more rounds: (the tournaments in the order played, the pair A-B).
+LOOKS = {
+    "tri_palki_iterated_6p_looks": (
+        ("tri_palki_iterated_confirm_6p", "tri_palki_iterated_confirm_6p_second"),
+        "iterated:samples=192,infer=4,endgame_samples=768,infer_epsilon=0.3,net=shipped,"
+        "top_k=5,cutoff=10-expert",
+    ),
+}
+
+
+def looks_table(cache: dict[str, Any], name: str) -> str:
+    """One comparison over independent runs (``LOOKS[name]``): each run's difference with its
+    95% interval, then all the runs' rounds together at Pocock's boundary for that many looks
+    (:func:`folkcards.evaluate.statistics.intervals.pooled_looks`)."""
+    from folkcards.evaluate.statistics.intervals import interval_of, pocock_boundary, pooled_looks
+
+    runs, pair = LOOKS[name]
+    looks = []
+    for run in runs:
+        results = json.loads((ROOT / f"docs/tournaments/{run}/results.json").read_text())
+        rows = {f"{h['a']}-{h['b']}": h for h in results["head_to_head"]}
+        row = rows[pair]
+        looks.append(interval_of(row["mean_diff"], row["ci_low"], row["ci_high"], row["deals"]))
+
+    def cell(mean: float, low: float, high: float) -> str:
+        return f"{_signed(mean, 4)} [{_signed(low, 4)}, {_signed(high, 4)}]"
+
+    lines = [
+        "| look | rounds | difference, interval | reads the interval at z = |",
+        "| --- | --- | --- | --- |",
+    ]
+    for k, (run, look) in enumerate(zip(runs, looks, strict=True), start=1):
+        z = (look.high - look.low) / 2 / (look.sd / look.n**0.5)
+        lines.append(f"| {k}: [{run}](tournaments/{run}/report.md) | {look.n:,} "
+                     f"| {cell(look.mean, look.low, look.high)} | {z:.2f} (this run alone) |")  # fmt: skip
+    both = pooled_looks(looks)
+    sizes = [sum(look.n for look in looks[: k + 1]) for k in range(len(looks))]
+    together = "both" if len(looks) == 2 else f"all {len(looks)}"
+    lines.append(f"| **{together} together** | {both.n:,} "
+                 f"| **{cell(both.mean, both.low, both.high)}** "
+                 f"| {pocock_boundary(sizes):.2f} (Pocock, {len(looks)} looks, 5% overall) |")  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
 TABLES = {
+    **{name: (lambda cache, name=name: looks_table(cache, name)) for name in LOOKS},
     "players": players_table,
     "games": games_table,
     "tri_palki_tiny_probe": tiny_probe_table,
@@ -754,6 +808,7 @@ TABLES = {
     "tri_palki_expert_speed": expert_speed_table,
     "tri_palki_expert_learned_speed": lambda cache: expert_speed_table(cache, EXPERT_LEARNED_SPEED),
     "tri_palki_iterated_speed": lambda cache: expert_speed_table(cache, ITERATED_SPEED),
+    "paston_expert_speed": lambda cache: expert_speed_table(cache, PASTON_EXPERT_SPEED, 3),
 }
 
 
