@@ -34,6 +34,21 @@ def play_random_episode(
     return totals
 
 
+def random_episode_observations(env: Any, seed: int) -> list[np.ndarray]:
+    """Every seat's observation vector at the start of a random episode of ``env`` (reset here
+    with ``seed``) and after each of its steps (:func:`play_random_episode`)."""
+    env.reset(seed=seed)
+
+    def everyone(env: Any) -> list[np.ndarray]:
+        return [np.array(env.observe(name)["observation"]) for name in env.possible_agents]
+
+    seen = everyone(env)
+    play_random_episode(
+        env, np.random.default_rng(seed), on_step=lambda e, *_: seen.extend(everyone(e))
+    )
+    return seen
+
+
 def walk_decisions(
     env: Any,
     seeds: Iterable[int],

@@ -20,7 +20,7 @@ from folkcards.envs.paston.observation import (
 )
 from folkcards.envs.paston.vocabulary import NUM_LEVELS, NUM_SEATS, OVER, PHASE_NAMES
 
-from tests.helpers import play_random_episode
+from tests.helpers import random_episode_observations
 
 
 def _piece(obs: np.ndarray, name: str) -> np.ndarray:
@@ -88,14 +88,7 @@ def reference_decode(obs: np.ndarray) -> PastonView:
 
 def _episode_observations(seed: int, game_mode: bool) -> list[np.ndarray]:
     env = paston_v0.raw_env(episode="game" if game_mode else "deal", max_deals=3)
-    env.reset(seed=seed)
-    seen = [np.array(env.observe(name)["observation"]) for name in env.possible_agents]
-
-    def note(env, agent, action):  # type: ignore[no-untyped-def]
-        seen.extend(np.array(env.observe(name)["observation"]) for name in env.possible_agents)
-
-    play_random_episode(env, np.random.default_rng(seed), on_step=note)
-    return seen
+    return random_episode_observations(env, seed)
 
 
 @pytest.mark.parametrize("seed", range(6))

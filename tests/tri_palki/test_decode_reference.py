@@ -25,7 +25,7 @@ from folkcards.envs.tri_palki.observation import (
     observation_size,
 )
 
-from tests.helpers import play_random_episode
+from tests.helpers import random_episode_observations
 
 
 def reference_decode(obs: np.ndarray, num_players: int | None = None) -> TriPalkiView:
@@ -89,14 +89,7 @@ def reference_decode(obs: np.ndarray, num_players: int | None = None) -> TriPalk
 
 def _observations(num_players: int, seed: int, mode: str) -> list[np.ndarray]:
     env = tri_palki_v0.raw_env(num_players=num_players, episode=mode)
-    env.reset(seed=seed)
-    seen = [np.array(env.observe(name)["observation"]) for name in env.possible_agents]
-
-    def note(env, agent, action):  # type: ignore[no-untyped-def]
-        seen.extend(np.array(env.observe(name)["observation"]) for name in env.possible_agents)
-
-    play_random_episode(env, np.random.default_rng(seed), on_step=note)
-    return seen
+    return random_episode_observations(env, seed)
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4, 6, 11])
