@@ -2,7 +2,7 @@
 cheap exact piece of the game makes better taken from it.
 
 Spec strings (kind ``distilled``):
-``distilled[:endgame=K,endgame_samples=S,calls=0|1,discard_search=0|1,unsure=P,version=V]``
+``distilled[:endgame=K,endgame_samples=S,calls=0|1,calls_model=M,discard_search=0|1,unsure=P,version=V]``
 (:func:`parse_distilled_spec`); the network is the one committed with the package
 (:func:`~folkcards.agents.policy_files.distilled_model_path`; ``version=V`` the distilled player
 of an earlier version, kept with the package); ``ppo:PATH`` plays any other.
@@ -30,6 +30,8 @@ class DistilledParams:
     endgame_samples: int | None = None  # the endgame search's worlds
     calls: int | None = None  # 1: the game's learned calls decide the calls; 0: the network
     discard_search: int | None = None  # 1: the learned calls search their discards (Paston)
+    calls_model: str | None = None  # the learned calls' model (Paston: an evaluator's name or
+    # path); None: the one the committed player was measured with
     unsure: float | None = None  # the game's search takes the decisions where the network's
     # first choice has probability under this (0: the network takes them all)
     version: str | None = None  # an earlier distilled player kept with the package
@@ -40,8 +42,13 @@ def parse_distilled_spec(game: str, arg: str | None) -> DistilledParams:
     ``ValueError`` in one line for a bad key or value, or a piece asked of a game without it."""
     values: dict[str, Any] = {}
     hint = " (distilled plays the network committed for the game; play another with ppo:PATH)"
-    keys = ("endgame", "endgame_samples", "calls", "discard_search", "unsure", "version")
+    keys = (
+        "endgame", "endgame_samples", "calls", "calls_model", "discard_search", "unsure", "version"
+    )  # fmt: skip
     for key, text in spec_pairs(arg, keys, "distilled", hint):
+        if key == "calls_model":
+            values[key] = text
+            continue
         if key == "version":
             distilled_model_path(game, text)  # ValueError for a version the game does not have
             values[key] = text
@@ -81,6 +88,11 @@ def parse_distilled_spec(game: str, arg: str | None) -> DistilledParams:
         )
     if params.discard_search == 1 and not spec.has("learned_calls"):
         raise ValueError(f"distilled: {game} has no learned calls to search discards for")
+    if params.calls_model is not None and (params.calls == 0 or not spec.has("learned_calls")):
+        raise ValueError(
+            f"distilled: calls_model names the learned calls' model; {game} has none here "
+            "(calls=0 or a game without learned calls)"
+        )
     if params.discard_search == 1 and params.calls == 0:
         raise ValueError(
             "distilled: discard_search=1 searches the learned calls' discards; calls=0 turns them off"
@@ -110,7 +122,13 @@ def make_distilled_searches(
     searches: list[Any] = []
     if params.calls != 0 and spec.has("learned_calls"):
         searches.append(
-            spec.piece("learned_calls")(game, seat, seed, discard_search=params.discard_search or 0)
+            spec.piece("learned_calls")(
+                game,
+                seat,
+                seed,
+                discard_search=params.discard_search or 0,
+                model=params.calls_model,
+            )  # fmt: skip
         )
     endgame = make_endgame_search(game, seat, seed, params.endgame, params.endgame_samples)
     if endgame is not None:
@@ -202,8 +220,8 @@ class DistilledAgent(PolicyAgent):
 def make_distilled_agent(
     game: str, seat: str, seed: int | None, arg: str | None, **kwargs: Any
 ) -> DistilledAgent:
-    """Factory for the
-    ``distilled[:endgame=K,endgame_samples=S,calls=0|1,discard_search=0|1,unsure=P,version=V]`` kind
+    """Factory for the ``distilled[:endgame=K,endgame_samples=S,calls=0|1,calls_model=M,
+    discard_search=0|1,unsure=P,version=V]`` kind
     (``ppo:PATH`` plays any other network)."""
     return DistilledAgent(game, seat, seed, params=parse_distilled_spec(game, arg), **kwargs)
 

@@ -361,7 +361,7 @@ DISTILLED_CALLS_MODEL = "open_hand"
 
 class PastonLearnedCalls:
     """The expert's learned calls for the ``distilled`` player, with the ``open_hand``
-    evaluator: its bids, discards (the evaluator's pair, ``discard_search=0``; ``1``: the
+    evaluator unless ``model`` names another (``distilled:calls_model=refit_2``): its bids, discards (the evaluator's pair, ``discard_search=0``; ``1``: the
     expert's discard search over ``discard_samples`` worlds, 32 by default, the one decision a
     deal that then costs milliseconds), contract and whist (except after an all-pass, where the
     expert searches), each from the evaluator alone, so under a millisecond; the network plays
@@ -376,10 +376,12 @@ class PastonLearnedCalls:
         seat: str = "player_0",
         seed: int | None = None,
         discard_search: int = 0,
+        model: str | None = None,
     ):
-        # the expert's spec parser refuses a value other than 0 or 1; the evaluator is the one
-        # `distilled` was measured with (expert's default before 0.11.0)
-        spec = f"discard_search={discard_search},model={DISTILLED_CALLS_MODEL}"
+        # the expert's spec parser refuses a value other than 0 or 1 and a model it cannot
+        # find; the default evaluator is the one `distilled` was measured with (expert's default
+        # before 0.11.0)
+        spec = f"discard_search={discard_search},model={model or DISTILLED_CALLS_MODEL}"
         self.expert = ExpertAgent(game, seat, seed, spec)
 
     def applies(self, vector: np.ndarray) -> bool:

@@ -150,6 +150,9 @@ def test_batched_distilled_rows_do_not_depend_on_the_batch():
         ("distilled:discard_search=2", "paston", "discard_search is 0 or 1"),
         ("distilled:discard_search=1", "tri_palki", "tri_palki has no learned calls"),
         ("distilled:calls=0,discard_search=1", "paston", "calls=0 turns them off"),
+        ("distilled:calls_model=refit_2", "tri_palki", "tri_palki has none here"),
+        ("distilled:calls=0,calls_model=refit_2", "paston", "paston has none here"),
+        ("distilled:calls_model=no_such_evaluator", "paston", "cannot read the Paston evaluator"),
     ],
 )
 def test_bad_distilled_specs_are_refused_in_one_line(spec, game, message):
@@ -216,6 +219,25 @@ def test_the_calls_are_the_experts_and_the_rest_is_unchanged():
     assert phases == {"auction", "discard", "contract", "defence"}
     assert calls > 60 and by_calls_off > 30
     assert differs > 0  # the network calls otherwise on some (else the test tells nothing)
+
+
+def test_calls_model_names_the_evaluator_of_the_calls():
+    """``distilled:calls_model=refit_2`` calls as ``expert:discard_search=0`` (whose evaluator
+    is ``refit_2``), where the default calls are the open-hand evaluator's; the two differ."""
+    env = paston_v0.raw_env()
+    seats = env.possible_agents
+    player = {s: make_agent("distilled:calls_model=refit_2", "paston", seat=s) for s in seats}
+    expert = {s: make_agent("expert:discard_search=0", "paston", seat=s) for s in seats}
+    default = {s: make_agent("distilled", "paston", seat=s) for s in seats}
+    calls = differs = 0
+    for seat, observation, action in walk_decisions(
+        env, range(30), lambda name, obs: player[name].act(obs)
+    ):
+        if observation["action_mask"].sum() > 1 and _is_call(observation):
+            assert action == expert[seat].act(observation)
+            calls += 1
+            differs += action != default[seat].act(observation)
+    assert calls > 40 and differs > 0
 
 
 def _call_rows(count: int):
