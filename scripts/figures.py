@@ -138,6 +138,11 @@ SOURCES: dict[str, Source] = {
     "paston_distilled_discard_search": Source(
         stored="docs/tournaments/paston_distilled_discard_search/results.json"
     ),
+    # Paston distilled with the refitted evaluator's calls (docs/guide/distilled.md)
+    **{
+        name: Source(stored=f"docs/tournaments/{name}/results.json")
+        for name in ("paston_distilled_calls_refit_2_dev",)
+    },
     "timings": Source(stored="docs/timings.json", kind="timings"),
     "tri_palki_distilled_4p": Source(
         stored="docs/tournaments/tri_palki_distilled_4p/results.json", digits=3
