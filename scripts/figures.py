@@ -141,7 +141,7 @@ SOURCES: dict[str, Source] = {
     # Paston distilled with the refitted evaluator's calls (docs/guide/distilled.md)
     **{
         name: Source(stored=f"docs/tournaments/{name}/results.json")
-        for name in ("paston_distilled_calls_refit_2_dev",)
+        for name in ("paston_distilled_calls_refit_2_dev", "paston_distilled_calls_refit_2_confirm")
     },
     "timings": Source(stored="docs/timings.json", kind="timings"),
     "tri_palki_distilled_4p": Source(
