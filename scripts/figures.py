@@ -131,6 +131,7 @@ SOURCES: dict[str, Source] = {
             "paston_expert_refit_dev",
             "paston_expert_refit_confirm",
             "paston_iterate_gen1",
+            "paston_iterate_gen2",
             "paston_expert_0_11_confirm",
         )
     },
