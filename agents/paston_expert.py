@@ -356,12 +356,15 @@ _PHASE = obs_mod.OFFSETS["phase"]  # auction, discard, contract, defence, play, 
 _ALL_PASS = obs_mod.OFFSETS["all_pass"]
 
 
-DISTILLED_CALLS_MODEL = "open_hand"
+DISTILLED_CALLS_MODEL = "refit_2"
+"""The evaluator of ``distilled``'s calls: ``expert``'s since 0.12.0 (``open_hand`` before)."""
 
 
 class PastonLearnedCalls:
-    """The expert's learned calls for the ``distilled`` player, with the ``open_hand``
-    evaluator unless ``model`` names another (``distilled:calls_model=refit_2``): its bids, discards (the evaluator's pair, ``discard_search=0``; ``1``: the
+    """The expert's learned calls for the ``distilled`` player, with the evaluator
+    :data:`DISTILLED_CALLS_MODEL` unless ``model`` names another
+    (``distilled:calls_model=open_hand``: the calls before 0.12.0): its bids, discards (the
+    evaluator's pair, ``discard_search=0``; ``1``: the
     expert's discard search over ``discard_samples`` worlds, 32 by default, the one decision a
     deal that then costs milliseconds), contract and whist (except after an all-pass, where the
     expert searches), each from the evaluator alone, so under a millisecond; the network plays
@@ -378,9 +381,7 @@ class PastonLearnedCalls:
         discard_search: int = 0,
         model: str | None = None,
     ):
-        # the expert's spec parser refuses a value other than 0 or 1 and a model it cannot
-        # find; the default evaluator is the one `distilled` was measured with (expert's default
-        # before 0.11.0)
+        # the expert's spec parser refuses a value other than 0 or 1 and a model it cannot find
         spec = f"discard_search={discard_search},model={model or DISTILLED_CALLS_MODEL}"
         self.expert = ExpertAgent(game, seat, seed, spec)
 

@@ -182,8 +182,8 @@ def test_a_new_episode_resets_the_search_state():
 
 
 def test_the_calls_are_the_experts_and_the_rest_is_unchanged():
-    """Every call with a choice is what ``expert:discard_search=0,model=open_hand`` calls in
-    that seat; every other decision is what the player without calls plays (both search from
+    """Every call with a choice is what ``expert:discard_search=0`` calls in that seat (the
+    evaluator ``refit_2``, ``expert``'s); every other decision is what the player without calls plays (both search from
     8 cards, so that the network's cards of the first two tricks are compared too)."""
     env = paston_v0.raw_env()
     seats = env.possible_agents
@@ -196,7 +196,7 @@ def test_the_calls_are_the_experts_and_the_rest_is_unchanged():
         for i, s in enumerate(seats)
     }
     expert = {
-        s: make_agent("expert:discard_search=0,model=open_hand", "paston", seat=s) for s in seats
+        s: make_agent("expert:discard_search=0", "paston", seat=s) for s in seats
     }
     network = make_agent(NETWORK, "paston")
     calls = differs = by_calls_off = 0
@@ -222,12 +222,14 @@ def test_the_calls_are_the_experts_and_the_rest_is_unchanged():
 
 
 def test_calls_model_names_the_evaluator_of_the_calls():
-    """``distilled:calls_model=refit_2`` calls as ``expert:discard_search=0`` (whose evaluator
-    is ``refit_2``), where the default calls are the open-hand evaluator's; the two differ."""
+    """``distilled:calls_model=open_hand`` (the calls before 0.12.0) calls as
+    ``expert:discard_search=0,model=open_hand``; the default calls (``refit_2``) differ."""
     env = paston_v0.raw_env()
     seats = env.possible_agents
-    player = {s: make_agent("distilled:calls_model=refit_2", "paston", seat=s) for s in seats}
-    expert = {s: make_agent("expert:discard_search=0", "paston", seat=s) for s in seats}
+    player = {s: make_agent("distilled:calls_model=open_hand", "paston", seat=s) for s in seats}
+    expert = {
+        s: make_agent("expert:discard_search=0,model=open_hand", "paston", seat=s) for s in seats
+    }
     default = {s: make_agent("distilled", "paston", seat=s) for s in seats}
     calls = differs = 0
     for seat, observation, action in walk_decisions(
@@ -252,12 +254,17 @@ def _call_rows(count: int):
 
 
 def test_batched_calls_are_the_per_game_players():
+    """Row by row, the batched form's calls are the per-game player's, reseeded as the batched
+    form reseeds its search for each row (a row whose first discard was not the evaluator's
+    pair falls back to the discard search, which draws from that seed)."""
     rows, masks = _call_rows(40)
     together = make_batched_agent("distilled", "paston", seed=2).act(rows, masks)
     player = make_agent("distilled", "paston", seed=2)
-    expected = [
-        player.act({"observation": r, "action_mask": m}) for r, m in zip(rows, masks, strict=True)
-    ]
+    row_seeds = np.random.default_rng(2)
+    expected = []
+    for r, m in zip(rows, masks, strict=True):
+        player.reseed(int(row_seeds.integers(2**63)))
+        expected.append(player.act({"observation": r, "action_mask": m}))
     assert together.tolist() == expected
     without = make_batched_agent("distilled:calls=0", "paston", seed=2).act(rows, masks)
     assert (without != together).any()
