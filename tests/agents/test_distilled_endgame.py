@@ -195,9 +195,7 @@ def test_the_calls_are_the_experts_and_the_rest_is_unchanged():
         s: make_agent("distilled:calls=0,endgame=8", "paston", seat=s, seed=3 + i)
         for i, s in enumerate(seats)
     }
-    expert = {
-        s: make_agent("expert:discard_search=0", "paston", seat=s) for s in seats
-    }
+    expert = {s: make_agent("expert:discard_search=0", "paston", seat=s) for s in seats}
     network = make_agent(NETWORK, "paston")
     calls = differs = by_calls_off = 0
     phases = set()
