@@ -49,7 +49,9 @@ import re
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -276,9 +278,9 @@ def figure(results: dict[str, Any], row: str, part: str, digits: int) -> str:
         if row != "gain":
             raise KeyError(f"an exploit result has the row 'gain', not {row!r}")
         gain, half = results["measurement"]["gain"], results["measurement"]["ci95"]
-        low, high = _signed(gain - half, digits), _signed(gain + half, digits)
-        return {"mean": _signed(gain, digits), "ci": f"[{low}, {high}]"}.get(
-            part, f"{_signed(gain, digits)} [{low}, {high}]"
+        ends = f"[{_signed(gain - half, digits)}, {_signed(gain + half, digits)}]"
+        return {"mean": _signed(gain, digits), "ci": ends}.get(
+            part, f"{_signed(gain, digits)} {ends}"
         )
     if part in ("median", "p95"):  # an agent's decision time, as the report measured it
         from folkcards.evaluate.formatting import format_seconds
@@ -288,24 +290,31 @@ def figure(results: dict[str, Any], row: str, part: str, digits: int) -> str:
             raise KeyError(f"no decision times of {row!r} (agents: {', '.join(times)})")
         return format_seconds(times[row][part])
     agents = {a["name"]: (a["mean"], a["ci_low"], a["ci_high"]) for a in results["agents"]}
-    pairs = {
-        f"{h['a']}-{h['b']}": (h["mean_diff"], h["ci_low"], h["ci_high"])
-        for h in results["head_to_head"]
-    }
-    reversed_pairs = {  # A-B read as minus B-A, as the report's matrix shows both ways
-        f"{h['b']}-{h['a']}": (-h["mean_diff"], -h["ci_high"], -h["ci_low"])
-        for h in results["head_to_head"]
-    }
+    pair = pair_difference(results, row)
     if row in agents:
         mean, low, high = agents[row]
-    elif row in pairs:
-        mean, low, high = pairs[row]
-    elif row in reversed_pairs:
-        mean, low, high = reversed_pairs[row]
+    elif pair is not None:
+        mean, low, high, _ = pair
     else:
         raise KeyError(f"no agent or pair {row!r} (agents: {', '.join(agents)})")
     ci = f"[{_signed(low, digits)}, {_signed(high, digits)}]"
     return {"mean": _signed(mean, digits), "ci": ci, "both": f"{_signed(mean, digits)} {ci}"}[part]
+
+
+def pair_difference(
+    results: dict[str, Any], row: str
+) -> tuple[float, float, float, int | None] | None:
+    """A tournament's ``A-B`` (its head-to-head row, or minus the ``B-A`` one, as the report's
+    matrix shows both ways): the mean difference, its interval and the deals (``None`` if not
+    stored); ``None`` if the results have no such pair."""
+    rows = results["head_to_head"]
+    for h in rows:
+        if row == f"{h['a']}-{h['b']}":
+            return h["mean_diff"], h["ci_low"], h["ci_high"], h.get("deals")
+    for h in rows:  # only when no row reads that way round
+        if row == f"{h['b']}-{h['a']}":
+            return -h["mean_diff"], -h["ci_high"], -h["ci_low"], h.get("deals")
+    return None
 
 
 def agents_figure(entry: dict[str, Any], row: str, part: str) -> str:
@@ -772,15 +781,26 @@ def looks_table(cache: dict[str, Any], name: str) -> str:
     """One comparison over independent runs (``LOOKS[name]``): each run's difference with its
     95% interval, then all the runs' rounds together at Pocock's boundary for that many looks
     (:func:`folkcards.evaluate.statistics.intervals.pooled_looks`)."""
-    from folkcards.evaluate.statistics.intervals import interval_of, pocock_boundary, pooled_looks
+    from itertools import accumulate
+
+    from folkcards.evaluate.statistics.intervals import (
+        interval_of,
+        pocock_boundary,
+        pooled_looks,
+        t_quantile,
+    )
 
     runs, pair = LOOKS[name]
     looks = []
     for run in runs:
-        results = json.loads((ROOT / f"docs/tournaments/{run}/results.json").read_text())
-        rows = {f"{h['a']}-{h['b']}": h for h in results["head_to_head"]}
-        row = rows[pair]
-        looks.append(interval_of(row["mean_diff"], row["ci_low"], row["ci_high"], row["deals"]))
+        results = load(run, False, cache)  # a stored tournament of SOURCES
+        found = None if results is None else pair_difference(results, pair)
+        if found is None:
+            raise KeyError(f"{run} has no stored pair {pair!r}")
+        mean, low, high, deals = found
+        if deals is None:
+            raise KeyError(f"{run}'s pair {pair!r} has no count of deals")
+        looks.append(interval_of(mean, low, high, deals))
 
     def cell(mean: float, low: float, high: float) -> str:
         return f"{_signed(mean, 4)} [{_signed(low, 4)}, {_signed(high, 4)}]"
@@ -790,11 +810,11 @@ def looks_table(cache: dict[str, Any], name: str) -> str:
         "| --- | --- | --- | --- |",
     ]
     for k, (run, look) in enumerate(zip(runs, looks, strict=True), start=1):
-        z = (look.high - look.low) / 2 / (look.sd / look.n**0.5)
+        z = t_quantile(0.5 + look.confidence / 2, look.n - 1)
         lines.append(f"| {k}: [{run}](tournaments/{run}/report.md) | {look.n:,} "
                      f"| {cell(look.mean, look.low, look.high)} | {z:.2f} (this run alone) |")  # fmt: skip
     both = pooled_looks(looks)
-    sizes = [sum(look.n for look in looks[: k + 1]) for k in range(len(looks))]
+    sizes = list(accumulate(look.n for look in looks))
     together = "both" if len(looks) == 2 else f"all {len(looks)}"
     lines.append(f"| **{together} together** | {both.n:,} "
                  f"| **{cell(both.mean, both.low, both.high)}** "
@@ -802,8 +822,8 @@ def looks_table(cache: dict[str, Any], name: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-TABLES = {
-    **{name: (lambda cache, name=name: looks_table(cache, name)) for name in LOOKS},
+TABLES: dict[str, Callable[[dict[str, Any]], str]] = {
+    **{name: partial(looks_table, name=name) for name in LOOKS},
     "players": players_table,
     "games": games_table,
     "tri_palki_tiny_probe": tiny_probe_table,
