@@ -276,6 +276,7 @@ class _Fit:
         self.work += 1
         return True
 
+
     def search(self, ps: _Public, path: tuple[OpponentStep, ...], pool: int) -> None:
         """From table ``ps``: the observer is to act (keep ``path`` if the table is ``after``'s
         and every card due to appear has), or the player to act decides."""
@@ -314,25 +315,35 @@ class _Fit:
         pool: int,
         face: tuple[int, int, int, bool],
     ) -> None:
-        """One card for one: a known card given, or a hidden one that shows later."""
-        known, hidden = ps.known[seat], ps.hidden[seat]
+        """One card for one: a known card given, or a hidden one that shows later. Only the
+        swaps that can fit ``after`` are tried: those that end the turn with its known cards,
+        and those that leave a centre of one suit that ``after`` shows washed."""
+        known, hidden, target = ps.known[seat], ps.hidden[seat], self.known[seat]
         givable = known | (pool if hidden else 0)
+        can_wash = self._can_wash(ps)
         for took in TRIPLES[ps.centre].bits:
-            for gave_card in mask_to_cards(givable):
+            rest = ps.centre & ~took
+            fitting = 0
+            if can_wash and rest & ~self.washed == 0:
+                for suit in SUIT_MASKS:
+                    if rest & ~suit == 0:
+                        fitting |= givable & suit & self.washed
+            for card in mask_to_cards(known):
+                if known & ~(1 << card) | took == target:
+                    fitting |= 1 << card
+            if hidden and known | took == target:
+                fitting |= pool
+            for gave_card in mask_to_cards(fitting):
                 if not self.try_one():
                     return
                 gave = 1 << gave_card
                 from_hidden = not known & gave
-                new_centre = ps.centre & ~took | gave
-                kept = known & ~gave | took
-                if kept != self.known[seat] and not TRIPLES[new_centre].one_suit:
-                    continue  # the turn would end with the wrong known cards
                 new_known = list(ps.known)
-                new_known[seat] = kept
+                new_known[seat] = known & ~gave | took
                 new_hidden = list(ps.hidden)
                 new_hidden[seat] = hidden - from_hidden
                 state = ps._replace(
-                    centre=new_centre, known=tuple(new_known), hidden=tuple(new_hidden), passes=0
+                    centre=rest | gave, known=tuple(new_known), hidden=tuple(new_hidden), passes=0
                 )
                 step = OpponentStep(seat, STEP_SWAP, gave, took, *face, self.survivors)
                 self.washes(state, seat, path + (step,), pool & ~gave if from_hidden else pool)
@@ -345,19 +356,25 @@ class _Fit:
         pool: int,
         face: tuple[int, int, int, bool],
     ) -> None:
-        """All three: the known cards and any hidden ones become the centre (unless the turn
-        goes on after a wash, the known cards end as the centre taken)."""
+        """All three: the known cards and any hidden ones become the centre. Unless the known
+        cards end the turn as the centre taken, the turn must go on after a wash, so only hands
+        of one suit that ``after`` shows washed are tried."""
         known, hidden = ps.known[seat], ps.hidden[seat]
-        final = ps.centre == self.known[seat]
-        if not final and sum(1 for m in SUIT_MASKS if known & m) > 1:
+        if ps.centre == self.known[seat]:
+            extras = [cards_to_mask(c) for c in combinations(mask_to_cards(pool), hidden)]
+        elif self._can_wash(ps) and known & ~self.washed == 0:
+            extras = [
+                cards_to_mask(c)
+                for suit in SUIT_MASKS
+                if known & ~suit == 0
+                for c in combinations(mask_to_cards(pool & suit & self.washed), hidden)
+            ]
+        else:
             return
-        for combo in combinations(mask_to_cards(pool), hidden):
+        for extra in extras:
             if not self.try_one():
                 return
-            extra = cards_to_mask(combo)
             given = known | extra
-            if not final and not TRIPLES[given].one_suit:
-                continue
             new_known = list(ps.known)
             new_known[seat] = ps.centre
             new_hidden = list(ps.hidden)
@@ -368,6 +385,11 @@ class _Fit:
             step = OpponentStep(seat, STEP_SWAP_ALL, given, ps.centre, *face, self.survivors)
             self.washes(state, seat, path + (step,), pool & ~extra)
 
+    def _can_wash(self, ps: _Public) -> bool:
+        """Whether ``after`` leaves room for one more wash from table ``ps`` (three reserve
+        cards fewer)."""
+        return ps.reserve - 3 >= self.reserve
+
     def washes(self, ps: _Public, seat: int, path: tuple[OpponentStep, ...], pool: int) -> None:
         """After an action of ``seat``: the turn ends, or the centre is washed (each
         replacement is any three cards still to appear) and the same player acts again."""
@@ -376,6 +398,8 @@ class _Fit:
             return
         if ps.reserve < 3:
             return  # the round ended
+        if ps.centre & ~self.washed or ps.reserve - 3 < self.reserve:
+            return  # ``after`` shows no such wash: these cards not washed, or fewer in reserve
         for combo in combinations(mask_to_cards(pool), 3):
             if self.nodes > _MAX_NODES or not self.try_one():
                 return
