@@ -602,6 +602,7 @@ EXPERT_SPEED = "docs/results/tri_palki_expert_speed.json"
 EXPERT_LEARNED_SPEED = "docs/results/tri_palki_expert_learned_speed.json"
 ITERATED_SPEED = "docs/results/tri_palki_iterated_speed.json"
 PASTON_EXPERT_SPEED = "docs/results/paston_expert_speed.json"
+RECONSTRUCTION_SPEED = "docs/results/tri_palki_reconstruction_speed.json"
 
 
 def _interval_cell(pair: dict[str, Any] | None) -> str:
@@ -822,6 +823,36 @@ def looks_table(cache: dict[str, Any], name: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def reconstruction_speed_table(cache: dict[str, Any]) -> str:
+    """Tri Palki's reconstruction, this version against a commit's
+    (``benchmarks/tri_palki_reconstruction_speed.py``): CPU ms per reconstruction, the 99th
+    percentile of one, the work counted, and how the answers compare."""
+    result = json.loads((ROOT / RECONSTRUCTION_SPEED).read_text())
+    ref = result["ref"]
+    lines = [
+        f"| players | reconstructions | this version: ms each, median (range) | p99 ms | work: mean (max) "
+        f"| {ref}: ms each, median (range) | p99 ms | work: mean (max) | this ÷ {ref} "
+        f"| same histories | found where {ref} gave up | other |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+
+    def cells(side: dict[str, Any]) -> str:
+        low, high = side["ms_range"]
+        return (f"{side['ms_per_call']:.2f} ({low:.2f}–{high:.2f}) | {side['ms_p99']:.1f} "
+                f"| {side['work_mean']:,.0f} ({side['work_max']:,})")  # fmt: skip
+
+    for players, row in result["players"].items():
+        answers = row["answers"]
+        lines.append(
+            f"| {players} | {row['calls']:,} | {cells(row['this'])} | {cells(row['ref'])} "
+            f"| {row['ratio']:.2f} | {answers['same']:,} | {answers['found_where_ref_gave_up']:,} "
+            f"| {answers['other']:,} |"
+        )
+    lines += ["", f"Recorded from `{result['recorder']}` in every seat; machine load average "
+              f"{result['load_average']:.1f}."]  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
 TABLES: dict[str, Callable[[dict[str, Any]], str]] = {
     **{name: partial(looks_table, name=name) for name in LOOKS},
     "players": players_table,
@@ -835,6 +866,7 @@ TABLES: dict[str, Callable[[dict[str, Any]], str]] = {
     "tri_palki_expert_learned_speed": lambda cache: expert_speed_table(cache, EXPERT_LEARNED_SPEED),
     "tri_palki_iterated_speed": lambda cache: expert_speed_table(cache, ITERATED_SPEED),
     "paston_expert_speed": lambda cache: expert_speed_table(cache, PASTON_EXPERT_SPEED, 3),
+    "tri_palki_reconstruction_speed": reconstruction_speed_table,
 }
 
 

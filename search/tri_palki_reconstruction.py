@@ -276,7 +276,6 @@ class _Fit:
         self.work += 1
         return True
 
-
     def search(self, ps: _Public, path: tuple[OpponentStep, ...], pool: int) -> None:
         """From table ``ps``: the observer is to act (keep ``path`` if the table is ``after``'s
         and every card due to appear has), or the player to act decides."""

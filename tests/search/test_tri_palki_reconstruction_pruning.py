@@ -19,7 +19,6 @@ from folkcards.search import tri_palki_reconstruction as recon
 
 from .test_tri_palki_belief_history import _rounds
 
-
 _PrunedFit = recon._Fit
 
 
@@ -118,4 +117,3 @@ def test_pruned_reconstruction_equals_the_exhaustive_one(num_players, rounds, mo
         assert pruned[0] == exhaustive[0]
         assert pruned[1] <= exhaustive[1]
     assert compared >= rounds
-
