@@ -85,7 +85,8 @@ agent's choice is the best one over the four worlds: an exact best response.
 Parameters come from the spec, e.g. ``pimc:samples=32,horizon=60,seed=3`` (fields of
 :class:`TriPalkiSearchParams`: ``samples`` 32, ``horizon`` 60, ``rollout`` fast,
 ``infer`` 8, ``infer_epsilon`` 0.1, ``confidence`` 0, ``infer_budget`` 200000,
-``reconstruct_budget`` 50000, ``endgame_samples`` 0). ``endgame_samples`` > 0 draws that many
+``reconstruct_budget`` 50000, ``endgame_samples`` 0, ``histories`` 32,
+``interval_histories`` 8). ``endgame_samples`` > 0 draws that many
 worlds instead of ``samples`` (still ``infer`` times as many weighted candidates) at the
 decisions where the round is about to end: a final turn after an announcement, the announce
 decision itself, and a turn where a pass would end the round; these few decisions decide most
@@ -117,7 +118,7 @@ from ..envs.tri_palki.rules import (
 )
 from ..envs.tri_palki.tiny import TINY_MAX_TURNS
 from ..search.tri_palki_likelihood import LIKELIHOOD_BUDGET, OpponentModel
-from ..search.tri_palki_reconstruction import RECONSTRUCTION_BUDGET
+from ..search.tri_palki_reconstruction import MAX_HISTORIES, RECONSTRUCTION_BUDGET
 from .base import Agent, legal_actions, make_agent
 from .tri_palki_heuristic_core import core_move, core_moves
 from .tri_palki_opponent_model import LearnedOpponentModel, load_opponent_model
@@ -142,6 +143,8 @@ class TriPalkiSearchParams:
     # core rules) or "learned" (the committed learned opponent model, trained on records)
     endgame_samples: int = 0  # worlds at an endgame decision (an announcement made, the
     # announce decision, or a pass would end the round); 0: ``samples``
+    histories: int = 32  # most reconstructions of the round's decisions kept (more: none kept)
+    interval_histories: int = MAX_HISTORIES  # most fitting one interval between two decisions
 
     def worlds_at(self, view: obs_mod.TriPalkiView) -> int:
         """The worlds a decision at ``view`` draws: ``endgame_samples`` in the endgame (a final
@@ -150,10 +153,10 @@ class TriPalkiSearchParams:
         return self.endgame_samples if endgame and self.endgame_samples else self.samples
 
 
-_MAX_HISTORIES = 32  # most reconstructions of the opponents' decisions kept per round
 _KEYS = (
     "samples", "horizon", "rollout", "infer", "infer_epsilon", "confidence", "infer_budget",
-    "reconstruct_budget", "opponents", "endgame_samples", "seed",
+    "reconstruct_budget", "opponents", "endgame_samples", "histories", "interval_histories",
+    "seed",
 )  # fmt: skip
 ROLLOUTS = ("fast", "heuristic")
 OPPONENT_MODELS = ("rules", "learned")
@@ -476,19 +479,22 @@ class TriPalkiSearchAgent(Agent):
         (a new round, or views that do not fit together, start afresh)."""
         from ..search.tri_palki_reconstruction import reconstruct_opening, reconstruct_steps
 
-        budget = self.params.reconstruct_budget
+        budget, most = self.params.reconstruct_budget, self.params.interval_histories
         steps = None
         if self._trail is not None:
             steps = reconstruct_steps(
-                self._trail[0], self._trail[1], view, budget=budget, counter=self.work
-            )
+                self._trail[0], self._trail[1], view, budget=budget, counter=self.work,
+                max_histories=most,
+            )  # fmt: skip
         if steps is None:  # the first decision of a round, or views that do not fit
-            opening = reconstruct_opening(view, budget=budget, counter=self.work)
+            opening = reconstruct_opening(
+                view, budget=budget, counter=self.work, max_histories=most
+            )
             self._histories = opening or [()]
             return
         combined = [old + new for old in self._histories for new in steps]
         # too many ways the round may have gone: forget it rather than keep a biased part
-        self._histories = combined if len(combined) <= _MAX_HISTORIES else [()]
+        self._histories = combined if len(combined) <= self.params.histories else [()]
 
     def _search(
         self,

@@ -28,6 +28,7 @@ from ..envs.tri_palki import observation as obs_mod
 from ..envs.tri_palki.rules import ANNOUNCE, PASS, SUIT_MASKS, SWAP_ALL, SWAP_BASE, TRIPLES
 
 __all__ = [
+    "MAX_HISTORIES",
     "RECONSTRUCTION_BUDGET",
     "STEP_OFFER",
     "STEP_PASS",
@@ -42,7 +43,8 @@ __all__ = [
 # Step kinds of an observed opponent decision (relative seats, masks), see :class:`OpponentStep`.
 STEP_PASS, STEP_SWAP, STEP_SWAP_ALL, STEP_OFFER = "pass", "swap", "swap_all", "offer"
 _MAX_NODES = 4000  # search nodes per reconstructed interval before giving up
-_MAX_HISTORIES = 8  # more histories fitting one interval than this: too ambiguous, None
+MAX_HISTORIES = 8
+"""Default most histories of one interval: more fitting than this is too ambiguous (``None``)."""
 RECONSTRUCTION_BUDGET = 50_000
 """Default work budget of one reconstruction: candidate moves tried before giving up."""
 
@@ -158,6 +160,7 @@ def reconstruct_steps(
     *,
     budget: int = RECONSTRUCTION_BUDGET,
     counter: dict[str, int] | None = None,
+    max_histories: int = MAX_HISTORIES,
 ) -> list[tuple[OpponentStep, ...]] | None:
     """Every sequence of other players' decisions that leads from the observer's decision
     ``before`` (where it played ``action``) to its next decision ``after`` (both views of the
@@ -166,7 +169,7 @@ def reconstruct_steps(
     Swaps are public, but the observer sees the table only at its own turns, so some details
     can be ambiguous (which hidden card a player gave when two players gave one each; which
     cards a wash brought): every public history that fits both views is returned (``None``
-    when more than 8 fit). ``[()]`` if nobody else acted (the observer acts again after a wash or an offer to
+    when more than ``max_histories`` fit). ``[()]`` if nobody else acted (the observer acts again after a wash or an offer to
     announce); ``None`` if the views do not fit one round (a new round began) or the search
     gave up (after 4,000 players' turns, or when ``budget`` candidate moves were not enough;
     the moves tried, at most ``budget``, are added to ``counter["reconstruction"]``)."""
@@ -188,7 +191,7 @@ def reconstruct_steps(
     seen_after = _visible(after)
     if seen_before & ~seen_after or start.own != cards_to_mask(after.hand):
         return None
-    return _fit([(start, seen_after & ~seen_before)], after, budget, counter)
+    return _fit([(start, seen_after & ~seen_before)], after, budget, counter, max_histories)
 
 
 def reconstruct_opening(
@@ -196,6 +199,7 @@ def reconstruct_opening(
     *,
     budget: int = RECONSTRUCTION_BUDGET,
     counter: dict[str, int] | None = None,
+    max_histories: int = MAX_HISTORIES,
 ) -> list[tuple[OpponentStep, ...]] | None:
     """Every sequence of other players' decisions from the deal to the observer's first
     decision ``view`` (relative seats), as :func:`reconstruct_steps`. The dealt centre is not
@@ -222,7 +226,7 @@ def reconstruct_opening(
             centre, (0,) * n, hidden, 0, view.reserve_count, 0, view.dealer, -1, 0, hand
         )
         starts.append((start, seen & ~centre))
-    return _fit(starts, view, budget, counter)
+    return _fit(starts, view, budget, counter, max_histories)
 
 
 def _fit(
@@ -230,12 +234,13 @@ def _fit(
     after: obs_mod.TriPalkiView,
     budget: int = RECONSTRUCTION_BUDGET,
     counter: dict[str, int] | None = None,
+    max_histories: int = MAX_HISTORIES,
 ) -> list[tuple[OpponentStep, ...]] | None:
     """The other players' decisions that lead from one of ``starts`` (a public table and the
     cards still to appear) to the observer's decision ``after``; ``None`` if there are none,
     too many, or the search needed more than ``budget`` candidate moves (added to
     ``counter["reconstruction"]``)."""
-    fit = _Fit(after, budget)
+    fit = _Fit(after, budget, max_histories)
     for start, pool in starts:
         fit.search(start, (), pool)
     if counter is not None:
@@ -252,7 +257,9 @@ class _Fit:
     ``after`` (known cards at the end of each player's turn, the centre, washed cards, reserve,
     announcer, passes) prunes the search."""
 
-    def __init__(self, after: obs_mod.TriPalkiView, budget: int):
+    def __init__(
+        self, after: obs_mod.TriPalkiView, budget: int, max_histories: int = MAX_HISTORIES
+    ):
         self.centre, self.known, self.washed, _ = _view_masks(after)
         self.announcer = -1 if after.announcer is None else after.announcer
         self.passes = after.passes if self.announcer < 0 else 0
@@ -263,10 +270,11 @@ class _Fit:
         self.nodes = 0  # players' turns searched
         self.work = 0  # candidate moves tried
         self.budget = budget
+        self.max_histories = max_histories
         self.spent = False  # a candidate move was refused: the budget is spent
 
     def gave_up(self) -> bool:
-        return self.nodes > _MAX_NODES or len(self.results) > _MAX_HISTORIES or self.spent
+        return self.nodes > _MAX_NODES or len(self.results) > self.max_histories or self.spent
 
     def try_one(self) -> bool:
         """Count one candidate move; ``False`` (the search gives up) once ``budget`` are."""
@@ -296,7 +304,7 @@ class _Fit:
     def act(self, ps: _Public, seat: int, path: tuple[OpponentStep, ...], pool: int) -> None:
         """Every decision of ``seat`` at table ``ps``."""
         self.nodes += 1
-        if self.nodes > _MAX_NODES or len(self.results) > _MAX_HISTORIES:
+        if self.nodes > _MAX_NODES or len(self.results) > self.max_histories:
             return
         face = (ps.centre, ps.reserve, ps.passes if ps.announcer < 0 else 0, ps.announcer >= 0)
         passes = ps.passes + 1
