@@ -47,6 +47,15 @@ def test_make_agent_reads_the_budgets():
     assert (agent.params.infer_budget, agent.params.reconstruct_budget) == (700, 900)
 
 
+def test_history_caps_are_keys_with_the_old_defaults():
+    """``interval_histories`` (8) and ``histories`` (32): the most ways the others' decisions
+    may have gone that the search keeps, per interval and per round."""
+    default = make_agent("expert", "tri_palki").params
+    assert (default.interval_histories, default.histories) == (8, 32)
+    agent = make_agent("pimc:histories=64,interval_histories=16", "tri_palki")
+    assert (agent.params.interval_histories, agent.params.histories) == (16, 64)
+
+
 @pytest.mark.parametrize(
     "arg",
     [
@@ -57,6 +66,8 @@ def test_make_agent_reads_the_budgets():
         "rollout=dice",
         "infer_budget=0",
         "reconstruct_budget=y",
+        "histories=0",
+        "interval_histories=many",
     ],
 )
 def test_bad_spec_is_one_line_value_error(arg):

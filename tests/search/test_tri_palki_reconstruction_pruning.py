@@ -117,3 +117,23 @@ def test_pruned_reconstruction_equals_the_exhaustive_one(num_players, rounds, mo
         assert pruned[0] == exhaustive[0]
         assert pruned[1] <= exhaustive[1]
     assert compared >= rounds
+
+
+def test_an_interval_with_more_fitting_histories_than_the_cap_gives_none():
+    """``max_histories``: more ways the others' decisions may have gone than this is too
+    ambiguous, and the reconstruction gives none; at or above the number that fit, all."""
+    seen = 0
+    previous = None
+    for item in _rounds(6, 12, seed=7, noise=0.3):
+        if item is None:
+            previous = None
+            continue
+        _env, view, action = item
+        if previous is not None:
+            found = recon.reconstruct_steps(*previous, view, max_histories=64)
+            if found is not None and len(found) >= 2:
+                assert recon.reconstruct_steps(*previous, view, max_histories=len(found)) == found
+                assert recon.reconstruct_steps(*previous, view, max_histories=len(found) - 1) is None
+                seen += 1
+        previous = (view, action)
+    assert seen >= 3
