@@ -146,8 +146,8 @@ def test_a_higher_threshold_searches_more_decisions():
     assert counts[0.5] < counts[0.99]
 
 
-SMALL = TriPalkiSearchParams(samples=8, horizon=40, infer_budget=1500, reconstruct_budget=150)
-LIMITS = {"likelihood": 1_500, "reconstruction": 5 * 150, "rollout": 8 * MOVES * 40}
+SMALL = TriPalkiSearchParams(samples=8, horizon=40, infer_budget=1500, reconstruct_budget=20)
+LIMITS = {"likelihood": 1_500, "reconstruction": 5 * 20, "rollout": 8 * MOVES * 40}
 
 
 @pytest.mark.parametrize(
