@@ -184,6 +184,7 @@ SOURCES: dict[str, Source] = {
             "tri_palki_iterated_6p_screen_others_learned",
             "tri_palki_iterated_6p_screen_budget384",
             "tri_palki_iterated_fullroll_6p",
+            "tri_palki_iterated_histories_6p",
         )
     },
     "tri_palki_pimc": Source(stored="docs/tournaments/tri_palki_pimc/results.json", digits=3),
