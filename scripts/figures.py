@@ -605,6 +605,8 @@ EXPERT_LEARNED_SPEED = "docs/results/tri_palki_expert_learned_speed.json"
 ITERATED_SPEED = "docs/results/tri_palki_iterated_speed.json"
 PASTON_EXPERT_SPEED = "docs/results/paston_expert_speed.json"
 RECONSTRUCTION_SPEED = "docs/results/tri_palki_reconstruction_speed.json"
+EXPERT_SPEED_0_13 = "docs/results/tri_palki_expert_speed_0_13.json"
+ITERATED_SPEED_0_13 = "docs/results/tri_palki_iterated_speed_0_13.json"
 
 
 def _interval_cell(pair: dict[str, Any] | None) -> str:
@@ -869,6 +871,8 @@ TABLES: dict[str, Callable[[dict[str, Any]], str]] = {
     "tri_palki_iterated_speed": lambda cache: expert_speed_table(cache, ITERATED_SPEED),
     "paston_expert_speed": lambda cache: expert_speed_table(cache, PASTON_EXPERT_SPEED, 3),
     "tri_palki_reconstruction_speed": reconstruction_speed_table,
+    "tri_palki_expert_speed_0_13": lambda cache: expert_speed_table(cache, EXPERT_SPEED_0_13),
+    "tri_palki_iterated_speed_0_13": lambda cache: expert_speed_table(cache, ITERATED_SPEED_0_13),
 }
 
 
