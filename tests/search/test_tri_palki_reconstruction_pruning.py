@@ -133,7 +133,9 @@ def test_an_interval_with_more_fitting_histories_than_the_cap_gives_none():
             found = recon.reconstruct_steps(*previous, view, max_histories=64)
             if found is not None and len(found) >= 2:
                 assert recon.reconstruct_steps(*previous, view, max_histories=len(found)) == found
-                assert recon.reconstruct_steps(*previous, view, max_histories=len(found) - 1) is None
+                assert (
+                    recon.reconstruct_steps(*previous, view, max_histories=len(found) - 1) is None
+                )
                 seen += 1
         previous = (view, action)
     assert seen >= 3
