@@ -250,6 +250,15 @@ def _fit(
     return fit.results
 
 
+def _swapped(ps: _Public, seat: int, known: int, hidden: int, centre: int) -> _Public:
+    """Table ``ps`` after a swap of ``seat``: its known cards and hidden count, the centre."""
+    new_known = list(ps.known)
+    new_known[seat] = known
+    new_hidden = list(ps.hidden)
+    new_hidden[seat] = hidden
+    return ps._replace(centre=centre, known=tuple(new_known), hidden=tuple(new_hidden), passes=0)
+
+
 class _Fit:
     """The depth-first search of :func:`_fit`: from a public table, each other player's
     possible decisions in turn (pass, a single swap, swap all; washes and their replacement
@@ -345,13 +354,7 @@ class _Fit:
                     return
                 gave = 1 << gave_card
                 from_hidden = not known & gave
-                new_known = list(ps.known)
-                new_known[seat] = known & ~gave | took
-                new_hidden = list(ps.hidden)
-                new_hidden[seat] = hidden - from_hidden
-                state = ps._replace(
-                    centre=rest | gave, known=tuple(new_known), hidden=tuple(new_hidden), passes=0
-                )
+                state = _swapped(ps, seat, known & ~gave | took, hidden - from_hidden, rest | gave)
                 step = OpponentStep(seat, STEP_SWAP, gave, took, *face, self.survivors)
                 self.washes(state, seat, path + (step,), pool & ~gave if from_hidden else pool)
 
@@ -382,15 +385,14 @@ class _Fit:
             if not self.try_one():
                 return
             given = known | extra
-            new_known = list(ps.known)
-            new_known[seat] = ps.centre
-            new_hidden = list(ps.hidden)
-            new_hidden[seat] = 0
-            state = ps._replace(
-                centre=given, known=tuple(new_known), hidden=tuple(new_hidden), passes=0
-            )
+            state = _swapped(ps, seat, ps.centre, 0, given)
             step = OpponentStep(seat, STEP_SWAP_ALL, given, ps.centre, *face, self.survivors)
             self.washes(state, seat, path + (step,), pool & ~extra)
+
+    def _wash_fits(self, ps: _Public) -> bool:
+        """Whether ``after`` shows the wash of ``ps``'s centre: those cards washed, and room in
+        the reserve for it."""
+        return ps.centre & ~self.washed == 0 and self._can_wash(ps)
 
     def _can_wash(self, ps: _Public) -> bool:
         """Whether ``after`` leaves room for one more wash from table ``ps`` (three reserve
@@ -405,8 +407,8 @@ class _Fit:
             return
         if ps.reserve < 3:
             return  # the round ended
-        if ps.centre & ~self.washed or ps.reserve - 3 < self.reserve:
-            return  # ``after`` shows no such wash: these cards not washed, or fewer in reserve
+        if not self._wash_fits(ps):
+            return
         for combo in combinations(mask_to_cards(pool), 3):
             if self.nodes > _MAX_NODES or not self.try_one():
                 return

@@ -34,15 +34,8 @@ class _ExhaustiveFit(_PrunedFit):
                     return
                 gave = 1 << gave_card
                 from_hidden = not known & gave
-                new_known = list(ps.known)
-                new_known[seat] = known & ~gave | took
-                new_hidden = list(ps.hidden)
-                new_hidden[seat] = hidden - from_hidden
-                state = ps._replace(
-                    centre=ps.centre & ~took | gave,
-                    known=tuple(new_known),
-                    hidden=tuple(new_hidden),
-                    passes=0,
+                state = recon._swapped(
+                    ps, seat, known & ~gave | took, hidden - from_hidden, ps.centre & ~took | gave
                 )
                 step = recon.OpponentStep(seat, recon.STEP_SWAP, gave, took, *face, self.survivors)
                 self.washes(state, seat, path + (step,), pool & ~gave if from_hidden else pool)
@@ -53,33 +46,14 @@ class _ExhaustiveFit(_PrunedFit):
             if not self.try_one():
                 return
             extra = cards_to_mask(combo)
-            new_known = list(ps.known)
-            new_known[seat] = ps.centre
-            new_hidden = list(ps.hidden)
-            new_hidden[seat] = 0
-            state = ps._replace(
-                centre=known | extra, known=tuple(new_known), hidden=tuple(new_hidden), passes=0
-            )
+            state = recon._swapped(ps, seat, ps.centre, 0, known | extra)
             step = recon.OpponentStep(
                 seat, recon.STEP_SWAP_ALL, known | extra, ps.centre, *face, self.survivors
             )
             self.washes(state, seat, path + (step,), pool & ~extra)
 
-    def washes(self, ps, seat, path, pool):  # type: ignore[no-untyped-def]
-        if not TRIPLES[ps.centre].one_suit:
-            self.turn_end(ps, seat, path, pool)
-            return
-        if ps.reserve < 3:
-            return
-        for combo in combinations(mask_to_cards(pool), 3):
-            if self.nodes > recon._MAX_NODES or not self.try_one():
-                return
-            new = cards_to_mask(combo)
-            state = ps._replace(centre=new, washed=ps.washed | ps.centre, reserve=ps.reserve - 3)
-            if TRIPLES[new].one_suit:
-                self.washes(state, seat, path, pool & ~new)
-            else:
-                self.act(state, seat, path, pool & ~new)
+    def _wash_fits(self, ps):  # type: ignore[no-untyped-def]
+        return True
 
 
 def _both(call, monkeypatch):  # type: ignore[no-untyped-def]
