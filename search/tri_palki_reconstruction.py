@@ -19,7 +19,7 @@ are deterministic.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import combinations
 from typing import NamedTuple
 
@@ -371,16 +371,17 @@ class _Fit:
         of one suit that ``after`` shows washed are tried."""
         known, hidden = ps.known[seat], ps.hidden[seat]
         if ps.centre == self.known[seat]:
-            extras = [cards_to_mask(c) for c in combinations(mask_to_cards(pool), hidden)]
+            combos: Iterable[tuple[int, ...]] = combinations(mask_to_cards(pool), hidden)
         elif self._can_wash(ps) and known & ~self.washed == 0:
-            extras = [
-                cards_to_mask(c)
+            combos = (
+                combo
                 for suit in SUIT_MASKS
                 if known & ~suit == 0
-                for c in combinations(mask_to_cards(pool & suit & self.washed), hidden)
-            ]
+                for combo in combinations(mask_to_cards(pool & suit & self.washed), hidden)
+            )
         else:
             return
+        extras = map(cards_to_mask, combos)  # lazily: the budget may stop the loop early
         for extra in extras:
             if not self.try_one():
                 return
