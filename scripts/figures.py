@@ -185,6 +185,9 @@ SOURCES: dict[str, Source] = {
             "tri_palki_iterated_6p_screen_budget384",
             "tri_palki_iterated_fullroll_6p",
             "tri_palki_iterated_histories_6p",
+            "tri_palki_iterated_vs_expert_0_4_3p",
+            "tri_palki_iterated_vs_expert_0_4_4p",
+            "tri_palki_iterated_vs_expert_0_4_6p",
         )
     },
     "tri_palki_pimc": Source(stored="docs/tournaments/tri_palki_pimc/results.json", digits=3),
