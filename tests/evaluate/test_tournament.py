@@ -385,6 +385,20 @@ def test_repo_configs_are_valid() -> None:
     assert tri.game == "tri_palki" and tri.num_players == 4
 
 
+@pytest.mark.parametrize(
+    "name", sorted(p.name for p in (REPO / "configs" / "tournament").glob("*.yaml"))
+)
+def test_every_repo_config_builds_its_agents(name: str) -> None:
+    """A config the docs tell users to run loads, and every entrant's spec makes an agent."""
+    from folkcards.agents import make_agent
+
+    config = load_config(REPO / "configs" / "tournament" / name)
+    assert len(config.agents) >= 2 and config.count > 0
+    for entrant in config.agents:
+        agent = make_agent(entrant.spec, config.game, seat="player_0", seed=0)
+        assert callable(agent.act)
+
+
 # --- malformed configs ---------------------------------------------------------------------------
 
 PASTON = "game: paston\nagents: [random, random, random]\n"
