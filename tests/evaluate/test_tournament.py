@@ -13,6 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from folkcards.agents import make_agent
 from folkcards.evaluate import tournament as tour
 from folkcards.evaluate.config import ConfigError, load_config
 from folkcards.evaluate.running.runner import deterministic, run
@@ -390,8 +391,6 @@ def test_repo_configs_are_valid() -> None:
 )
 def test_every_repo_config_builds_its_agents(name: str) -> None:
     """A config the docs tell users to run loads, and every entrant's spec makes an agent."""
-    from folkcards.agents import make_agent
-
     config = load_config(REPO / "configs" / "tournament" / name)
     assert len(config.agents) >= 2 and config.count > 0
     for entrant in config.agents:
