@@ -26,7 +26,8 @@ in every world, the fewest sticks wins), with three parts that a network may tak
 Spec: ``iterated[:net=DIR,samples=N,top_k=N,cutoff=N,others=net|learned|rules,...]`` (``DIR`` holds ``policy.npz`` and
 optionally ``value.npz``, as ``folkcards iterate`` writes them; ``net=shipped`` is the network
 committed with the package, ``agents/models/tri_palki_iterated/``: its ``source.json`` names the
-run and generation; the other keys are ``pimc``'s).
+run and generation; ``net=compact`` is its policy distilled to a smaller network,
+``agents/models/tri_palki_iterated_compact/``; the other keys are ``pimc``'s).
 Without ``net`` the search is ``expert``'s with the heuristic's rules; the keys the spec leaves
 out are the 0.4.0 ``expert``'s (:data:`~folkcards.agents.tri_palki_search.EXPERT_PARAMS_0_4`,
 the budget the loop's stored generations were made with). Deterministic given its
@@ -102,16 +103,19 @@ def save_value(value: Mlp, path: str | Path) -> None:
 
 SHIPPED_NET = "shipped"
 SHIPPED_NET_FOLDER = Path(__file__).parent / "models" / "tri_palki_iterated"
+COMPACT_NET = "compact"  # the shipped network's policy distilled to two layers of 48
+COMPACT_NET_FOLDER = Path(__file__).parent / "models" / "tri_palki_iterated_compact"
+PACKAGED_NETS = {SHIPPED_NET: SHIPPED_NET_FOLDER, COMPACT_NET: COMPACT_NET_FOLDER}
 
 
 @functools.lru_cache(maxsize=16)
 def load_net(folder: str) -> TriPalkiNet:
-    """The network in ``folder`` (``policy.npz``, optional ``value.npz``; ``"shipped"``: the one
-    committed with the package, unless a folder of that name exists); ``ValueError`` in one
-    line if there is none."""
+    """The network in ``folder`` (``policy.npz``, optional ``value.npz``; ``"shipped"`` and
+    ``"compact"``: those committed with the package, unless a folder of that name exists);
+    ``ValueError`` in one line if there is none."""
     path = Path(folder)
-    if folder == SHIPPED_NET and not path.is_dir():
-        path = SHIPPED_NET_FOLDER
+    if folder in PACKAGED_NETS and not path.is_dir():
+        path = PACKAGED_NETS[folder]
     policy = load_opponent_model(path / "policy.npz")
     value = None
     if (path / "value.npz").is_file():

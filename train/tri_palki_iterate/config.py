@@ -101,6 +101,27 @@ class ParentSettings(_Strict):
     generation: int = Field(ge=1)
 
 
+class CompactSettings(_Strict):
+    """A smaller policy for the same search (:mod:`~folkcards.train.tri_palki_iterate.compact`):
+    the source network's move probabilities fitted on the tables its search meets."""
+
+    source: str = Field("shipped", min_length=1)  # a network folder, or "shipped"
+    hidden: list[int] = Field(default_factory=lambda: [48, 48], min_length=1)
+    episodes: dict[int, int] = Field(default_factory=lambda: {3: 6, 4: 6, 6: 5}, min_length=1)
+    # games recorded per table size, the source's search in seat 0, the heuristic elsewhere
+
+    @field_validator("episodes")
+    @classmethod
+    def _episodes(cls, episodes: dict[int, int]) -> dict[int, int]:
+        for n, count in episodes.items():
+            if not MIN_PLAYERS <= n <= MAX_PLAYERS or count < 1:
+                raise ValueError(
+                    f"episodes maps table sizes {MIN_PLAYERS}..{MAX_PLAYERS} to games (at least 1)"
+                    f", got {n}: {count}"
+                )
+        return episodes
+
+
 class IterateConfig(_Strict):
     """``configs/tri_palki/iterate.yaml``."""
 
@@ -113,6 +134,7 @@ class IterateConfig(_Strict):
     fit: FitSettings = Field(default_factory=lambda: FitSettings.model_validate({}))
     gate: GateSettings = Field(default_factory=lambda: GateSettings.model_validate({}))
     parent: ParentSettings | None = None  # start from another run's generations
+    compact: CompactSettings | None = None  # set: the run makes a smaller network, no loop
 
     @field_validator("game")
     @classmethod
