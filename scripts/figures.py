@@ -610,6 +610,7 @@ PASTON_EXPERT_SPEED = "docs/results/paston_expert_speed.json"
 RECONSTRUCTION_SPEED = "docs/results/tri_palki_reconstruction_speed.json"
 EXPERT_SPEED_0_13 = "docs/results/tri_palki_expert_speed_0_13.json"
 ITERATED_SPEED_0_13 = "docs/results/tri_palki_iterated_speed_0_13.json"
+COMPACT_SPEED = "docs/results/tri_palki_compact_speed.json"
 
 
 def _interval_cell(pair: dict[str, Any] | None) -> str:
@@ -876,6 +877,7 @@ TABLES: dict[str, Callable[[dict[str, Any]], str]] = {
     "tri_palki_reconstruction_speed": reconstruction_speed_table,
     "tri_palki_expert_speed_0_13": lambda cache: expert_speed_table(cache, EXPERT_SPEED_0_13),
     "tri_palki_iterated_speed_0_13": lambda cache: expert_speed_table(cache, ITERATED_SPEED_0_13),
+    "tri_palki_compact_speed": lambda cache: expert_speed_table(cache, COMPACT_SPEED),
 }
 
 
