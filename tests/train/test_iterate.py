@@ -237,3 +237,77 @@ def test_a_gate_at_a_larger_table_seats_the_teacher_across_and_heuristics_betwee
     assert [s.strip("'") for s in specs[1::2]] == ["heuristic", "heuristic"]
     assert gate["vs_teacher"]["rounds"] == 1 and gate["vs_heuristic"] is not None
     assert set(gate["report"]) == {"heuristic"} and gate["report"]["heuristic"] is not None
+
+
+def _tiny_compact(run_dir: Path, seed: int = 5) -> IterateConfig:
+    text = (
+        f"game: tri_palki\nseed: {seed}\nrun_dir: {run_dir}\n"
+        "search: {samples: 4, infer: 2, endgame_samples: 4, top_k: 3, cutoff: 10}\n"
+        "compact: {source: shipped, hidden: [8], episodes: {3: 1}}\n"
+        "fit: {epochs: 2, batch_size: 256, holdout: 0.2}\n"
+    )
+    path = run_dir.parent / f"compact_{run_dir.name}.yaml"
+    path.write_text(text)
+    return load_iterate_config(path)
+
+
+def test_compact_fits_a_smaller_policy_to_the_sources_moves_and_keeps_its_value(
+    tmp_path: Path,
+) -> None:
+    from folkcards.agents.tri_palki_net_search import load_net
+    from folkcards.train.tri_palki_iterate.compact import compact
+
+    run_dir = tmp_path / "a"
+    metrics = compact(_tiny_compact(run_dir), run_dir, log=lambda s: None)
+    small, shipped = load_net(str(run_dir / "net")), load_net("shipped")
+    assert [w.shape for w in small.policy.weights] == [(86, 8), (8, 11)]
+    assert small.value is not None and shipped.value is not None
+    for mine, theirs in zip(small.value.weights, shipped.value.weights, strict=True):
+        assert np.array_equal(mine, theirs)
+    assert 0.0 <= metrics["held_out_first_choice_agreement"] <= 1.0 and metrics["tables"] > 20
+
+    # a finished run is read back, not made again; another config in its folder is refused
+    before = _mtimes(run_dir / "net"), (run_dir / "tables.npy").stat().st_mtime_ns
+    assert compact(_tiny_compact(run_dir), run_dir, log=lambda s: None) == metrics
+    assert (_mtimes(run_dir / "net"), (run_dir / "tables.npy").stat().st_mtime_ns) == before
+    with pytest.raises(ValueError, match="another config"):
+        compact(_tiny_compact(run_dir, seed=6), run_dir, log=lambda s: None)
+
+    # the same config in another folder gives the same network
+    other = tmp_path / "b"
+    compact(_tiny_compact(other), other, log=lambda s: None)
+    again = load_net(str(other / "net"))
+    for mine, theirs in zip(small.policy.weights, again.policy.weights, strict=True):
+        assert np.array_equal(mine, theirs)
+
+
+def test_a_bad_compact_section_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text("game: tri_palki\ncompact: {episodes: {12: 1}}\n")
+    code = main(["iterate", "--config", str(path), "--run-dir", str(tmp_path / "run")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "episodes" in err
+    assert not (tmp_path / "run").exists()
+
+
+def test_the_packaged_compact_network_is_the_shipped_one_made_smaller() -> None:
+    """``net=compact``: a policy of two hidden layers of 48 and the shipped value network, the
+    command that makes it named beside it."""
+    import json
+
+    from folkcards.agents.base import make_agent
+    from folkcards.agents.tri_palki_net_search import COMPACT_NET_FOLDER, load_net
+
+    compact, shipped = load_net("compact"), load_net("shipped")
+    assert [w.shape for w in compact.policy.weights] == [(86, 48), (48, 48), (48, 11)]
+    assert compact.value is not None and shipped.value is not None
+    assert all(
+        np.array_equal(a, b)
+        for a, b in zip(compact.value.weights, shipped.value.weights, strict=True)
+    )
+    source = json.loads((COMPACT_NET_FOLDER / "source.json").read_text())
+    assert source["made_by"] == "folkcards iterate --config configs/tri_palki/iterate_compact.yaml"
+    agent = make_agent("iterated:net=compact,top_k=5,cutoff=10", "tri_palki", "player_0", seed=1)
+    assert agent.net is compact

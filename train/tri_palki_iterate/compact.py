@@ -30,6 +30,7 @@ from ...search.mlp import Mlp
 from .config import IterateConfig, SearchSettings
 from .fit import _split, _train_mlp
 from .layout import step_seed, write_json
+from .loop import claim_run_dir
 
 __all__ = ["compact"]
 
@@ -83,6 +84,7 @@ def compact(config: IterateConfig, run_dir: Path, log: Any) -> dict[str, Any]:
     its metrics (``net/fit.json``); a finished run is read back, not made again."""
     settings = config.compact
     assert settings is not None
+    claim_run_dir(config, run_dir)
     folder = run_dir / "net"
     done = folder / "fit.json"
     if done.is_file():
@@ -90,7 +92,6 @@ def compact(config: IterateConfig, run_dir: Path, log: Any) -> dict[str, Any]:
 
         log(f"compact: {folder} is done")
         return dict(json.loads(done.read_text()))
-    run_dir.mkdir(parents=True, exist_ok=True)
     tables_file = run_dir / "tables.npy"
     if tables_file.is_file():
         x = np.load(tables_file)

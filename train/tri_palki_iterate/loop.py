@@ -50,15 +50,9 @@ def _interval(pair: dict[str, Any]) -> str:
     return f"[{pair['ci_low']:+.4f}, {pair['ci_high']:+.4f}]"
 
 
-def run_iteration(
-    config: IterateConfig,
-    run_dir: Path,
-    log: Any = print,
-    show_progress: bool = True,
-    stop_after: int | None = None,
-) -> dict[str, Any]:
-    """Run (or continue) the loop up to ``config.generations``; ``stop_after`` generations at
-    most in this call. Returns the summary."""
+def claim_run_dir(config: IterateConfig, run_dir: Path) -> None:
+    """Store ``config`` in ``run_dir`` (``config.json``); ``ValueError`` if the folder holds a
+    run of another config, whose results it would mix."""
     run_dir.mkdir(parents=True, exist_ok=True)
     stored = read_json(run_dir / "config.json")
     current = json.loads(config.model_dump_json())
@@ -69,6 +63,18 @@ def run_iteration(
             f"{run_dir} holds a run of another config (config.json differs): use another run dir"
         )
     write_json(run_dir / "config.json", current)
+
+
+def run_iteration(
+    config: IterateConfig,
+    run_dir: Path,
+    log: Any = print,
+    show_progress: bool = True,
+    stop_after: int | None = None,
+) -> dict[str, Any]:
+    """Run (or continue) the loop up to ``config.generations``; ``stop_after`` generations at
+    most in this call. Returns the summary."""
+    claim_run_dir(config, run_dir)
     link_parent(config, run_dir)
     done_now = 0
     for g in range(1, config.generations + 1):
