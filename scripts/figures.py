@@ -614,6 +614,7 @@ RECONSTRUCTION_SPEED = "docs/results/tri_palki_reconstruction_speed.json"
 EXPERT_SPEED_0_13 = "docs/results/tri_palki_expert_speed_0_13.json"
 ITERATED_SPEED_0_13 = "docs/results/tri_palki_iterated_speed_0_13.json"
 COMPACT_SPEED = "docs/results/tri_palki_compact_speed.json"
+SHIPPED_SPEED_3P = "docs/results/tri_palki_shipped_speed_3p.json"
 
 
 def _interval_cell(pair: dict[str, Any] | None) -> str:
@@ -881,6 +882,7 @@ TABLES: dict[str, Callable[[dict[str, Any]], str]] = {
     "tri_palki_expert_speed_0_13": lambda cache: expert_speed_table(cache, EXPERT_SPEED_0_13),
     "tri_palki_iterated_speed_0_13": lambda cache: expert_speed_table(cache, ITERATED_SPEED_0_13),
     "tri_palki_compact_speed": lambda cache: expert_speed_table(cache, COMPACT_SPEED),
+    "tri_palki_shipped_speed_3p": lambda cache: expert_speed_table(cache, SHIPPED_SPEED_3P),
 }
 
 
