@@ -8,7 +8,7 @@ in every world, the fewest sticks wins), with three parts that a network may tak
   engine's rules, :mod:`folkcards.envs.tri_palki.batched`), every seat's move chosen for the whole
   batch at once by the network's policy (each distinct table asked once, each row's answer
   summed in one fixed order, the same on any machine), or by the heuristic's
-  core rules when there is no network (then the decisions are ``expert``'s, at a fraction of
+  core rules when there is no network (then the decisions are ``pimc``'s, at a fraction of
   its time: :func:`~folkcards.agents.tri_palki_rollouts.rollout_sticks` and the Python
   rollout agree exactly);
 - **priors**: with ``top_k`` > 0 only the ``top_k`` legal actions the policy likes most (and the
@@ -34,7 +34,9 @@ the budget the loop's stored generations were made with). Deterministic given it
 seed. Rounds with an eliminated player fall back to ``pimc``'s rollouts, and so does
 ``rollout=heuristic`` without a network (the full heuristic is not compiled).
 
-Tri Palki's ``expert`` is this search without a network (:class:`TriPalkiExpertAgent`).
+Tri Palki's ``expert`` is this search with :data:`EXPERT_PARAMS`: with the compact network
+(:data:`EXPERT_NET`) at the table sizes of :data:`EXPERT_NET_SIZES`, without a network at the
+others (:class:`TriPalkiExpertAgent`).
 """
 
 from __future__ import annotations
@@ -301,7 +303,7 @@ def make_net_search_agent(
 
 
 EXPERT_NET = NetSearchParams(net=COMPACT_NET, top_k=5, cutoff=10)
-EXPERT_NET_SIZES = (3, 4)  # table sizes where ``expert`` searches with :data:`EXPERT_NET`
+EXPERT_NET_SIZES = (3,)  # table sizes where ``expert`` searches with :data:`EXPERT_NET`
 
 
 class TriPalkiExpertAgent(TriPalkiNetSearchAgent):
