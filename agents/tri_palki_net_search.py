@@ -302,15 +302,16 @@ def make_net_search_agent(
     )
 
 
-EXPERT_NET = NetSearchParams(net=COMPACT_NET, top_k=5, cutoff=10)
-EXPERT_NET_SIZES = (3,)  # table sizes where ``expert`` searches with :data:`EXPERT_NET`
+EXPERT_NET = NetSearchParams(net=SHIPPED_NET, top_k=5, cutoff=10, others="rules")
+EXPERT_NET_SIZES = (3, 4, 6)  # table sizes where ``expert`` searches with :data:`EXPERT_NET`
 
 
 class TriPalkiExpertAgent(TriPalkiNetSearchAgent):
     """Tri Palki ``expert``: the search with :data:`EXPERT_PARAMS`, its rollouts compiled and
-    batched. At the table sizes of :data:`EXPERT_NET_SIZES` it searches with the loop's compact
-    network (:data:`EXPERT_NET`: its rollouts, priors and model of the others), the same
-    decisions as ``iterated:net=compact,top_k=5,cutoff=10`` with that budget; at the other
+    batched. At the table sizes of :data:`EXPERT_NET_SIZES` it searches with the loop's network
+    for its own seat (:data:`EXPERT_NET`: its rollout moves, the actions worth rolling out and
+    the value cutoff; the other seats by the heuristic's core rules), the same decisions as
+    ``iterated:net=shipped,top_k=5,cutoff=10,others=rules`` with that budget; at the other
     sizes without a network, the same decisions as
     :class:`~folkcards.agents.tri_palki_search.TriPalkiSearchAgent` with that budget (``pimc``
     with the same keys), in less time. ``net_sizes=()``: never with the network."""

@@ -4,9 +4,9 @@ decision by decision: the same action from the same action values.
 - Without its network (at the table sizes outside ``EXPERT_NET_SIZES``, or ``net_sizes=()``)
   the compiled search with batched rollouts is the Python search with the expert's budget
   (``TriPalkiSearchAgent`` with ``EXPERT_PARAMS``, i.e. ``pimc`` given the expert's keys).
-- At the sizes of ``EXPERT_NET_SIZES`` it is the network's search with the compact network,
-  ``iterated:net=compact,top_k=5,cutoff=10`` with the expert's budget, the player of the
-  tournaments that made it ``expert`` there (docs/iterate.md).
+- At the sizes of ``EXPERT_NET_SIZES`` it is the network's search for its own seat,
+  ``iterated:net=shipped,top_k=5,cutoff=10,others=rules`` with the expert's budget, the player
+  of the tournaments that made it ``expert`` there (docs/iterate.md).
 
 Seeds 91000+ were not used to develop either search."""
 
@@ -75,19 +75,20 @@ def _assert_same(pair: _Lockstep, at_least: int) -> None:
 
 def test_the_shipped_expert_is_the_compiled_search() -> None:
     assert isinstance(make_agent("expert", "tri_palki", "player_0", seed=1), TriPalkiExpertAgent)
-    assert EXPERT_NET_SIZES == (3,)  # docs/iterate.md: where the rule made the network expert's
+    assert EXPERT_NET_SIZES == (3, 4, 6)  # docs/iterate.md: where the rule made the network expert's
 
 
 @pytest.mark.parametrize(
     ("n", "reference"),
     [
-        (3, f"iterated:{BUDGET},net=compact,top_k=5,cutoff=10"),
+        (3, f"iterated:{BUDGET},net=shipped,top_k=5,cutoff=10,others=rules"),
+        (4, f"iterated:{BUDGET},net=shipped,top_k=5,cutoff=10,others=rules"),
+        (6, f"iterated:{BUDGET},net=shipped,top_k=5,cutoff=10,others=rules"),
         (2, f"iterated:{BUDGET}"),
-        (4, f"iterated:{BUDGET}"),
-        (6, f"iterated:{BUDGET}"),
+        (5, f"iterated:{BUDGET}"),
     ],
 )
-def test_expert_is_the_compact_networks_search_at_3_players_and_without_it_elsewhere(
+def test_expert_is_the_networks_search_at_3_4_and_6_players_and_without_it_elsewhere(
     n: int, reference: str
 ) -> None:
     seed = 91100 + n
