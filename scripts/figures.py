@@ -191,6 +191,9 @@ SOURCES: dict[str, Source] = {
             "tri_palki_compact_vs_expert_3p",
             "tri_palki_compact_vs_expert_4p",
             "tri_palki_compact_vs_expert_6p",
+            "tri_palki_rules_vs_expert_3p",
+            "tri_palki_rules_vs_expert_4p",
+            "tri_palki_rules_vs_expert_6p",
         )
     },
     "tri_palki_pimc": Source(stored="docs/tournaments/tri_palki_pimc/results.json", digits=3),
