@@ -303,7 +303,7 @@ def make_net_search_agent(
 
 
 EXPERT_NET = NetSearchParams(net=SHIPPED_NET, top_k=5, cutoff=10, others="rules")
-EXPERT_NET_SIZES = (3, 4, 6)  # table sizes where ``expert`` searches with :data:`EXPERT_NET`
+EXPERT_NET_SIZES = (3,)  # table sizes where ``expert`` searches with :data:`EXPERT_NET`
 
 
 class TriPalkiExpertAgent(TriPalkiNetSearchAgent):

@@ -69,8 +69,8 @@ median 0.92 s and up to 2.3 s per decision, and long histories grew without limi
 
 **expert** (:func:`folkcards.agents.tri_palki_net_search.make_tri_palki_expert_agent`): the
 same search with :data:`EXPERT_PARAMS` (192 worlds, 768 where the round is about to end, a
-softer model of the others), its rollouts played together in compiled code; at 3, 4 and 6
-players with the expert-iteration loop's network for its own seat
+softer model of the others), its rollouts played together in compiled code; at 3 players
+with the expert-iteration loop's network for its own seat
 (``iterated:net=shipped,top_k=5,cutoff=10,others=rules``), at the other table sizes without a
 network: there the same
 decisions as this agent with that budget (``pimc`` with the same keys, the reference the tests
