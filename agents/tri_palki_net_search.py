@@ -8,7 +8,7 @@ in every world, the fewest sticks wins), with three parts that a network may tak
   engine's rules, :mod:`folkcards.envs.tri_palki.batched`), every seat's move chosen for the whole
   batch at once by the network's policy (each distinct table asked once, each row's answer
   summed in one fixed order, the same on any machine), or by the heuristic's
-  core rules when there is no network (then the decisions are ``expert``'s, at a fraction of
+  core rules when there is no network (then the decisions are ``pimc``'s, at a fraction of
   its time: :func:`~folkcards.agents.tri_palki_rollouts.rollout_sticks` and the Python
   rollout agree exactly);
 - **priors**: with ``top_k`` > 0 only the ``top_k`` legal actions the policy likes most (and the
@@ -34,7 +34,9 @@ the budget the loop's stored generations were made with). Deterministic given it
 seed. Rounds with an eliminated player fall back to ``pimc``'s rollouts, and so does
 ``rollout=heuristic`` without a network (the full heuristic is not compiled).
 
-Tri Palki's ``expert`` is this search without a network (:class:`TriPalkiExpertAgent`).
+Tri Palki's ``expert`` is this search with :data:`EXPERT_PARAMS`: with the compact network
+(:data:`EXPERT_NET`) at the table sizes of :data:`EXPERT_NET_SIZES`, without a network at the
+others (:class:`TriPalkiExpertAgent`).
 """
 
 from __future__ import annotations
@@ -138,7 +140,9 @@ OTHERS = ("net", "learned", "rules")
 
 
 def parse_net_spec(
-    arg: str | None, defaults: TriPalkiSearchParams = EXPERT_PARAMS_0_4
+    arg: str | None,
+    defaults: TriPalkiSearchParams = EXPERT_PARAMS_0_4,
+    net_defaults: NetSearchParams | None = None,
 ) -> tuple[TriPalkiSearchParams, NetSearchParams, int | None]:
     """``(search params, network params, seed)`` from ``"net=DIR,top_k=4,samples=24"``."""
     net_values: dict[str, Any] = {}
@@ -167,7 +171,7 @@ def parse_net_spec(
         elif item.strip():
             rest.append(item.strip())
     params, seed = parse_spec(",".join(rest), defaults)
-    return params, NetSearchParams(**net_values), seed
+    return params, replace(net_defaults or NetSearchParams(), **net_values), seed
 
 
 class TriPalkiNetSearchAgent(TriPalkiSearchAgent):
@@ -298,11 +302,19 @@ def make_net_search_agent(
     )
 
 
+EXPERT_NET = NetSearchParams(net=SHIPPED_NET, top_k=5, cutoff=10, others="rules")
+EXPERT_NET_SIZES = (3,)  # table sizes where ``expert`` searches with :data:`EXPERT_NET`
+
+
 class TriPalkiExpertAgent(TriPalkiNetSearchAgent):
-    """Tri Palki ``expert``: the search with :data:`EXPERT_PARAMS` and no network, its rollouts
-    compiled and batched; the same decisions as
-    :class:`~folkcards.agents.tri_palki_search.TriPalkiSearchAgent` with that budget
-    (``pimc`` with the same keys), in less time."""
+    """Tri Palki ``expert``: the search with :data:`EXPERT_PARAMS`, its rollouts compiled and
+    batched. At the table sizes of :data:`EXPERT_NET_SIZES` it searches with the loop's network
+    for its own seat (:data:`EXPERT_NET`: its rollout moves, the actions worth rolling out and
+    the value cutoff; the other seats by the heuristic's core rules), the same decisions as
+    ``iterated:net=shipped,top_k=5,cutoff=10,others=rules`` with that budget; at the other
+    sizes without a network, the same decisions as
+    :class:`~folkcards.agents.tri_palki_search.TriPalkiSearchAgent` with that budget (``pimc``
+    with the same keys), in less time. ``net_sizes=()``: never with the network."""
 
     name = "expert"
 
@@ -312,17 +324,45 @@ class TriPalkiExpertAgent(TriPalkiNetSearchAgent):
         seat: str = "player_0",
         seed: int | None = None,
         params: TriPalkiSearchParams | None = None,
+        net_params: NetSearchParams | None = None,
+        net_sizes: tuple[int, ...] = EXPERT_NET_SIZES,
     ):
-        super().__init__(game, seat, seed, params or EXPERT_PARAMS)
+        super().__init__(game, seat, seed, params or EXPERT_PARAMS, net_params or EXPERT_NET)
+        self.net_sizes = tuple(net_sizes)
+        without: OpponentModel = (
+            remembered(shipped_opponent_model())
+            if self.params.opponents == "learned"
+            else CORE_MODEL
+        )
+        self._modes = {
+            True: (self.net, self.others, self.opponent_model),
+            False: (None, None, without),
+        }
+        self._use(False)
+
+    def _use(self, with_net: bool) -> None:
+        self.net, self.others, self.opponent_model = self._modes[with_net]
+
+    def _search(
+        self,
+        vector: np.ndarray,
+        view: obs_mod.TriPalkiView,
+        legal: list[int],
+        observation: dict[str, np.ndarray],
+    ) -> int:
+        self._use(view.num_players in self.net_sizes)
+        return super()._search(vector, view, legal, observation)
 
 
 def make_tri_palki_expert_agent(
     game: str, seat: str, seed: int | None, arg: str | None, **_: Any
 ) -> TriPalkiExpertAgent:
-    """The Tri Palki ``expert[:key=value,...]`` factory: ``pimc``'s keys, :data:`EXPERT_PARAMS`
-    where the spec is silent."""
-    params, spec_seed = parse_spec(arg, EXPERT_PARAMS)
-    return TriPalkiExpertAgent(game, seat, spec_seed if spec_seed is not None else seed, params)
+    """The Tri Palki ``expert[:key=value,...]`` factory: ``iterated``'s keys, :data:`EXPERT_PARAMS`
+    and :data:`EXPERT_NET` where the spec is silent."""
+    params, net_params, spec_seed = parse_net_spec(arg, EXPERT_PARAMS, EXPERT_NET)
+    return TriPalkiExpertAgent(
+        game, seat, spec_seed if spec_seed is not None else seed, params, net_params
+    )
 
 
 def with_samples(params: TriPalkiSearchParams, samples: int) -> TriPalkiSearchParams:

@@ -69,9 +69,12 @@ median 0.92 s and up to 2.3 s per decision, and long histories grew without limi
 
 **expert** (:func:`folkcards.agents.tri_palki_net_search.make_tri_palki_expert_agent`): the
 same search with :data:`EXPERT_PARAMS` (192 worlds, 768 where the round is about to end, a
-softer model of the others), its rollouts played together in compiled code; the same decisions
-as this agent with that budget (``pimc`` with the same keys, the reference the tests compare
-it with) in less time (docs/iterate.md, "The speed of Tri Palki's expert"). Measured against
+softer model of the others), its rollouts played together in compiled code; at 3 players
+with the expert-iteration loop's network for its own seat
+(``iterated:net=shipped,top_k=5,cutoff=10,others=rules``), at the other table sizes without a
+network: there the same
+decisions as this agent with that budget (``pimc`` with the same keys, the reference the tests
+compare it with) in less time (docs/iterate.md, "The speed of Tri Palki's expert"). Measured against
 the 0.4.0 budget (:data:`EXPERT_PARAMS_0_4`) in docs/guide/expert.md, "Tri Palki's expert".
 
 **Tri Palki tiny** (:func:`make_tri_palki_tiny_search_agent`, the variant's ``search_agent``):

@@ -21,7 +21,9 @@ from folkcards.envs.tri_palki import observation as obs_mod
 from .tri_palki_styles import play_rounds, style_opponents
 
 MOVES = 11
-EXPERT_0_4 = "expert:samples=96,infer=8,infer_epsilon=0.1,endgame_samples=0"  # 0.6's unsure search
+# the unsure searches: the expert's budget without a network, and the 0.4.0 expert's (0.6's)
+EXPERT_SEARCH = "iterated:samples=192,infer=4,endgame_samples=768,infer_epsilon=0.3"
+EXPERT_0_4 = "iterated:samples=96,infer=8,infer_epsilon=0.1,endgame_samples=0"
 
 
 def _walk(first, num_players: int, seeds, others_seed: int = 7):
@@ -41,7 +43,7 @@ class _EagerReference:
     reproduce)."""
 
     def __init__(
-        self, seed: int, spec: str = "expert", threshold: float = 0.99, version: str | None = None
+        self, seed: int, spec: str = EXPERT_SEARCH, threshold: float = 0.99, version: str | None = None
     ):
         network = "distilled:unsure=0" + (f",version={version}" if version else "")
         self.network = make_agent(network, "tri_palki", seed=seed)
@@ -64,7 +66,7 @@ class _EagerReference:
 
 
 @pytest.mark.parametrize(
-    ("version", "expert"), [(None, "expert"), ("0.6", EXPERT_0_4)], ids=["distilled", "0.6"]
+    ("version", "expert"), [(None, EXPERT_SEARCH), ("0.6", EXPERT_0_4)], ids=["distilled", "0.6"]
 )
 @pytest.mark.parametrize("num_players", [3, 4])
 def test_distilled_decides_as_the_network_with_an_eagerly_informed_expert(
@@ -87,8 +89,8 @@ def test_distilled_decides_as_the_network_with_an_eagerly_informed_expert(
 @pytest.mark.parametrize("style", ["long_rounds", "rare_pass"])
 def test_the_catch_up_reproduces_the_eager_expert_over_long_rounds(style):
     """Rounds of many decisions: long runs of the network's decisions are caught up with."""
-    spec = "expert:samples=8,horizon=40"
-    params, _ = parse_spec(spec.partition(":")[2], EXPERT_PARAMS)
+    spec = "iterated:samples=8,horizon=40,infer=4,endgame_samples=768,infer_epsilon=0.3"
+    params, _ = parse_spec("samples=8,horizon=40", EXPERT_PARAMS)
     player = make_agent("distilled", "tri_palki", seed=4)
     player.unsure = TriPalkiUnsureSearch(seed=4, params=params, max_searches=10**9)
     runs = []

@@ -1,8 +1,14 @@
-"""Tri Palki ``expert`` (compiled, batched rollouts) against its reference, the Python search
-with the expert's budget (``TriPalkiSearchAgent`` with ``EXPERT_PARAMS``, i.e. ``pimc`` given the
-expert's keys):
-asked the same observations with the same seed, decision by decision, they must choose the same
-action from the same action values. Seeds 91000+ were not used to develop either search."""
+"""Tri Palki ``expert`` against its references, asked the same observations with the same seed,
+decision by decision: the same action from the same action values.
+
+- Without its network (at the table sizes outside ``EXPERT_NET_SIZES``, or ``net_sizes=()``)
+  the compiled search with batched rollouts is the Python search with the expert's budget
+  (``TriPalkiSearchAgent`` with ``EXPERT_PARAMS``, i.e. ``pimc`` given the expert's keys).
+- At the sizes of ``EXPERT_NET_SIZES`` it is the network's search for its own seat,
+  ``iterated:net=shipped,top_k=5,cutoff=10,others=rules`` with the expert's budget, the player
+  of the tournaments that made it ``expert`` there (docs/iterate.md).
+
+Seeds 91000+ were not used to develop either search."""
 
 from __future__ import annotations
 
@@ -11,7 +17,7 @@ from typing import Any
 import pytest
 from folkcards.agents.base import make_agent
 from folkcards.agents.episode import play_episode
-from folkcards.agents.tri_palki_net_search import TriPalkiExpertAgent
+from folkcards.agents.tri_palki_net_search import EXPERT_NET_SIZES, TriPalkiExpertAgent
 from folkcards.agents.tri_palki_search import (
     EXPERT_PARAMS,
     TriPalkiSearchAgent,
@@ -41,10 +47,13 @@ class _Lockstep:
 
 
 def _pair(spec_keys: str, seed: int) -> _Lockstep:
-    new = make_agent(f"expert:{spec_keys}" if spec_keys else "expert", "tri_palki", "player_0",
-                     seed=seed)  # fmt: skip
+    """``expert`` without its network (``net_sizes=()``) and the Python search."""
     params, _ = parse_spec(spec_keys, EXPERT_PARAMS)
+    new = TriPalkiExpertAgent("tri_palki", "player_0", seed, params, net_sizes=())
     return _Lockstep(new, TriPalkiSearchAgent("tri_palki", "player_0", seed, params))
+
+
+BUDGET = "samples=192,infer=4,endgame_samples=768,infer_epsilon=0.3"  # EXPERT_PARAMS's keys
 
 
 def _play(pair: _Lockstep, n: int, opponents: list[str], seeds: range, **env: Any) -> None:
@@ -66,6 +75,28 @@ def _assert_same(pair: _Lockstep, at_least: int) -> None:
 
 def test_the_shipped_expert_is_the_compiled_search() -> None:
     assert isinstance(make_agent("expert", "tri_palki", "player_0", seed=1), TriPalkiExpertAgent)
+    assert EXPERT_NET_SIZES == (3,)  # docs/iterate.md: where the rule made the network expert's
+
+
+@pytest.mark.parametrize(
+    ("n", "reference"),
+    [
+        (3, f"iterated:{BUDGET},net=shipped,top_k=5,cutoff=10,others=rules"),
+        (2, f"iterated:{BUDGET}"),
+        (4, f"iterated:{BUDGET}"),
+        (6, f"iterated:{BUDGET}"),
+    ],
+)
+def test_expert_is_the_networks_search_at_3_players_and_without_it_elsewhere(
+    n: int, reference: str
+) -> None:
+    seed = 91100 + n
+    pair = _Lockstep(
+        make_agent("expert", "tri_palki", "player_0", seed=seed),
+        make_agent(reference, "tri_palki", "player_0", seed=seed),
+    )
+    _play(pair, n, ["heuristic", "random"], range(91700 + 10 * n, 91703 + 10 * n))
+    _assert_same(pair, at_least=5)
 
 
 @pytest.mark.parametrize("n", [3, 4, 6])
