@@ -43,7 +43,11 @@ class _EagerReference:
     reproduce)."""
 
     def __init__(
-        self, seed: int, spec: str = EXPERT_SEARCH, threshold: float = 0.99, version: str | None = None
+        self,
+        seed: int,
+        spec: str = EXPERT_SEARCH,
+        threshold: float = 0.99,
+        version: str | None = None,
     ):
         network = "distilled:unsure=0" + (f",version={version}" if version else "")
         self.network = make_agent(network, "tri_palki", seed=seed)

@@ -40,7 +40,9 @@ class _Both:
 
 
 @pytest.mark.parametrize("n", [3, 4, 6])
-def test_without_a_network_the_batched_rollouts_give_the_python_searchs_action_values(n: int) -> None:
+def test_without_a_network_the_batched_rollouts_give_the_python_searchs_action_values(
+    n: int,
+) -> None:
     both = _Both(
         make_agent(
             "pimc:samples=12,infer=8,infer_epsilon=0.1,endgame_samples=0",
