@@ -8,7 +8,7 @@ row per shipped agent (``GameSpec.agents``), and the gauntlet pool's independent
 one column group per probe: the gain with its 95% interval paired by deal, the verdict, the
 budget, and a link to the record. Where a cell has several records of the same agent, the one
 with the largest budget is shown (the trained probe's steps, then its deals; the search probe's
-deals times worlds). Agents measured under another spec (a planted hole, an earlier default)
+deals times worlds), and of equal budgets the latest finished. Agents measured under another spec (a planted hole, an earlier default)
 are not shipped agents and stay in the probes' own tables.
 
 ``scripts/figures.py`` writes the table between ``<!--table:probes-->`` markers
@@ -137,13 +137,14 @@ def shipped_rows() -> list[tuple[str, int, str]]:
 def best_record(
     records: list[ProbeRecord], game: str, players: int, agent: str
 ) -> ProbeRecord | None:
-    """The record of the cell with the largest budget (then the newest directory name)."""
+    """The record of the cell with the largest budget (then the latest finished: an agent that
+    changed with a version is shown as it plays now; then the directory name)."""
     mine = [
         r
         for r in records
         if r.game == game and r.num_players == players and same_agent(r.agent, agent, game)
     ]
-    return max(mine, key=lambda r: (r.size, r.folder.name)) if mine else None
+    return max(mine, key=lambda r: (r.size, r.finished or "", r.folder.name)) if mine else None
 
 
 def _digits(game: str) -> int:
