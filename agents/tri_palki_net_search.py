@@ -34,9 +34,9 @@ the budget the loop's stored generations were made with). Deterministic given it
 seed. Rounds with an eliminated player fall back to ``pimc``'s rollouts, and so does
 ``rollout=heuristic`` without a network (the full heuristic is not compiled).
 
-Tri Palki's ``expert`` is this search with :data:`EXPERT_PARAMS`: with the compact network
-(:data:`EXPERT_NET`) at the table sizes of :data:`EXPERT_NET_SIZES`, without a network at the
-others (:class:`TriPalkiExpertAgent`).
+Tri Palki's ``expert`` is this search with :data:`EXPERT_PARAMS`: with the shipped network for
+its own seat (:data:`EXPERT_NET`) at the table sizes of :data:`EXPERT_NET_SIZES`, without a
+network at the others (:class:`TriPalkiExpertAgent`).
 """
 
 from __future__ import annotations
@@ -329,14 +329,9 @@ class TriPalkiExpertAgent(TriPalkiNetSearchAgent):
     ):
         super().__init__(game, seat, seed, params or EXPERT_PARAMS, net_params or EXPERT_NET)
         self.net_sizes = tuple(net_sizes)
-        without: OpponentModel = (
-            remembered(shipped_opponent_model())
-            if self.params.opponents == "learned"
-            else CORE_MODEL
-        )
         self._modes = {
             True: (self.net, self.others, self.opponent_model),
-            False: (None, None, without),
+            False: (None, None, self._budget_model()),
         }
         self._use(False)
 

@@ -432,12 +432,15 @@ class TriPalkiSearchAgent(Agent):
                 "Tri Palki pimc confidence is for sampled worlds; here every world is valued"
             )
         self._policy = make_agent("heuristic", "tri_palki", seat, seed=0)  # draws nothing
-        self.opponent_model: OpponentModel = (
-            remembered(shipped_opponent_model())
-            if self.params.opponents == "learned"
-            else CORE_MODEL
-        )
+        self.opponent_model: OpponentModel = self._budget_model()
         self.reset()
+
+    def _budget_model(self) -> OpponentModel:
+        """The others' model the parameters name (``opponents``): the heuristic's core rules,
+        or the shipped learned model remembered per table."""
+        if self.params.opponents == "learned":
+            return remembered(shipped_opponent_model())
+        return CORE_MODEL
 
     def reset(self) -> None:
         """Forget the round's observations (called at the start of every episode)."""

@@ -14,7 +14,7 @@ from ...agents.base import make_agent
 from ...agents.episode import play_episode
 from ...agents.tri_palki_net_search import NetSearchParams, TriPalkiNetSearchAgent
 from ...agents.tri_palki_opponent_model import NUM_FEATURES, NUM_MOVES
-from ...agents.tri_palki_rollouts import NUM_WORLD_FEATURES
+from ...agents.tri_palki_rollouts import NUM_WORLD_FEATURES, TriPalkiNet
 from ...agents.tri_palki_search import EXPERT_PARAMS_0_4
 from ...envs.tri_palki_v0 import raw_env
 from ...evaluate.running.progress import progress
@@ -24,15 +24,24 @@ from .layout import COLLECT_STEP, gen_dir, net_folder, passed_generations, read_
 
 
 def _search_agent(
-    config: IterateConfig, folder: str | None, seat: str, seed: int, record: bool
+    config: IterateConfig,
+    folder: str | None,
+    seat: str,
+    seed: int,
+    record: bool,
+    net: TriPalkiNet | None = None,
 ) -> TriPalkiNetSearchAgent:
+    """The generation's search (``config.search``) with the network in ``folder`` (``net``: that
+    network already loaded, as given)."""
     s = config.search
     params = replace(
         EXPERT_PARAMS_0_4, samples=s.samples, infer=s.infer, horizon=s.horizon,
         endgame_samples=s.endgame_samples, infer_epsilon=s.infer_epsilon,
     )  # fmt: skip
     net_params = NetSearchParams(net=folder, top_k=s.top_k, cutoff=s.cutoff, others=s.others)
-    return TriPalkiNetSearchAgent("tri_palki", seat, seed, params, net_params, record=record)
+    return TriPalkiNetSearchAgent(
+        "tri_palki", seat, seed, params, net_params, net=net, record=record
+    )
 
 
 def collect_chunk(

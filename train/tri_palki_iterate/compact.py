@@ -15,21 +15,18 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from scipy.special import log_softmax, softmax
 
 from ...agents.base import make_agent
 from ...agents.episode import play_episode
-from ...agents.tri_palki_net_search import (
-    TriPalkiNetSearchAgent,
-    load_net,
-    parse_net_spec,
-    save_value,
-)
+from ...agents.tri_palki_net_search import load_net, save_value
 from ...agents.tri_palki_opponent_model import NUM_FEATURES, NUM_MOVES, LearnedOpponentModel
 from ...envs.registry import game_spec
 from ...search.mlp import Mlp
-from .config import IterateConfig, SearchSettings
+from .collect import _search_agent
+from .config import IterateConfig
 from .fit import _split, _train_mlp
-from .layout import step_seed, write_json
+from .layout import read_json, step_seed, write_json
 from .loop import claim_run_dir
 
 __all__ = ["compact"]
@@ -48,10 +45,6 @@ class _RecordingPolicy(LearnedOpponentModel):
         return super().scores(features)
 
 
-def _search_params(search: SearchSettings) -> str:
-    return ",".join(f"{k}={v}" for k, v in search.model_dump().items())
-
-
 def record_tables(config: IterateConfig, log: Any) -> np.ndarray:
     """The distinct policy inputs the source network's search meets (``compact.episodes``)."""
     settings = config.compact
@@ -60,14 +53,11 @@ def record_tables(config: IterateConfig, log: Any) -> np.ndarray:
     recorder = _RecordingPolicy(source.policy.weights, source.policy.biases)
     net = dataclasses.replace(source, policy=recorder)
     spec = game_spec(config.game)
-    params, net_params, _ = parse_net_spec(f"net={settings.source},{_search_params(config.search)}")
     for n, episodes in sorted(settings.episodes.items()):
         env = spec.raw_env(n)
         for e in range(episodes):
             seed = step_seed(config, COMPACT_STEP, n, e)
-            searcher = TriPalkiNetSearchAgent(
-                config.game, "player_0", seed, params, net_params, net
-            )
+            searcher = _search_agent(config, settings.source, "player_0", seed, False, net)
             table = [searcher] + [
                 make_agent("heuristic", config.game, f"player_{i}", seed=seed + i)
                 for i in range(1, n)
@@ -87,11 +77,10 @@ def compact(config: IterateConfig, run_dir: Path, log: Any) -> dict[str, Any]:
     claim_run_dir(config, run_dir)
     folder = run_dir / "net"
     done = folder / "fit.json"
-    if done.is_file():
-        import json
-
+    finished = read_json(done)
+    if finished is not None:
         log(f"compact: {folder} is done")
-        return dict(json.loads(done.read_text()))
+        return dict(finished)
     tables_file = run_dir / "tables.npy"
     if tables_file.is_file():
         x = np.load(tables_file)
@@ -100,8 +89,7 @@ def compact(config: IterateConfig, run_dir: Path, log: Any) -> dict[str, Any]:
         np.save(tables_file, x)
     source = load_net(settings.source)
     logits = source.policy.scores(x)
-    targets = np.exp(logits - logits.max(axis=1, keepdims=True))
-    targets = (targets / targets.sum(axis=1, keepdims=True)).astype(np.float32)
+    targets = softmax(logits, axis=1).astype(np.float32)
     rng = np.random.default_rng(step_seed(config, COMPACT_STEP))
     held = _split(np.arange(len(x)), config.fit.holdout, rng)
     policy, losses = _train_mlp(
@@ -110,8 +98,7 @@ def compact(config: IterateConfig, run_dir: Path, log: Any) -> dict[str, Any]:
     )  # fmt: skip
     small = policy(x[held])
     agreement = float((np.argmax(small, axis=1) == np.argmax(logits[held], axis=1)).mean())
-    log_q = small - small.max(axis=1, keepdims=True)
-    log_q -= np.log(np.exp(log_q).sum(axis=1, keepdims=True))
+    log_q = log_softmax(small, axis=1)
     p = targets[held]
     kl = float((p * (np.log(np.clip(p, 1e-12, None)) - log_q)).sum(axis=1).mean())
     metrics = {
