@@ -2,7 +2,7 @@
 cheap exact piece of the game makes better taken from it.
 
 Spec strings (kind ``distilled``):
-``distilled[:endgame=K,endgame_samples=S,calls=0|1,calls_model=M,discard_search=0|1,unsure=P,version=V]``
+``distilled[:endgame=K,endgame_samples=S,calls=0|1,calls_model=M,discard_search=0|1,unsure=P,unsure_net=0|1,version=V]``
 (:func:`parse_distilled_spec`); the network is the one committed with the package
 (:func:`~folkcards.agents.policy_files.distilled_model_path`; ``version=V`` the distilled player
 of an earlier version, kept with the package); ``ppo:PATH`` plays any other.
@@ -34,6 +34,8 @@ class DistilledParams:
     # path); None: the one the committed player was measured with
     unsure: float | None = None  # the game's search takes the decisions where the network's
     # first choice has probability under this (0: the network takes them all)
+    unsure_net: int | None = None  # 1: that search is the expert's with its network where the
+    # expert has one (Tri Palki: at 3 players); 0 or None: the search without a network
     version: str | None = None  # an earlier distilled player kept with the package
 
 
@@ -43,7 +45,8 @@ def parse_distilled_spec(game: str, arg: str | None) -> DistilledParams:
     values: dict[str, Any] = {}
     hint = " (distilled plays the network committed for the game; play another with ppo:PATH)"
     keys = (
-        "endgame", "endgame_samples", "calls", "calls_model", "discard_search", "unsure", "version"
+        "endgame", "endgame_samples", "calls", "calls_model", "discard_search", "unsure",
+        "unsure_net", "version",
     )  # fmt: skip
     for key, text in spec_pairs(arg, keys, "distilled", hint):
         if key == "calls_model":
@@ -72,6 +75,13 @@ def parse_distilled_spec(game: str, arg: str | None) -> DistilledParams:
     if params.unsure not in (None, 0.0) and not spec.has("unsure_search"):
         raise ValueError(
             f"distilled: {game} has no search for unsure decisions (unsure=0 or no argument)"
+        )
+    if params.unsure_net not in (None, 0, 1):
+        raise ValueError(f"distilled parameter unsure_net is 0 or 1, got {params.unsure_net}")
+    if params.unsure_net == 1 and (params.unsure == 0.0 or not spec.has("unsure_search")):
+        raise ValueError(
+            f"distilled: unsure_net=1 gives the search for unsure decisions a network; {game} "
+            "has no such search here (unsure=0 or a game without one)"
         )
     asked = params.endgame != 0 and (
         params.endgame is not None or params.endgame_samples is not None
@@ -144,8 +154,9 @@ def make_unsure_search(game: str, seat: str, seed: int | None, params: Distilled
     if params.unsure == 0.0 or not spec.has("unsure_search"):
         return None
     return spec.piece("unsure_search")(
-        spec.family, seat, seed, threshold=params.unsure, version=params.version
-    )
+        spec.family, seat, seed, threshold=params.unsure, version=params.version,
+        with_net=params.unsure_net == 1,
+    )  # fmt: skip
 
 
 class DistilledAgent(PolicyAgent):

@@ -77,26 +77,17 @@ def distilled_model_path(game: str, version: str | None = None) -> Path:
                 f"distilled: {game} has no earlier distilled player {version!r} "
                 f"(versions kept: {kept})"
             )
-        return _kept_version_network(game, version)
+        return MODELS_DIR / f"{game_spec(game).family}_distilled_{version.replace('.', '_')}.zip"
     path = MODELS_DIR / f"{game}_distilled.zip"
     family = MODELS_DIR / f"{game_spec(game).family}_distilled.zip"
     return family if not path.is_file() and family.is_file() else path
 
 
-def _kept_version_network(game: str, version: str) -> Path:
-    """The network file of the kept distilled ``version``: the one its metadata names, or the
-    ``.zip`` beside it."""
-    stem = f"{game_spec(game).family}_distilled_{version.replace('.', '_')}"
-    meta = json.loads((MODELS_DIR / f"{stem}.json").read_text())
-    return MODELS_DIR / meta.get("network", f"{stem}.zip")
-
-
 def distilled_versions(game: str) -> tuple[str, ...]:
     """The earlier distilled players of ``game``'s family kept with the package, oldest first:
-    ``("0.6",)`` for ``tri_palki_distilled_0_6.json``, the sidecar of its network or, for a
-    player whose network is still the current one, a file naming it (``"network"``)."""
+    ``("0.6",)`` for ``tri_palki_distilled_0_6.zip``."""
     prefix = f"{game_spec(game).family}_distilled_"
-    tails = (path.stem.removeprefix(prefix) for path in MODELS_DIR.glob(f"{prefix}*.json"))
+    tails = (path.stem.removeprefix(prefix) for path in MODELS_DIR.glob(f"{prefix}*.zip"))
     found = sorted(
         tuple(map(int, tail.split("_"))) for tail in tails if tail.replace("_", "").isdigit()
     )

@@ -1,7 +1,6 @@
 """The Tri Palki ``distilled`` player's search where its network is unsure (the registry's
-``unsure_search`` piece): the ``expert``'s search with its budget and its network where it has
-one, told of the network's decisions and catching up with the round only when it next
-searches."""
+``unsure_search`` piece): the ``expert``'s compiled search with its budget, told of the
+network's decisions and catching up with the round only when it next searches."""
 
 from __future__ import annotations
 
@@ -10,29 +9,28 @@ from typing import Any
 import numpy as np
 
 from ..envs.tri_palki import observation as obs_mod
-from .tri_palki_net_search import EXPERT_NET_SIZES, TriPalkiExpertAgent
+from .tri_palki_net_search import EXPERT_NET_SIZES, TriPalkiExpertAgent, TriPalkiNetSearchAgent
 from .tri_palki_search import EXPERT_PARAMS, EXPERT_PARAMS_0_4, TriPalkiSearchParams
 
 __all__ = ["UNSURE_BUDGETS", "TriPalkiUnsureSearch"]
 
-# each distilled player's search: the budget its network was cloned from, and the table sizes
-# where it searches with the expert's network as ``expert`` does (none before 0.15.0)
-UNSURE_BUDGETS: dict[str | None, tuple[TriPalkiSearchParams, tuple[int, ...]]] = {
-    None: (EXPERT_PARAMS, EXPERT_NET_SIZES),  # distilled since 0.15.0: the expert's search
-    "0.7": (EXPERT_PARAMS, ()),  # distilled:version=0.7, the player of 0.7.0 to 0.14.0
-    "0.6": (EXPERT_PARAMS_0_4, ()),  # distilled:version=0.6, the player of 0.4.0 to 0.6.0
+# the search budget of each distilled player: its network was cloned from the expert with it
+UNSURE_BUDGETS: dict[str | None, TriPalkiSearchParams] = {
+    None: EXPERT_PARAMS,  # distilled since 0.7.0
+    "0.6": EXPERT_PARAMS_0_4,  # distilled:version=0.6, the player of 0.4.0 to 0.6.0
 }
 
 
 class TriPalkiUnsureSearch:
     """The Tri Palki ``distilled`` player's search where its network is unsure (the registry's
     ``unsure_search`` piece): a decision whose network probability of its first choice is
-    under ``threshold`` (0.99 by default) is taken by the ``expert``'s search instead
-    (:class:`~folkcards.agents.tri_palki_net_search.TriPalkiExpertAgent`), with the budget its
-    network was cloned from (:data:`UNSURE_BUDGETS`: the expert's :data:`EXPERT_PARAMS`, and
-    the expert's network at the table sizes where ``expert`` has it; ``version="0.7"``, the
-    player of 0.7.0 to 0.14.0, the same budget without a network; ``version="0.6"``,
-    :data:`EXPERT_PARAMS_0_4`; or ``params``).
+    under ``threshold`` (0.99 by default) is taken by the ``expert``'s search instead, with the
+    budget its network was cloned from (:data:`UNSURE_BUDGETS`: the expert's
+    :data:`EXPERT_PARAMS`; ``version="0.6"``, the earlier player's, :data:`EXPERT_PARAMS_0_4`;
+    or ``params``): the compiled search of ``expert`` without a network, which decides as the
+    Python search with that budget. ``with_net``: the ``expert``'s search with its network at
+    the table sizes where ``expert`` has it (``distilled:unsure_net=1``; measured behind the
+    search without a network at 3 players, docs/iterate.md).
 
     The search's inference reads the round so far, so the player tells it every decision the
     network took (:meth:`observe`); those are worked into the search's reconstruction of the
@@ -60,6 +58,7 @@ class TriPalkiUnsureSearch:
         params: TriPalkiSearchParams | None = None,
         max_searches: int | None = None,
         version: str | None = None,
+        with_net: bool = False,
     ):
         if version not in UNSURE_BUDGETS:
             raise ValueError(f"the unsure search has no budget for distilled version {version!r}")
@@ -69,8 +68,13 @@ class TriPalkiUnsureSearch:
         self.max_searches = self.default_max_searches if max_searches is None else int(max_searches)
         if self.max_searches < 0:
             raise ValueError(f"max_searches must be at least 0, got {self.max_searches}")
-        budget, net_sizes = UNSURE_BUDGETS[version]
-        self.search = TriPalkiExpertAgent(game, seat, seed, params or budget, net_sizes=net_sizes)
+        # the compiled search: the Python search's decisions with its budget, in less time
+        budget = params or UNSURE_BUDGETS[version]
+        self.search: TriPalkiNetSearchAgent = (
+            TriPalkiExpertAgent(game, seat, seed, budget, net_sizes=EXPERT_NET_SIZES)
+            if with_net
+            else TriPalkiNetSearchAgent(game, seat, seed, budget)
+        )
         self._pending: list[tuple[np.ndarray, int]] = []
         self.work: dict[str, int] = {}
         self.cut = False  # the last catch-up ran out of budget and forgot part of the round

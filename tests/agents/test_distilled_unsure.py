@@ -21,8 +21,7 @@ from folkcards.envs.tri_palki import observation as obs_mod
 from .tri_palki_styles import play_rounds, style_opponents
 
 MOVES = 11
-# the unsure searches: the expert's (its network at the sizes where it has one), the expert's
-# budget without a network (0.7's) and the 0.4.0 expert's (0.6's)
+# the unsure searches: the expert's budget without a network, and the 0.4.0 expert's (0.6's)
 EXPERT_SEARCH = "iterated:samples=192,infer=4,endgame_samples=768,infer_epsilon=0.3"
 EXPERT_0_4 = "iterated:samples=96,infer=8,infer_epsilon=0.1,endgame_samples=0"
 
@@ -71,17 +70,14 @@ class _EagerReference:
 
 
 @pytest.mark.parametrize(
-    ("version", "expert"),
-    [(None, "expert"), ("0.7", EXPERT_SEARCH), ("0.6", EXPERT_0_4)],
-    ids=["distilled", "0.7", "0.6"],
+    ("version", "expert"), [(None, EXPERT_SEARCH), ("0.6", EXPERT_0_4)], ids=["distilled", "0.6"]
 )
 @pytest.mark.parametrize("num_players", [3, 4])
 def test_distilled_decides_as_the_network_with_an_eagerly_informed_expert(
     num_players, version, expert
 ):
-    """``distilled`` searches as ``expert`` (with its network at 3 players),
-    ``distilled:version=0.7`` with the expert's budget without a network and
-    ``distilled:version=0.6`` with the 0.4.0 expert's, the budget its network was cloned from."""
+    """``distilled`` searches with the expert's budget, ``distilled:version=0.6`` with the 0.4.0
+    expert's, the budget its network was cloned from."""
     spec = "distilled" if version is None else f"distilled:version={version}"
     player = make_agent(spec, "tri_palki", seed=5)
     # the reference has no cap on the searches of a round
@@ -94,11 +90,41 @@ def test_distilled_decides_as_the_network_with_an_eagerly_informed_expert(
     assert len(ours) > 20
 
 
+@pytest.mark.parametrize("num_players", [3, 4])
+def test_unsure_net_searches_as_the_expert_with_its_network(num_players):
+    """``distilled:unsure_net=1``: the unsure decisions are ``expert``'s, with its network at
+    the sizes where ``expert`` has one (3 players) and without one elsewhere."""
+    player = make_agent("distilled:unsure_net=1", "tri_palki", seed=5)
+    player.unsure = TriPalkiUnsureSearch(seed=5, max_searches=10**9, with_net=True)
+    reference = _EagerReference(seed=5, spec="expert")
+    seeds = range(300 + num_players * 10, 308 + num_players * 10)
+    ours = [a for _, a in _walk(player, num_players, seeds)]
+    assert ours == [a for _, a in _walk(reference, num_players, seeds)]
+    assert len(ours) > 20
+    # the last search used the network at 3 players only
+    assert (player.unsure.search.net is not None) == (num_players == 3)
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("distilled:unsure_net=2", "unsure_net is 0 or 1"),
+        ("distilled:unsure_net=1,unsure=0", "unsure_net=1 gives the search"),
+    ],
+)
+def test_unsure_net_refuses_what_it_cannot_play_in_one_line(spec, message):
+    for game in ("tri_palki", "paston"):
+        with pytest.raises(ValueError, match=message) as caught:
+            make_agent(spec, game)
+        assert "\n" not in str(caught.value)
+    with pytest.raises(ValueError, match="unsure_net=1 gives the search"):
+        make_agent("distilled:unsure_net=1", "paston")
+
+
 @pytest.mark.parametrize("style", ["long_rounds", "rare_pass"])
 def test_the_catch_up_reproduces_the_eager_expert_over_long_rounds(style):
-    """Rounds of many decisions: long runs of the network's decisions are caught up with (at 3
-    players, where the expert's search has its network)."""
-    spec = "expert:samples=8,horizon=40"
+    """Rounds of many decisions: long runs of the network's decisions are caught up with."""
+    spec = "iterated:samples=8,horizon=40,infer=4,endgame_samples=768,infer_epsilon=0.3"
     params, _ = parse_spec("samples=8,horizon=40", EXPERT_PARAMS)
     player = make_agent("distilled", "tri_palki", seed=4)
     player.unsure = TriPalkiUnsureSearch(seed=4, params=params, max_searches=10**9)
@@ -244,12 +270,11 @@ def test_at_most_max_searches_a_round_then_the_network_and_the_count_starts_agai
     opponents = style_opponents("long_rounds", 3, 6)
     seen = []
 
-    matches = ((match, step) for match in (61, 62, 63) for step in play_rounds(
-        _Watched(player, seen), opponents, [match], 6, 300, episode="match"
-    ))  # fmt: skip
-    for match, (_, obs, action, _) in matches:
+    for _, obs, action, _ in play_rounds(
+        _Watched(player, seen), opponents, [61], 6, 300, episode="match"
+    ):
         view = obs_mod.decode(np.asarray(obs["observation"]))
-        key = (match, view.dealer, tuple(view.sticks))
+        key = (view.dealer, tuple(view.sticks))
         unsure = seen.pop()
         per_round[key] = per_round.get(key, 0) + len(searched)
         if unsure and not searched:

@@ -27,8 +27,8 @@ def _sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def test_tri_palki_keeps_the_0_6_and_0_7_players_and_every_kept_version_has_its_file():
-    assert {"0.6", "0.7"} <= set(distilled_versions("tri_palki"))
+def test_tri_palki_keeps_the_0_6_player_and_every_kept_version_has_its_file():
+    assert "0.6" in distilled_versions("tri_palki")
     for game in GAMES:
         for version in distilled_versions(game):
             assert distilled_model_path(game, version).is_file()
@@ -49,21 +49,8 @@ def test_each_version_searches_with_the_budget_its_network_was_cloned_from():
     old = make_agent("distilled:version=0.6", "tri_palki", seed=1)
     assert old.path == distilled_model_path("tri_palki", "0.6")
     assert old.unsure.search.params == EXPERT_PARAMS_0_4
-    assert old.unsure.search.net_sizes == ()
-    expert = make_agent("expert", "tri_palki")
     current = make_agent("distilled", "tri_palki", seed=1)
-    assert current.unsure.search.params == expert.params
-    assert current.unsure.search.net_sizes == expert.net_sizes != ()
-
-
-def test_version_0_7_is_the_current_network_with_the_search_without_a_network():
-    """The player of 0.7.0 to 0.14.0: the network is still the current one; only its search
-    where unsure changed (``expert`` gained its network at 3 players in 0.14.0)."""
-    kept = make_agent("distilled:version=0.7", "tri_palki", seed=1)
-    assert kept.path == distilled_model_path("tri_palki")
-    assert network_file("distilled:version=0.7", "tri_palki") == distilled_model_path("tri_palki")
-    assert kept.unsure.search.params == make_agent("expert", "tri_palki").params
-    assert kept.unsure.search.net_sizes == ()
+    assert current.unsure.search.params == make_agent("expert", "tri_palki").params
 
 
 @pytest.mark.parametrize(
