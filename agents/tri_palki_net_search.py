@@ -19,11 +19,12 @@ in every world, the fewest sticks wins), with three parts that a network may tak
   table for the agent's lifetime (:class:`~folkcards.agents.tri_palki_table_memo.RememberingModel`);
 - **the others**: with ``others=learned`` (or ``rules``) the other seats move in the rollouts,
   and the worlds are weighted, by the shipped learned opponent model (or the heuristic's core
-  rules) while the network plays this seat;
+  rules) while the network plays this seat; ``weights=net|learned|rules`` weights the worlds
+  by another model than the one moving the others;
 - **values**: with ``cutoff`` > 0 and a value network, a rollout still running after ``cutoff``
   actions is scored by the value network's probability that this seat gets the stick.
 
-Spec: ``iterated[:net=DIR,samples=N,top_k=N,cutoff=N,others=net|learned|rules,...]`` (``DIR`` holds ``policy.npz`` and
+Spec: ``iterated[:net=DIR,samples=N,top_k=N,cutoff=N,others=net|learned|rules,weights=net|learned|rules,...]`` (``DIR`` holds ``policy.npz`` and
 optionally ``value.npz``, as ``folkcards iterate`` writes them; ``net=shipped`` is the network
 committed with the package, ``agents/models/tri_palki_iterated/``: its ``source.json`` names the
 run and generation; ``net=compact`` is its policy distilled to a smaller network,
@@ -93,6 +94,7 @@ class NetSearchParams:
     cutoff: int = 0  # score a rollout by the value network after this many actions (0: never)
     others: str = "net"  # the other seats' model (rollout moves and world weights) with a
     # network: "net" (its policy), "learned" (the shipped learned opponent model) or "rules"
+    weights: str | None = None  # the model that weights the worlds, if not ``others``'s
 
 
 def save_value(value: Mlp, path: str | Path) -> None:
@@ -135,7 +137,7 @@ def load_net(folder: str) -> TriPalkiNet:
 # --- the agent -------------------------------------------------------------------------------
 
 
-_NET_KEYS = ("net", "top_k", "cutoff", "others")
+_NET_KEYS = ("net", "top_k", "cutoff", "others", "weights")
 OTHERS = ("net", "learned", "rules")
 
 
@@ -154,9 +156,9 @@ def parse_net_spec(
             if key == "net":
                 net_values[key] = text
                 continue
-            if key == "others":
+            if key in ("others", "weights"):
                 if text not in OTHERS:
-                    raise ValueError(f"iterated others must be one of {OTHERS}, got {text!r}")
+                    raise ValueError(f"iterated {key} must be one of {OTHERS}, got {text!r}")
                 net_values[key] = text
                 continue
             try:
@@ -199,14 +201,15 @@ class TriPalkiNetSearchAgent(TriPalkiSearchAgent):
         self.net = net if net is not None else (
             load_net(self.net_params.net) if self.net_params.net else None
         )  # fmt: skip
-        self.others: OpponentModel | None = None  # the other seats' model when not the network's
-        if self.net is not None and self.net_params.others == "learned":
-            self.others = shipped_opponent_model()
-        elif self.net is not None and self.net_params.others == "rules":
-            self.others = CORE_MODEL
+        # the other seats' rollout moves when not the network's
+        self.others: OpponentModel | None = None
         if self.net is not None:
+            models = {"net": None, "learned": shipped_opponent_model, "rules": lambda: CORE_MODEL}
+            chosen = models[self.net_params.others]
+            self.others = chosen() if chosen is not None else None
+            weighing = models[self.net_params.weights or self.net_params.others]
             self.opponent_model = remembered(
-                self.others if self.others is not None else self.net.policy
+                weighing() if weighing is not None else self.net.policy
             )
         self.record = record
         self.records: list[dict[str, Any]] = []

@@ -177,6 +177,40 @@ def test_the_other_seats_model_moves_them_in_the_rollouts(tmp_path: Path) -> Non
     assert agent.others is not None and agent.opponent_model.model is agent.others
 
 
+def test_weights_chooses_the_model_that_weights_the_worlds_apart_from_the_others(tmp_path):
+    """``weights=M``: the worlds are weighted by ``M`` while ``others`` still moves the other
+    seats in the rollouts; ``weights`` equal to ``others`` (or left out) is the same player."""
+    from folkcards.agents.tri_palki_search import CORE_MODEL, shipped_opponent_model
+
+    net = _tiny_net(tmp_path)
+    hybrid = make_agent(f"iterated:net={net},others=rules,weights=net", "tri_palki", "player_0")
+    assert hybrid.others is CORE_MODEL
+    assert hybrid.opponent_model.model is hybrid.net.policy
+    learned = make_agent(f"iterated:net={net},weights=learned", "tri_palki", "player_0")
+    assert learned.others is None  # the network moves every seat
+    assert learned.opponent_model.model is shipped_opponent_model()
+    with pytest.raises(ValueError, match="weights must be one of"):
+        make_agent(f"iterated:net={net},weights=bogus", "tri_palki", "player_0")
+    spec = "iterated:samples=8,infer=4,net=shipped,top_k=5,cutoff=10,others=rules"
+    same = [make_agent(s, "tri_palki", "player_0", seed=3) for s in (spec, spec + ",weights=rules")]
+    env = raw_env(num_players=3)
+    env.reset(seed=7)
+    decisions = 0
+    while env.agents and decisions < 12:
+        name = env.agent_selection
+        if env.terminations[name] or env.truncations[name]:
+            env.step(None)
+            continue
+        observation = env.observe(name)
+        if name == "player_0":
+            actions = {agent.act(observation) for agent in same}
+            assert len(actions) == 1
+            action, decisions = actions.pop(), decisions + 1
+        else:
+            action = int(np.flatnonzero(observation["action_mask"])[0])
+        env.step(action)
+
+
 def test_the_core_rollouts_memo_changes_no_move():
     """The compiled core rollouts remember each distinct table's move: a memo too small for a
     6-player table's rollouts (it stops storing when half full) plays every row exactly as a
