@@ -194,6 +194,9 @@ SOURCES: dict[str, Source] = {
             "tri_palki_rules_vs_expert_3p",
             "tri_palki_rules_vs_expert_4p",
             "tri_palki_rules_vs_expert_6p",
+            "tri_palki_distilled_unsure_net_3p",
+            "tri_palki_expert_vs_expert_0_4_3p",
+            "tri_palki_weights_vs_expert_4p",
         )
     },
     "tri_palki_pimc": Source(stored="docs/tournaments/tri_palki_pimc/results.json", digits=3),
@@ -619,6 +622,8 @@ ITERATED_SPEED_0_13 = "docs/results/tri_palki_iterated_speed_0_13.json"
 COMPACT_SPEED = "docs/results/tri_palki_compact_speed.json"
 SHIPPED_SPEED_3P = "docs/results/tri_palki_shipped_speed_3p.json"
 RULES_SPEED = "docs/results/tri_palki_rules_speed.json"
+WEIGHTS_SPEED = "docs/results/tri_palki_weights_speed.json"
+EXPERT_SPEED_0_14 = "docs/results/tri_palki_expert_speed_0_14.json"
 
 
 def _interval_cell(pair: dict[str, Any] | None) -> str:
@@ -888,6 +893,8 @@ TABLES: dict[str, Callable[[dict[str, Any]], str]] = {
     "tri_palki_compact_speed": lambda cache: expert_speed_table(cache, COMPACT_SPEED),
     "tri_palki_shipped_speed_3p": lambda cache: expert_speed_table(cache, SHIPPED_SPEED_3P),
     "tri_palki_rules_speed": lambda cache: expert_speed_table(cache, RULES_SPEED),
+    "tri_palki_weights_speed": lambda cache: expert_speed_table(cache, WEIGHTS_SPEED),
+    "tri_palki_expert_speed_0_14": lambda cache: expert_speed_table(cache, EXPERT_SPEED_0_14),
 }
 
 
