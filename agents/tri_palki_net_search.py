@@ -35,9 +35,9 @@ the budget the loop's stored generations were made with). Deterministic given it
 seed. Rounds with an eliminated player fall back to ``pimc``'s rollouts, and so does
 ``rollout=heuristic`` without a network (the full heuristic is not compiled).
 
-Tri Palki's ``expert`` is this search with :data:`EXPERT_PARAMS`: with the shipped network for
-its own seat (:data:`EXPERT_NET`) at the table sizes of :data:`EXPERT_NET_SIZES`, without a
-network at the others (:class:`TriPalkiExpertAgent`).
+Tri Palki's ``expert`` is this search with :data:`EXPERT_PARAMS`: with the shipped network at
+the table sizes of :data:`EXPERT_NETS` (for its own seat at 3 players, and weighting the worlds
+too at 4), without a network at the others (:class:`TriPalkiExpertAgent`).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -95,6 +95,15 @@ class NetSearchParams:
     others: str = "net"  # the other seats' model (rollout moves and world weights) with a
     # network: "net" (its policy), "learned" (the shipped learned opponent model) or "rules"
     weights: str | None = None  # the model that weights the worlds, if not ``others``'s
+
+
+class _Mode(NamedTuple):
+    """The parts of the search that its network settings decide."""
+
+    net_params: NetSearchParams
+    net: TriPalkiNet | None
+    others: OpponentModel | None
+    opponent_model: OpponentModel
 
 
 def save_value(value: Mlp, path: str | Path) -> None:
@@ -198,21 +207,32 @@ class TriPalkiNetSearchAgent(TriPalkiSearchAgent):
     ):
         super().__init__(game, seat, seed, params or EXPERT_PARAMS_0_4)
         self.net_params = net_params or NetSearchParams()
-        self.net = net if net is not None else (
-            load_net(self.net_params.net) if self.net_params.net else None
-        )  # fmt: skip
-        # the other seats' rollout moves when not the network's
-        self.others: OpponentModel | None = None
-        if self.net is not None:
-            models = {"net": None, "learned": shipped_opponent_model, "rules": lambda: CORE_MODEL}
-            chosen = models[self.net_params.others]
-            self.others = chosen() if chosen is not None else None
-            weighing = models[self.net_params.weights or self.net_params.others]
-            self.opponent_model = remembered(
-                weighing() if weighing is not None else self.net.policy
-            )
+        self.net: TriPalkiNet | None = None
+        self.others: OpponentModel | None = None  # the others' rollout moves if not the network's
+        self._use_mode(self._mode(self.net_params, net))
         self.record = record
         self.records: list[dict[str, Any]] = []
+
+    def _mode(self, net_params: NetSearchParams, net: TriPalkiNet | None = None) -> _Mode:
+        """What ``net_params`` make of the search: the network, the others' rollout moves and
+        the model weighting the worlds (without a network: the budget's, as ``pimc``)."""
+        net = net if net is not None else load_net(net_params.net) if net_params.net else None
+        if net is None:
+            return _Mode(net_params, None, None, self._budget_model())
+        models = {"net": None, "learned": shipped_opponent_model, "rules": lambda: CORE_MODEL}
+        moving, weighing = (
+            models[net_params.others],
+            models[net_params.weights or net_params.others],
+        )
+        return _Mode(
+            net_params,
+            net,
+            moving() if moving is not None else None,
+            remembered(weighing() if weighing is not None else net.policy),
+        )
+
+    def _use_mode(self, mode: _Mode) -> None:
+        self.net_params, self.net, self.others, self.opponent_model = mode
 
     def _search(
         self,
@@ -306,18 +326,24 @@ def make_net_search_agent(
 
 
 EXPERT_NET = NetSearchParams(net=SHIPPED_NET, top_k=5, cutoff=10, others="rules")
-EXPERT_NET_SIZES = (3,)  # table sizes where ``expert`` searches with :data:`EXPERT_NET`
+# the table sizes where ``expert`` searches with the loop's network, and how (docs/iterate.md:
+# each where its rule made it ``expert``)
+EXPERT_NETS: dict[int, NetSearchParams] = {
+    3: EXPERT_NET,  # since 0.14.0: the network for its own seat
+    4: replace(EXPERT_NET, weights="net"),  # since 0.15.0: and weighting the worlds
+}
+EXPERT_NET_SIZES = tuple(sorted(EXPERT_NETS))
 
 
 class TriPalkiExpertAgent(TriPalkiNetSearchAgent):
     """Tri Palki ``expert``: the search with :data:`EXPERT_PARAMS`, its rollouts compiled and
-    batched. At the table sizes of :data:`EXPERT_NET_SIZES` it searches with the loop's network
-    for its own seat (:data:`EXPERT_NET`: its rollout moves, the actions worth rolling out and
-    the value cutoff; the other seats by the heuristic's core rules), the same decisions as
-    ``iterated:net=shipped,top_k=5,cutoff=10,others=rules`` with that budget; at the other
-    sizes without a network, the same decisions as
+    batched. At the table sizes of :data:`EXPERT_NETS` it searches with the loop's network as
+    set there: for its own seat (its rollout moves, the actions worth rolling out and the value
+    cutoff; the other seats move in the rollouts by the heuristic's core rules) and, at 4
+    players, weighting the worlds; the same decisions as the ``iterated`` spec of those keys
+    with that budget. At the other sizes without a network, the same decisions as
     :class:`~folkcards.agents.tri_palki_search.TriPalkiSearchAgent` with that budget (``pimc``
-    with the same keys), in less time. ``net_sizes=()``: never with the network."""
+    with the same keys), in less time. ``nets={}``: never with the network."""
 
     name = "expert"
 
@@ -327,19 +353,12 @@ class TriPalkiExpertAgent(TriPalkiNetSearchAgent):
         seat: str = "player_0",
         seed: int | None = None,
         params: TriPalkiSearchParams | None = None,
-        net_params: NetSearchParams | None = None,
-        net_sizes: tuple[int, ...] = EXPERT_NET_SIZES,
+        nets: dict[int, NetSearchParams] | None = None,
     ):
-        super().__init__(game, seat, seed, params or EXPERT_PARAMS, net_params or EXPERT_NET)
-        self.net_sizes = tuple(net_sizes)
-        self._modes = {
-            True: (self.net, self.others, self.opponent_model),
-            False: (None, None, self._budget_model()),
-        }
-        self._use(False)
-
-    def _use(self, with_net: bool) -> None:
-        self.net, self.others, self.opponent_model = self._modes[with_net]
+        super().__init__(game, seat, seed, params or EXPERT_PARAMS)
+        self.nets = dict(EXPERT_NETS if nets is None else nets)
+        self._modes = {size: self._mode(net_params) for size, net_params in self.nets.items()}
+        self._without = self._mode(NetSearchParams())
 
     def _search(
         self,
@@ -348,18 +367,27 @@ class TriPalkiExpertAgent(TriPalkiNetSearchAgent):
         legal: list[int],
         observation: dict[str, np.ndarray],
     ) -> int:
-        self._use(view.num_players in self.net_sizes)
+        self._use_mode(self._modes.get(view.num_players, self._without))
         return super()._search(vector, view, legal, observation)
+
+
+def _keys_given(arg: str | None) -> set[str]:
+    """The network keys a spec argument sets."""
+    items = (arg or "").split(",")
+    return {key.strip() for key, eq, _ in (i.partition("=") for i in items) if eq} & set(_NET_KEYS)
 
 
 def make_tri_palki_expert_agent(
     game: str, seat: str, seed: int | None, arg: str | None, **_: Any
 ) -> TriPalkiExpertAgent:
-    """The Tri Palki ``expert[:key=value,...]`` factory: ``iterated``'s keys, :data:`EXPERT_PARAMS`
-    and :data:`EXPERT_NET` where the spec is silent."""
+    """The Tri Palki ``expert[:key=value,...]`` factory: ``iterated``'s keys (a network key
+    applies at every size of :data:`EXPERT_NETS`), :data:`EXPERT_PARAMS` and
+    :data:`EXPERT_NETS` where the spec is silent."""
     params, net_params, spec_seed = parse_net_spec(arg, EXPERT_PARAMS, EXPERT_NET)
+    given = {key: getattr(net_params, key) for key in _keys_given(arg)}
+    nets = {size: replace(settings, **given) for size, settings in EXPERT_NETS.items()}
     return TriPalkiExpertAgent(
-        game, seat, spec_seed if spec_seed is not None else seed, params, net_params
+        game, seat, spec_seed if spec_seed is not None else seed, params, nets
     )
 
 

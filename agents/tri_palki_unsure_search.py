@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..envs.tri_palki import observation as obs_mod
-from .tri_palki_net_search import EXPERT_NET_SIZES, TriPalkiExpertAgent, TriPalkiNetSearchAgent
+from .tri_palki_net_search import TriPalkiExpertAgent, TriPalkiNetSearchAgent
 from .tri_palki_search import EXPERT_PARAMS, EXPERT_PARAMS_0_4, TriPalkiSearchParams
 
 __all__ = ["UNSURE_BUDGETS", "TriPalkiUnsureSearch"]
@@ -71,7 +71,7 @@ class TriPalkiUnsureSearch:
         # the compiled search: the Python search's decisions with its budget, in less time
         budget = params or UNSURE_BUDGETS[version]
         self.search: TriPalkiNetSearchAgent = (
-            TriPalkiExpertAgent(game, seat, seed, budget, net_sizes=EXPERT_NET_SIZES)
+            TriPalkiExpertAgent(game, seat, seed, budget)
             if with_net
             else TriPalkiNetSearchAgent(game, seat, seed, budget)
         )

@@ -14,6 +14,7 @@ import pytest
 from folkcards.agents import make_agent
 from folkcards.agents.batched_agents import make_batched_agent
 from folkcards.agents.policy_files import distilled_model_path
+from folkcards.agents.tri_palki_net_search import EXPERT_NET_SIZES
 from folkcards.agents.tri_palki_search import EXPERT_PARAMS, TriPalkiSearchParams, parse_spec
 from folkcards.agents.tri_palki_unsure_search import TriPalkiUnsureSearch
 from folkcards.envs.tri_palki import observation as obs_mod
@@ -90,10 +91,10 @@ def test_distilled_decides_as_the_network_with_an_eagerly_informed_expert(
     assert len(ours) > 20
 
 
-@pytest.mark.parametrize("num_players", [3, 4])
+@pytest.mark.parametrize("num_players", [3, 4, 6])
 def test_unsure_net_searches_as_the_expert_with_its_network(num_players):
     """``distilled:unsure_net=1``: the unsure decisions are ``expert``'s, with its network at
-    the sizes where ``expert`` has one (3 players) and without one elsewhere."""
+    the sizes where ``expert`` has one and without one elsewhere."""
     player = make_agent("distilled:unsure_net=1", "tri_palki", seed=5)
     player.unsure = TriPalkiUnsureSearch(seed=5, max_searches=10**9, with_net=True)
     reference = _EagerReference(seed=5, spec="expert")
@@ -101,8 +102,8 @@ def test_unsure_net_searches_as_the_expert_with_its_network(num_players):
     ours = [a for _, a in _walk(player, num_players, seeds)]
     assert ours == [a for _, a in _walk(reference, num_players, seeds)]
     assert len(ours) > 20
-    # the last search used the network at 3 players only
-    assert (player.unsure.search.net is not None) == (num_players == 3)
+    # the last search used the network where expert has one (3 and 4 players)
+    assert (player.unsure.search.net is not None) == (num_players in EXPERT_NET_SIZES)
 
 
 @pytest.mark.parametrize(

@@ -1,12 +1,13 @@
 """Tri Palki ``expert`` against its references, asked the same observations with the same seed,
 decision by decision: the same action from the same action values.
 
-- Without its network (at the table sizes outside ``EXPERT_NET_SIZES``, or ``net_sizes=()``)
+- Without its network (at the table sizes outside ``EXPERT_NETS``, or ``nets={}``)
   the compiled search with batched rollouts is the Python search with the expert's budget
   (``TriPalkiSearchAgent`` with ``EXPERT_PARAMS``, i.e. ``pimc`` given the expert's keys).
-- At the sizes of ``EXPERT_NET_SIZES`` it is the network's search for its own seat,
-  ``iterated:net=shipped,top_k=5,cutoff=10,others=rules`` with the expert's budget, the player
-  of the tournaments that made it ``expert`` there (docs/iterate.md).
+- At the sizes of ``EXPERT_NETS`` it is the network's search for its own seat,
+  ``iterated:net=shipped,top_k=5,cutoff=10,others=rules`` with the expert's budget (at 4
+  players also ``weights=net``), the player of the tournaments that made it ``expert`` there
+  (docs/iterate.md).
 
 Seeds 91000+ were not used to develop either search."""
 
@@ -47,9 +48,9 @@ class _Lockstep:
 
 
 def _pair(spec_keys: str, seed: int) -> _Lockstep:
-    """``expert`` without its network (``net_sizes=()``) and the Python search."""
+    """``expert`` without its network (``nets={}``) and the Python search."""
     params, _ = parse_spec(spec_keys, EXPERT_PARAMS)
-    new = TriPalkiExpertAgent("tri_palki", "player_0", seed, params, net_sizes=())
+    new = TriPalkiExpertAgent("tri_palki", "player_0", seed, params, nets={})
     return _Lockstep(new, TriPalkiSearchAgent("tri_palki", "player_0", seed, params))
 
 
@@ -75,19 +76,20 @@ def _assert_same(pair: _Lockstep, at_least: int) -> None:
 
 def test_the_shipped_expert_is_the_compiled_search() -> None:
     assert isinstance(make_agent("expert", "tri_palki", "player_0", seed=1), TriPalkiExpertAgent)
-    assert EXPERT_NET_SIZES == (3,)  # docs/iterate.md: where the rule made the network expert's
+    assert EXPERT_NET_SIZES == (3, 4)  # docs/iterate.md: where the rules made the network expert's
 
 
 @pytest.mark.parametrize(
     ("n", "reference"),
     [
         (3, f"iterated:{BUDGET},net=shipped,top_k=5,cutoff=10,others=rules"),
+        (4, f"iterated:{BUDGET},net=shipped,top_k=5,cutoff=10,others=rules,weights=net"),
         (2, f"iterated:{BUDGET}"),
-        (4, f"iterated:{BUDGET}"),
+        (5, f"iterated:{BUDGET}"),
         (6, f"iterated:{BUDGET}"),
     ],
 )
-def test_expert_is_the_networks_search_at_3_players_and_without_it_elsewhere(
+def test_expert_is_the_networks_search_at_3_and_4_players_and_without_it_elsewhere(
     n: int, reference: str
 ) -> None:
     seed = 91100 + n
@@ -127,3 +129,14 @@ def test_eliminated_players_and_the_full_heuristic_rollouts_use_the_reference() 
     pair = _pair("rollout=heuristic,samples=4,horizon=12", seed=91029)
     _play(pair, 3, ["heuristic"], range(91600, 91602))
     _assert_same(pair, at_least=2)
+
+
+def test_a_network_key_of_an_expert_spec_applies_at_every_size_with_the_network() -> None:
+    from folkcards.agents.tri_palki_net_search import EXPERT_NETS
+
+    assert make_agent("expert", "tri_palki", "player_0", seed=1).nets == EXPERT_NETS
+    agent = make_agent("expert:net=compact,weights=rules", "tri_palki", "player_0", seed=1)
+    assert set(agent.nets) == set(EXPERT_NET_SIZES)
+    for settings in agent.nets.values():
+        assert (settings.net, settings.weights, settings.others) == ("compact", "rules", "rules")
+        assert (settings.top_k, settings.cutoff) == (5, 10)
