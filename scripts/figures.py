@@ -197,6 +197,8 @@ SOURCES: dict[str, Source] = {
             "tri_palki_distilled_unsure_net_3p",
             "tri_palki_expert_vs_expert_0_4_3p",
             "tri_palki_weights_vs_expert_4p",
+            "tri_palki_weights_vs_expert_6p",
+            "tri_palki_weights_vs_expert_3p",
         )
     },
     "tri_palki_pimc": Source(stored="docs/tournaments/tri_palki_pimc/results.json", digits=3),
