@@ -34,8 +34,8 @@ class DistilledParams:
     # path); None: the one the committed player was measured with
     unsure: float | None = None  # the game's search takes the decisions where the network's
     # first choice has probability under this (0: the network takes them all)
-    unsure_net: int | None = None  # 1: that search is the expert's with its network where the
-    # expert has one (Tri Palki: at 3 players); 0 or None: the search without a network
+    unsure_net: int | None = None  # 1: that search has the loop's network for its own seat
+    # (Tri Palki, at 3 players: 0.14.0's expert there); 0 or None: the search without a network
     version: str | None = None  # an earlier distilled player kept with the package
 
 

@@ -36,8 +36,8 @@ seed. Rounds with an eliminated player fall back to ``pimc``'s rollouts, and so 
 ``rollout=heuristic`` without a network (the full heuristic is not compiled).
 
 Tri Palki's ``expert`` is this search with :data:`EXPERT_PARAMS`: with the shipped network at
-the table sizes of :data:`EXPERT_NETS` (for its own seat at 3 players, and weighting the worlds
-too at 4), without a network at the others (:class:`TriPalkiExpertAgent`).
+the table sizes of :data:`EXPERT_NETS` (for its own seat, and weighting the worlds, at 3 and 4
+players), without a network at the others (:class:`TriPalkiExpertAgent`).
 """
 
 from __future__ import annotations
@@ -329,8 +329,10 @@ EXPERT_NET = NetSearchParams(net=SHIPPED_NET, top_k=5, cutoff=10, others="rules"
 # the table sizes where ``expert`` searches with the loop's network, and how (docs/iterate.md:
 # each where its rule made it ``expert``)
 EXPERT_NETS: dict[int, NetSearchParams] = {
-    3: EXPERT_NET,  # since 0.14.0: the network for its own seat
-    4: replace(EXPERT_NET, weights="net"),  # since 0.15.0: and weighting the worlds
+    # since 0.14.0 at 3 players the network for its own seat (EXPERT_NET); since 0.15.0 at 3
+    # and 4 players also weighting the worlds
+    3: replace(EXPERT_NET, weights="net"),
+    4: replace(EXPERT_NET, weights="net"),
 }
 EXPERT_NET_SIZES = tuple(sorted(EXPERT_NETS))
 
@@ -339,9 +341,8 @@ class TriPalkiExpertAgent(TriPalkiNetSearchAgent):
     """Tri Palki ``expert``: the search with :data:`EXPERT_PARAMS`, its rollouts compiled and
     batched. At the table sizes of :data:`EXPERT_NETS` it searches with the loop's network as
     set there: for its own seat (its rollout moves, the actions worth rolling out and the value
-    cutoff; the other seats move in the rollouts by the heuristic's core rules) and, at 4
-    players, weighting the worlds; the same decisions as the ``iterated`` spec of those keys
-    with that budget. At the other sizes without a network, the same decisions as
+    cutoff; the other seats move in the rollouts by the heuristic's core rules) and weighting
+    the worlds; the same decisions as the ``iterated`` spec of those keys with that budget. At the other sizes without a network, the same decisions as
     :class:`~folkcards.agents.tri_palki_search.TriPalkiSearchAgent` with that budget (``pimc``
     with the same keys), in less time. ``nets={}``: never with the network."""
 

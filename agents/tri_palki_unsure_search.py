@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..envs.tri_palki import observation as obs_mod
-from .tri_palki_net_search import TriPalkiExpertAgent, TriPalkiNetSearchAgent
+from .tri_palki_net_search import EXPERT_NET, TriPalkiExpertAgent, TriPalkiNetSearchAgent
 from .tri_palki_search import EXPERT_PARAMS, EXPERT_PARAMS_0_4, TriPalkiSearchParams
 
 __all__ = ["UNSURE_BUDGETS", "TriPalkiUnsureSearch"]
@@ -28,9 +28,9 @@ class TriPalkiUnsureSearch:
     budget its network was cloned from (:data:`UNSURE_BUDGETS`: the expert's
     :data:`EXPERT_PARAMS`; ``version="0.6"``, the earlier player's, :data:`EXPERT_PARAMS_0_4`;
     or ``params``): the compiled search of ``expert`` without a network, which decides as the
-    Python search with that budget. ``with_net``: the ``expert``'s search with its network at
-    the table sizes where ``expert`` has it (``distilled:unsure_net=1``; measured behind the
-    search without a network at 3 players, docs/iterate.md).
+    Python search with that budget. ``with_net``: at 3 players the search with the loop's
+    network for its own seat (:data:`EXPERT_NET`, 0.14.0's ``expert`` there;
+    ``distilled:unsure_net=1``; measured behind the search without a network, docs/iterate.md).
 
     The search's inference reads the round so far, so the player tells it every decision the
     network took (:meth:`observe`); those are worked into the search's reconstruction of the
@@ -71,7 +71,7 @@ class TriPalkiUnsureSearch:
         # the compiled search: the Python search's decisions with its budget, in less time
         budget = params or UNSURE_BUDGETS[version]
         self.search: TriPalkiNetSearchAgent = (
-            TriPalkiExpertAgent(game, seat, seed, budget)
+            TriPalkiExpertAgent(game, seat, seed, budget, nets={3: EXPERT_NET})
             if with_net
             else TriPalkiNetSearchAgent(game, seat, seed, budget)
         )

@@ -14,7 +14,6 @@ import pytest
 from folkcards.agents import make_agent
 from folkcards.agents.batched_agents import make_batched_agent
 from folkcards.agents.policy_files import distilled_model_path
-from folkcards.agents.tri_palki_net_search import EXPERT_NET_SIZES
 from folkcards.agents.tri_palki_search import EXPERT_PARAMS, TriPalkiSearchParams, parse_spec
 from folkcards.agents.tri_palki_unsure_search import TriPalkiUnsureSearch
 from folkcards.envs.tri_palki import observation as obs_mod
@@ -93,17 +92,18 @@ def test_distilled_decides_as_the_network_with_an_eagerly_informed_expert(
 
 @pytest.mark.parametrize("num_players", [3, 4, 6])
 def test_unsure_net_searches_as_the_expert_with_its_network(num_players):
-    """``distilled:unsure_net=1``: the unsure decisions are ``expert``'s, with its network at
-    the sizes where ``expert`` has one and without one elsewhere."""
+    """``distilled:unsure_net=1``: at 3 players the unsure decisions are the search's with the
+    loop's network for its own seat (0.14.0's ``expert`` there), elsewhere without a network."""
     player = make_agent("distilled:unsure_net=1", "tri_palki", seed=5)
     player.unsure = TriPalkiUnsureSearch(seed=5, max_searches=10**9, with_net=True)
-    reference = _EagerReference(seed=5, spec="expert")
+    own_seat = ",net=shipped,top_k=5,cutoff=10,others=rules" if num_players == 3 else ""
+    reference = _EagerReference(seed=5, spec=EXPERT_SEARCH + own_seat)
     seeds = range(300 + num_players * 10, 308 + num_players * 10)
     ours = [a for _, a in _walk(player, num_players, seeds)]
     assert ours == [a for _, a in _walk(reference, num_players, seeds)]
     assert len(ours) > 20
-    # the last search used the network where expert has one (3 and 4 players)
-    assert (player.unsure.search.net is not None) == (num_players in EXPERT_NET_SIZES)
+    # the last search used the network at 3 players only
+    assert (player.unsure.search.net is not None) == (num_players == 3)
 
 
 @pytest.mark.parametrize(

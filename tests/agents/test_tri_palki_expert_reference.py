@@ -5,9 +5,8 @@ decision by decision: the same action from the same action values.
   the compiled search with batched rollouts is the Python search with the expert's budget
   (``TriPalkiSearchAgent`` with ``EXPERT_PARAMS``, i.e. ``pimc`` given the expert's keys).
 - At the sizes of ``EXPERT_NETS`` it is the network's search for its own seat,
-  ``iterated:net=shipped,top_k=5,cutoff=10,others=rules`` with the expert's budget (at 4
-  players also ``weights=net``), the player of the tournaments that made it ``expert`` there
-  (docs/iterate.md).
+  ``iterated:net=shipped,top_k=5,cutoff=10,others=rules,weights=net`` with the expert's
+  budget, the player of the tournaments that made it ``expert`` there (docs/iterate.md).
 
 Seeds 91000+ were not used to develop either search."""
 
@@ -82,7 +81,7 @@ def test_the_shipped_expert_is_the_compiled_search() -> None:
 @pytest.mark.parametrize(
     ("n", "reference"),
     [
-        (3, f"iterated:{BUDGET},net=shipped,top_k=5,cutoff=10,others=rules"),
+        (3, f"iterated:{BUDGET},net=shipped,top_k=5,cutoff=10,others=rules,weights=net"),
         (4, f"iterated:{BUDGET},net=shipped,top_k=5,cutoff=10,others=rules,weights=net"),
         (2, f"iterated:{BUDGET}"),
         (5, f"iterated:{BUDGET}"),
