@@ -20,6 +20,8 @@ from folkcards.agents.tri_palki_rollouts import NUM_WORLD_FEATURES
 from folkcards.envs.tri_palki_v0 import raw_env
 from folkcards.search.mlp import Mlp
 
+from .tri_palki_styles import play_rounds
+
 
 class _Both:
     """Plays ``a``'s moves; asks ``b`` the same observations and keeps both action values."""
@@ -193,22 +195,20 @@ def test_weights_chooses_the_model_that_weights_the_worlds_apart_from_the_others
         make_agent(f"iterated:net={net},weights=bogus", "tri_palki", "player_0")
     spec = "iterated:samples=8,infer=4,net=shipped,top_k=5,cutoff=10,others=rules"
     same = [make_agent(s, "tri_palki", "player_0", seed=3) for s in (spec, spec + ",weights=rules")]
-    env = raw_env(num_players=3)
-    env.reset(seed=7)
-    decisions = 0
-    while env.agents and decisions < 12:
-        name = env.agent_selection
-        if env.terminations[name] or env.truncations[name]:
-            env.step(None)
-            continue
-        observation = env.observe(name)
-        if name == "player_0":
+
+    class _Both:
+        def reset(self) -> None:
+            for agent in same:
+                agent.reset()
+
+        def act(self, observation):  # type: ignore[no-untyped-def]
             actions = {agent.act(observation) for agent in same}
             assert len(actions) == 1
-            action, decisions = actions.pop(), decisions + 1
-        else:
-            action = int(np.flatnonzero(observation["action_mask"])[0])
-        env.step(action)
+            return actions.pop()
+
+    opponents = [make_agent("heuristic", "tri_palki", f"player_{i}", seed=i) for i in (1, 2)]
+    decisions = list(play_rounds(_Both(), opponents, [7, 8], 3, max_turns=60))  # type: ignore[arg-type]
+    assert len(decisions) > 4
 
 
 def test_the_core_rollouts_memo_changes_no_move():
