@@ -156,6 +156,14 @@ def parse_net_spec(
     net_defaults: NetSearchParams | None = None,
 ) -> tuple[TriPalkiSearchParams, NetSearchParams, int | None]:
     """``(search params, network params, seed)`` from ``"net=DIR,top_k=4,samples=24"``."""
+    params, net_values, seed = _split_net_spec(arg, defaults)
+    return params, replace(net_defaults or NetSearchParams(), **net_values), seed
+
+
+def _split_net_spec(
+    arg: str | None, defaults: TriPalkiSearchParams
+) -> tuple[TriPalkiSearchParams, dict[str, Any], int | None]:
+    """``(search params, the network keys the spec sets, seed)``."""
     net_values: dict[str, Any] = {}
     rest = []
     for item in (arg or "").split(","):
@@ -182,7 +190,7 @@ def parse_net_spec(
         elif item.strip():
             rest.append(item.strip())
     params, seed = parse_spec(",".join(rest), defaults)
-    return params, replace(net_defaults or NetSearchParams(), **net_values), seed
+    return params, net_values, seed
 
 
 class TriPalkiNetSearchAgent(TriPalkiSearchAgent):
@@ -342,7 +350,8 @@ class TriPalkiExpertAgent(TriPalkiNetSearchAgent):
     batched. At the table sizes of :data:`EXPERT_NETS` it searches with the loop's network as
     set there: for its own seat (its rollout moves, the actions worth rolling out and the value
     cutoff; the other seats move in the rollouts by the heuristic's core rules) and weighting
-    the worlds; the same decisions as the ``iterated`` spec of those keys with that budget. At the other sizes without a network, the same decisions as
+    the worlds; the same decisions as the ``iterated`` spec of those keys with that budget. At
+    the other sizes without a network, the same decisions as
     :class:`~folkcards.agents.tri_palki_search.TriPalkiSearchAgent` with that budget (``pimc``
     with the same keys), in less time. ``nets={}``: never with the network."""
 
@@ -372,20 +381,13 @@ class TriPalkiExpertAgent(TriPalkiNetSearchAgent):
         return super()._search(vector, view, legal, observation)
 
 
-def _keys_given(arg: str | None) -> set[str]:
-    """The network keys a spec argument sets."""
-    items = (arg or "").split(",")
-    return {key.strip() for key, eq, _ in (i.partition("=") for i in items) if eq} & set(_NET_KEYS)
-
-
 def make_tri_palki_expert_agent(
     game: str, seat: str, seed: int | None, arg: str | None, **_: Any
 ) -> TriPalkiExpertAgent:
     """The Tri Palki ``expert[:key=value,...]`` factory: ``iterated``'s keys (a network key
     applies at every size of :data:`EXPERT_NETS`), :data:`EXPERT_PARAMS` and
     :data:`EXPERT_NETS` where the spec is silent."""
-    params, net_params, spec_seed = parse_net_spec(arg, EXPERT_PARAMS, EXPERT_NET)
-    given = {key: getattr(net_params, key) for key in _keys_given(arg)}
+    params, given, spec_seed = _split_net_spec(arg, EXPERT_PARAMS)
     nets = {size: replace(settings, **given) for size, settings in EXPERT_NETS.items()}
     return TriPalkiExpertAgent(
         game, seat, spec_seed if spec_seed is not None else seed, params, nets

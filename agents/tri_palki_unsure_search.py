@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..envs.tri_palki import observation as obs_mod
-from .tri_palki_net_search import EXPERT_NET, TriPalkiExpertAgent, TriPalkiNetSearchAgent
+from .tri_palki_net_search import EXPERT_NET, TriPalkiExpertAgent
 from .tri_palki_search import EXPERT_PARAMS, EXPERT_PARAMS_0_4, TriPalkiSearchParams
 
 __all__ = ["UNSURE_BUDGETS", "TriPalkiUnsureSearch"]
@@ -70,11 +70,8 @@ class TriPalkiUnsureSearch:
             raise ValueError(f"max_searches must be at least 0, got {self.max_searches}")
         # the compiled search: the Python search's decisions with its budget, in less time
         budget = params or UNSURE_BUDGETS[version]
-        self.search: TriPalkiNetSearchAgent = (
-            TriPalkiExpertAgent(game, seat, seed, budget, nets={3: EXPERT_NET})
-            if with_net
-            else TriPalkiNetSearchAgent(game, seat, seed, budget)
-        )
+        nets = {3: EXPERT_NET} if with_net else {}
+        self.search = TriPalkiExpertAgent(game, seat, seed, budget, nets=nets)
         self._pending: list[tuple[np.ndarray, int]] = []
         self.work: dict[str, int] = {}
         self.cut = False  # the last catch-up ran out of budget and forgot part of the round

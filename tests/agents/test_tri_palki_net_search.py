@@ -196,7 +196,9 @@ def test_weights_chooses_the_model_that_weights_the_worlds_apart_from_the_others
     spec = "iterated:samples=8,infer=4,net=shipped,top_k=5,cutoff=10,others=rules"
     same = [make_agent(s, "tri_palki", "player_0", seed=3) for s in (spec, spec + ",weights=rules")]
 
-    class _Both:
+    class _Agreeing:
+        """Plays the one action both agents choose (asserting they agree)."""
+
         def reset(self) -> None:
             for agent in same:
                 agent.reset()
@@ -207,7 +209,7 @@ def test_weights_chooses_the_model_that_weights_the_worlds_apart_from_the_others
             return actions.pop()
 
     opponents = [make_agent("heuristic", "tri_palki", f"player_{i}", seed=i) for i in (1, 2)]
-    decisions = list(play_rounds(_Both(), opponents, [7, 8], 3, max_turns=60))  # type: ignore[arg-type]
+    decisions = list(play_rounds(_Agreeing(), opponents, [7, 8], 3, max_turns=60))  # type: ignore[arg-type]
     assert len(decisions) > 4
 
 
