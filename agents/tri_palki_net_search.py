@@ -36,8 +36,8 @@ seed. Rounds with an eliminated player fall back to ``pimc``'s rollouts, and so 
 ``rollout=heuristic`` without a network (the full heuristic is not compiled).
 
 Tri Palki's ``expert`` is this search with :data:`EXPERT_PARAMS`: with the shipped network at
-the table sizes of :data:`EXPERT_NETS` (for its own seat, and weighting the worlds, at 3 and 4
-players), without a network at the others (:class:`TriPalkiExpertAgent`).
+the table sizes of :data:`EXPERT_NETS` (for its own seat, and weighting the worlds, at 3, 4 and
+6 players), without a network at the others (:class:`TriPalkiExpertAgent`).
 """
 
 from __future__ import annotations
@@ -338,9 +338,9 @@ EXPERT_NET = NetSearchParams(net=SHIPPED_NET, top_k=5, cutoff=10, others="rules"
 # each where its rule made it ``expert``)
 EXPERT_NETS: dict[int, NetSearchParams] = {
     # since 0.14.0 at 3 players the network for its own seat (EXPERT_NET); since 0.15.0 at 3
-    # and 4 players also weighting the worlds
-    3: replace(EXPERT_NET, weights="net"),
-    4: replace(EXPERT_NET, weights="net"),
+    # and 4 players also weighting the worlds, since 0.16.0 at 6 players too
+    size: replace(EXPERT_NET, weights="net")
+    for size in (3, 4, 6)
 }
 EXPERT_NET_SIZES = tuple(sorted(EXPERT_NETS))
 

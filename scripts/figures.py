@@ -199,6 +199,7 @@ SOURCES: dict[str, Source] = {
             "tri_palki_weights_vs_expert_4p",
             "tri_palki_weights_vs_expert_6p",
             "tri_palki_weights_vs_expert_3p",
+            "tri_palki_weights_confirm_6p",
             "tri_palki_expert_vs_expert_0_4_4p",
         )
     },

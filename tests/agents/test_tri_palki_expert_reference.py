@@ -75,7 +75,8 @@ def _assert_same(pair: _Lockstep, at_least: int) -> None:
 
 def test_the_shipped_expert_is_the_compiled_search() -> None:
     assert isinstance(make_agent("expert", "tri_palki", "player_0", seed=1), TriPalkiExpertAgent)
-    assert EXPERT_NET_SIZES == (3, 4)  # docs/iterate.md: where the rules made the network expert's
+    # docs/iterate.md: where the rules made the network expert's
+    assert EXPERT_NET_SIZES == (3, 4, 6)
 
 
 @pytest.mark.parametrize(
@@ -83,12 +84,12 @@ def test_the_shipped_expert_is_the_compiled_search() -> None:
     [
         (3, f"iterated:{BUDGET},net=shipped,top_k=5,cutoff=10,others=rules,weights=net"),
         (4, f"iterated:{BUDGET},net=shipped,top_k=5,cutoff=10,others=rules,weights=net"),
+        (6, f"iterated:{BUDGET},net=shipped,top_k=5,cutoff=10,others=rules,weights=net"),
         (2, f"iterated:{BUDGET}"),
         (5, f"iterated:{BUDGET}"),
-        (6, f"iterated:{BUDGET}"),
     ],
 )
-def test_expert_is_the_networks_search_at_3_and_4_players_and_without_it_elsewhere(
+def test_expert_is_the_networks_search_at_3_4_and_6_players_and_without_it_elsewhere(
     n: int, reference: str
 ) -> None:
     seed = 91100 + n
