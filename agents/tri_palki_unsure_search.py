@@ -17,6 +17,7 @@ __all__ = ["UNSURE_BUDGETS", "TriPalkiUnsureSearch"]
 # the search budget of each distilled player: its network was cloned from the expert with it
 UNSURE_BUDGETS: dict[str | None, TriPalkiSearchParams] = {
     None: EXPERT_PARAMS,  # distilled since 0.7.0
+    "0.7": EXPERT_PARAMS,  # distilled:version=0.7, the network of 0.7.0 to 0.15.0
     "0.6": EXPERT_PARAMS_0_4,  # distilled:version=0.6, the player of 0.4.0 to 0.6.0
 }
 
@@ -25,12 +26,13 @@ class TriPalkiUnsureSearch:
     """The Tri Palki ``distilled`` player's search where its network is unsure (the registry's
     ``unsure_search`` piece): a decision whose network probability of its first choice is
     under ``threshold`` (0.99 by default) is taken by the ``expert``'s search instead, with the
-    budget its network was cloned from (:data:`UNSURE_BUDGETS`: the expert's
-    :data:`EXPERT_PARAMS`; ``version="0.6"``, the earlier player's, :data:`EXPERT_PARAMS_0_4`;
-    or ``params``): the compiled search of ``expert`` without a network, which decides as the
-    Python search with that budget. ``with_net``: at 3 players the search with the loop's
-    network for its own seat (:data:`EXPERT_NET`, 0.14.0's ``expert`` there;
-    ``distilled:unsure_net=1``; measured behind the search without a network, docs/iterate.md).
+    budget of the expert its network was cloned from (:data:`UNSURE_BUDGETS`: the expert's
+    :data:`EXPERT_PARAMS`, as for ``version="0.7"``; ``version="0.6"``, the earlier player's,
+    :data:`EXPERT_PARAMS_0_4`; or ``params``): the compiled search of ``expert`` without a
+    network, which decides as the Python search with that budget. ``with_net``: at 3 players
+    the search with the loop's network for its own seat (:data:`EXPERT_NET`, 0.14.0's
+    ``expert`` there; ``distilled:unsure_net=1``; measured behind the search without a network,
+    docs/iterate.md).
 
     The search's inference reads the round so far, so the player tells it every decision the
     network took (:meth:`observe`); those are worked into the search's reconstruction of the

@@ -200,6 +200,9 @@ SOURCES: dict[str, Source] = {
             "tri_palki_weights_vs_expert_6p",
             "tri_palki_weights_vs_expert_3p",
             "tri_palki_weights_confirm_6p",
+            "tri_palki_distilled_net_3p",
+            "tri_palki_distilled_net_4p",
+            "tri_palki_distilled_net_6p",
             "tri_palki_expert_vs_expert_0_4_4p",
         )
     },
@@ -848,6 +851,48 @@ def looks_table(cache: dict[str, Any], name: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+# One comparison at several table sizes, read as one effect: (the tournaments, the pair A-B).
+POOLED = {
+    "tri_palki_distilled_net_pooled": (
+        (
+            "tri_palki_distilled_net_3p",
+            "tri_palki_distilled_net_4p",
+            "tri_palki_distilled_net_6p",
+        ),
+        "distilled-distilled:version=0.7",
+    ),
+}
+
+
+def pooled_table(cache: dict[str, Any], name: str) -> str:
+    """One comparison over independent tournaments on different tables (``POOLED[name]``):
+    each one's difference with its 95% interval, then the inverse-variance pooled estimate
+    (:func:`folkcards.evaluate.statistics.intervals.pooled_inverse_variance`)."""
+    from folkcards.evaluate.statistics.intervals import interval_of, pooled_inverse_variance
+
+    runs, pair = POOLED[name]
+    parts = []
+    lines = [
+        "| tournament | players | rounds | difference, 95% interval |",
+        "| --- | --- | --- | --- |",
+    ]
+    for run in runs:
+        results = load(run, False, cache)  # a stored tournament of SOURCES
+        found = None if results is None else pair_difference(results, pair)
+        if found is None or found[3] is None:
+            raise KeyError(f"{run} has no stored pair {pair!r} with its count of deals")
+        mean, low, high, deals = found
+        part = interval_of(mean, low, high, deals)
+        parts.append(part)
+        players = results["config"]["num_players"]
+        lines.append(f"| [{run}](tournaments/{run}/report.md) | {players} | {part.n:,} "
+                     f"| {_signed(mean, 4)} [{_signed(low, 4)}, {_signed(high, 4)}] |")  # fmt: skip
+    both = pooled_inverse_variance(parts)
+    lines.append(f"| **pooled** (inverse-variance weights) | | {both.n:,} "
+                 f"| **{_signed(both.mean, 4)} [{_signed(both.low, 4)}, {_signed(both.high, 4)}]** |")  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
 def reconstruction_speed_table(cache: dict[str, Any]) -> str:
     """Tri Palki's reconstruction, this version against a commit's
     (``benchmarks/tri_palki_reconstruction_speed.py``): CPU ms per reconstruction, the 99th
@@ -880,6 +925,7 @@ def reconstruction_speed_table(cache: dict[str, Any]) -> str:
 
 TABLES: dict[str, Callable[[dict[str, Any]], str]] = {
     **{name: partial(looks_table, name=name) for name in LOOKS},
+    **{name: partial(pooled_table, name=name) for name in POOLED},
     "players": players_table,
     "games": games_table,
     "tri_palki_tiny_probe": tiny_probe_table,

@@ -39,6 +39,7 @@ __all__ = [
     "paired_ci_by_deal",
     "head_to_head",
     "bootstrap_ratio",
+    "pooled_inverse_variance",
     "interval_of",
     "pocock_boundary",
     "pooled_looks",
@@ -267,6 +268,22 @@ def pooled_looks(looks: Sequence[Interval], alpha: float = 0.05) -> Interval:
     sizes = np.cumsum([look.n for look in looks])
     half = pocock_boundary([int(x) for x in sizes], alpha) * math.sqrt(variance)
     return Interval(mean, mean - half, mean + half, n, math.sqrt(variance * n), 1.0 - alpha)
+
+
+def pooled_inverse_variance(intervals: Sequence[Interval], confidence: float = 0.95) -> Interval:
+    """Independent comparisons of one question on different populations (e.g. one pair of
+    players at several table sizes) read as one effect: the means weighted by the inverse of
+    their variances (the fixed-effect estimate), with its normal interval. ``n`` is the deals of
+    all of them; ``sd`` is the pooled standard error times ``sqrt(n)``."""
+    if not intervals:
+        raise ValueError("pooling needs at least one interval")
+    weights = [look.n / look.sd**2 for look in intervals]  # 1 / (standard error squared)
+    total = math.fsum(weights)
+    mean = math.fsum(w * look.mean for w, look in zip(weights, intervals, strict=True)) / total
+    se = math.sqrt(1.0 / total)
+    half = normal_quantile(0.5 + confidence / 2.0) * se
+    n = sum(look.n for look in intervals)
+    return Interval(mean, mean - half, mean + half, n, se * math.sqrt(n), confidence)
 
 
 # --- bootstrap over deals ---------------------------------------------------------------------

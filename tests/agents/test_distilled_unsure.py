@@ -148,14 +148,23 @@ def test_the_search_takes_exactly_the_unsure_decisions_and_unsure_0_is_the_netwo
         return original(obs)
 
     player.unsure.act = counting
+    new_round = []  # the player is reset at each round's start: its count of searches too
+    reset = player.reset
+
+    def resetting():
+        new_round.append(True)
+        reset()
+
+    player.reset = resetting
     taken = differs = unsure = 0
     this_round, in_round = None, 0
     for obs, action in _walk(player, 4, range(40)):
         mask = obs["action_mask"].astype(bool)
         p = player.action_probabilities(obs)
         view = obs_mod.decode(np.asarray(obs["observation"]))
-        if (view.dealer, view.sticks) != this_round:
+        if new_round or (view.dealer, view.sticks) != this_round:
             this_round, in_round = (view.dealer, view.sticks), 0
+            new_round.clear()
         expected_search = mask.sum() > 1 and p[mask].max() < 0.99 and in_round < 6
         in_round += expected_search
         assert bool(searched) == expected_search
@@ -196,10 +205,11 @@ def test_work_per_decision_is_bounded_whatever_the_opponents(style, num_players,
     """Each searched decision's work (catching up with the round included: at most about the
     reconstruction budget, then the search's own interval and opening) stays within the
     budgets; the network's own decisions do no search work. Threshold 1: nearly every
-    decision is searched; threshold 0.99 leaves runs of the network's decisions to catch up
-    with, and a small reconstruction budget makes the catch-up run out of it."""
+    decision is searched; threshold 0.9 leaves runs of the network's decisions to catch up
+    with (against these players the committed network is unsure of most decisions at 0.99),
+    and a small reconstruction budget makes the catch-up run out of it."""
     cuts = 0
-    for threshold in (0.99, 1.0):
+    for threshold in (0.9, 1.0):
         player = make_agent("distilled", "tri_palki", seed=3)
         player.unsure = TriPalkiUnsureSearch(
             seed=3, threshold=threshold, params=SMALL, max_searches=10**9
@@ -219,7 +229,7 @@ def test_work_per_decision_is_bounded_whatever_the_opponents(style, num_players,
             decisions += 1
             assert seconds < 60.0
         assert decisions > 10 and searched > 0
-    if style != "back_and_forth":  # (there the ambiguous swaps end each reconstruction early)
+    if style == "swap_all":  # (elsewhere the rounds end, or reconstructions stop, sooner)
         assert cuts > 0  # the catch-up budget was reached, so its cut is exercised
 
 
