@@ -45,12 +45,31 @@ def test_version_0_6_plays_the_network_the_stored_0_6_results_were_made_with():
     assert network_file("distilled:unsure=0.9,version=0.6", "tri_palki") == kept
 
 
+def test_version_0_7_and_the_current_network_are_the_ones_their_stored_results_were_made_with():
+    """The 0.7.0 player's tournament names its ``distilled`` network by hash; the tournament that
+    made the current network ``distilled`` names both, the earlier one as version 0.7."""
+    made_with_0_7 = (DOCS / "tournaments" / "tri_palki_distilled_0_7_4p" / "report.md").read_text()
+    made_current = (DOCS / "tournaments" / "tri_palki_distilled_net_4p" / "report.md").read_text()
+    old = re.search(r"\| distilled \| `distilled` \| \S+ sha256 (\w+) \|", made_with_0_7)
+    kept = re.search(r"\| distilled:version=0\.7 \| `distilled:version=0\.7` \| \S+ sha256 (\w+) \|",
+                     made_current)  # fmt: skip
+    current = re.search(r"\| distilled \| `distilled` \| \S+ sha256 (\w+) \|", made_current)
+    assert old is not None and kept is not None and current is not None
+    assert old.group(1) == kept.group(1)
+    assert _sha(distilled_model_path("tri_palki", "0.7")).startswith(old.group(1))
+    assert _sha(distilled_model_path("tri_palki")).startswith(current.group(1))
+    assert "0.7" in distilled_versions("tri_palki")
+
+
 def test_each_version_searches_with_the_budget_its_network_was_cloned_from():
     old = make_agent("distilled:version=0.6", "tri_palki", seed=1)
     assert old.path == distilled_model_path("tri_palki", "0.6")
     assert old.unsure.search.params == EXPERT_PARAMS_0_4
     current = make_agent("distilled", "tri_palki", seed=1)
     assert current.unsure.search.params == make_agent("expert", "tri_palki").params
+    assert make_agent("distilled:version=0.7", "tri_palki", seed=1).unsure.search.params == (
+        current.unsure.search.params
+    )
 
 
 @pytest.mark.parametrize(

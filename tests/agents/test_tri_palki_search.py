@@ -457,14 +457,14 @@ def actions_of(actions: list[int]):
 
 def test_expert_plays_as_pimc_with_its_budget_does_where_it_has_no_network():
     """The same seeds, the same rounds: ``expert`` and ``pimc`` given the expert's keys choose
-    the same actions at every decision (6 players, where ``expert`` searches without its
+    the same actions at every decision (5 players, where ``expert`` searches without its
     network, the heuristic in the other seats)."""
     reference = "pimc:samples=192,infer=4,endgame_samples=768,infer_epsilon=0.3"
     chosen: dict[str, list[int]] = {}
     for spec in ("expert", reference):
-        env = tri_palki_v0.env(num_players=6)
+        env = tri_palki_v0.env(num_players=5)
         table = [make_agent(spec, "tri_palki", "player_0", seed=9)]
-        table += [make_agent("heuristic", "tri_palki", f"player_{i}") for i in range(1, 6)]
+        table += [make_agent("heuristic", "tri_palki", f"player_{i}") for i in range(1, 5)]
         chosen[spec] = actions = []
         for episode in range(2):
             play_episode(env, table, seed=700 + episode, on_action=actions_of(actions))
