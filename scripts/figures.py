@@ -204,6 +204,7 @@ SOURCES: dict[str, Source] = {
             "tri_palki_distilled_net_4p",
             "tri_palki_distilled_net_6p",
             "tri_palki_expert_vs_expert_0_4_4p",
+            "tri_palki_expert_vs_expert_0_4_6p",
         )
     },
     "tri_palki_pimc": Source(stored="docs/tournaments/tri_palki_pimc/results.json", digits=3),
