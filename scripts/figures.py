@@ -49,7 +49,7 @@ import re
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -807,30 +807,36 @@ LOOKS = {
 }
 
 
+def stored_intervals(
+    cache: dict[str, Any], runs: Sequence[str], pair: str
+) -> list[tuple[dict[str, Any], Any]]:
+    """Each stored tournament of ``runs`` (in SOURCES) with the :class:`Interval` of its pair
+    ``A-B``; ``KeyError`` for a run without the pair or its count of deals."""
+    from folkcards.evaluate.statistics.intervals import interval_of
+
+    found = []
+    for run in runs:
+        results = load(run, False, cache)
+        difference = None if results is None else pair_difference(results, pair)
+        if difference is None:
+            raise KeyError(f"{run} has no stored pair {pair!r}")
+        mean, low, high, deals = difference
+        if deals is None:
+            raise KeyError(f"{run}'s pair {pair!r} has no count of deals")
+        found.append((results, interval_of(mean, low, high, deals)))
+    return found
+
+
 def looks_table(cache: dict[str, Any], name: str) -> str:
     """One comparison over independent runs (``LOOKS[name]``): each run's difference with its
     95% interval, then all the runs' rounds together at Pocock's boundary for that many looks
     (:func:`folkcards.evaluate.statistics.intervals.pooled_looks`)."""
     from itertools import accumulate
 
-    from folkcards.evaluate.statistics.intervals import (
-        interval_of,
-        pocock_boundary,
-        pooled_looks,
-        t_quantile,
-    )
+    from folkcards.evaluate.statistics.intervals import pocock_boundary, pooled_looks, t_quantile
 
     runs, pair = LOOKS[name]
-    looks = []
-    for run in runs:
-        results = load(run, False, cache)  # a stored tournament of SOURCES
-        found = None if results is None else pair_difference(results, pair)
-        if found is None:
-            raise KeyError(f"{run} has no stored pair {pair!r}")
-        mean, low, high, deals = found
-        if deals is None:
-            raise KeyError(f"{run}'s pair {pair!r} has no count of deals")
-        looks.append(interval_of(mean, low, high, deals))
+    looks = [interval for _, interval in stored_intervals(cache, runs, pair)]
 
     def cell(mean: float, low: float, high: float) -> str:
         return f"{_signed(mean, 4)} [{_signed(low, 4)}, {_signed(high, 4)}]"
@@ -869,26 +875,19 @@ def pooled_table(cache: dict[str, Any], name: str) -> str:
     """One comparison over independent tournaments on different tables (``POOLED[name]``):
     each one's difference with its 95% interval, then the inverse-variance pooled estimate
     (:func:`folkcards.evaluate.statistics.intervals.pooled_inverse_variance`)."""
-    from folkcards.evaluate.statistics.intervals import interval_of, pooled_inverse_variance
+    from folkcards.evaluate.statistics.intervals import pooled_inverse_variance
 
     runs, pair = POOLED[name]
-    parts = []
+    found = stored_intervals(cache, runs, pair)
     lines = [
         "| tournament | players | rounds | difference, 95% interval |",
         "| --- | --- | --- | --- |",
     ]
-    for run in runs:
-        results = load(run, False, cache)  # a stored tournament of SOURCES
-        found = None if results is None else pair_difference(results, pair)
-        if found is None or found[3] is None:
-            raise KeyError(f"{run} has no stored pair {pair!r} with its count of deals")
-        mean, low, high, deals = found
-        part = interval_of(mean, low, high, deals)
-        parts.append(part)
+    for run, (results, part) in zip(runs, found, strict=True):
         players = results["config"]["num_players"]
         lines.append(f"| [{run}](tournaments/{run}/report.md) | {players} | {part.n:,} "
-                     f"| {_signed(mean, 4)} [{_signed(low, 4)}, {_signed(high, 4)}] |")  # fmt: skip
-    both = pooled_inverse_variance(parts)
+                     f"| {_signed(part.mean, 4)} [{_signed(part.low, 4)}, {_signed(part.high, 4)}] |")  # fmt: skip
+    both = pooled_inverse_variance([part for _, part in found])
     lines.append(f"| **pooled** (inverse-variance weights) | | {both.n:,} "
                  f"| **{_signed(both.mean, 4)} [{_signed(both.low, 4)}, {_signed(both.high, 4)}]** |")  # fmt: skip
     return "\n".join(lines) + "\n"
